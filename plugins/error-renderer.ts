@@ -1,0 +1,57 @@
+import { STATUS_CODES } from 'node:http'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { HttpError } from './http-error.js'
+import { ACCEPTED_CONTENT_TYPES, BODY_LIMIT } from './json-body.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The error as rendered to the client (its cause chain leads to what was thrown). */
+    renderedError: Error | null
+  }
+}
+
+/** Fastify's own errors, reworded so that the client learns what to change. */
+function reword (error: FastifyError, request: FastifyRequest): Error {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new HttpError(415, `Unsupported Content-Type "${request.headers['content-type'] ?? ''}": send ${ACCEPTED_CONTENT_TYPES.join(', ')}`,
+        { cause: error, name: 'UnsupportedMediaTypeError' })
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new HttpError(413, `Request body is larger than the ${BODY_LIMIT / 1024 / 1024} MiB limit (${BODY_LIMIT} bytes)`,
+        { cause: error, name: 'PayloadTooLargeError' })
+    default:
+      return error
+  }
+}
+
+function statusOf (error: Error & { statusCode?: number, validation?: unknown }): number {
+  if (error.validation !== undefined) return 400
+  const status = error.statusCode
+  return status !== undefined && status >= 400 && status <= 599 ? status : 500
+}
+
+function prefersHtml (request: FastifyRequest): boolean {
+  return request.accepts().type(['application/json', 'text/html']) === 'text/html'
+}
+
+/** One renderer for every error: JSON by default, an HTML page for clients that prefer it. */
+export default fp(async function errorRendererPlugin (app) {
+  const production = app.config.production
+  app.decorateRequest('renderedError', null)
+  app.setErrorHandler(async function renderError (thrown: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+    const error = reword(thrown, request)
+    const statusCode = statusOf(error)
+    const statusText = STATUS_CODES[statusCode] ?? 'Error'
+    request.renderedError = error
+    if (statusCode >= 500) request.log.error({ err: thrown }, 'request failed')
+    const message = statusCode >= 500 && production ? statusText : error.message
+    if (error instanceof HttpError) reply.headers(error.headers)
+    reply.code(statusCode)
+    if (prefersHtml(request)) {
+      const html = await reply.viewAsync('error.hbs', { title: `${statusCode} ${statusText}`, statusCode, statusText, message })
+      return reply.type('text/html; charset=utf-8').send(html)
+    }
+    return reply.type('application/json; charset=utf-8').send({ statusCode, error: statusText, message })
+  })
+}, { name: 'error-renderer', dependencies: ['views', '@fastify/accepts'] })

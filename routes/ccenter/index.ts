@@ -1,0 +1,16 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { HttpError } from '../../plugins/http-error.js'
+import { noAdvisorMessage } from '../error-schema.js'
+import { GetAdvisorByCodeSchema } from './schemas.js'
+
+/** The contact-centre route group. */
+const ccenterRoutes: FastifyPluginAsyncTypebox = async app => {
+  app.post('/getConseillerByCode', { schema: GetAdvisorByCodeSchema }, async request => {
+    const code = request.body.code.trim()
+    const advisor = app.advisors.findByCode(code)
+    if (advisor === undefined) throw new HttpError(404, noAdvisorMessage(code), { name: 'NotFoundHttpError' })
+    return advisor
+  })
+}
+
+export default ccenterRoutes

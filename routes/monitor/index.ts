@@ -1,0 +1,33 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { HttpError } from '../../plugins/http-error.js'
+import { noAdvisorMessage } from '../error-schema.js'
+import { MonitorPollingSchema } from './schemas.js'
+
+/** The monitoring route group: a status poll that clients call many times a minute. */
+const monitorRoutes: FastifyPluginAsyncTypebox = async app => {
+  const startedAt = Date.now()
+
+  app.post('/MonitorPooling', { schema: MonitorPollingSchema }, async (request, reply) => {
+    const now = new Date()
+    const base = {
+      time: now.toISOString(),
+      uptimeSeconds: Math.floor((now.getTime() - startedAt) / 1000),
+      version: app.config.version
+    }
+    try {
+      app.advisors.check()
+    } catch (err) {
+      request.log.error({ err }, 'status poll: database check failed')
+      return reply.code(503).send({ status: 'degraded' as const, ...base, checks: { database: 'failed' as const } })
+    }
+    const poll = { status: 'ok' as const, ...base, checks: { database: 'ok' as const } }
+    if (request.body.code === undefined) return poll
+    const code = request.body.code.trim()
+    const advisor = app.advisors.findByCode(code)
+    if (advisor === undefined) throw new HttpError(404, noAdvisorMessage(code), { name: 'NotFoundHttpError' })
+    app.advisors.recordSeen(code, now)
+    return { ...poll, advisor: { code: advisor.code, status: advisor.status } }
+  })
+}
+
+export default monitorRoutes

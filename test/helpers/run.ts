@@ -1,0 +1,21 @@
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { packageRoot } from '../../paths.js'
+
+export interface RunResult { code: number | null, stdout: string, stderr: string }
+
+/** Runs a built entry point (dist/...) with an environment of our own; resolves when it exits. */
+export function runNode (script: string, args: string[], env: Record<string, string>): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(packageRoot, 'dist', script), ...args], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe']
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', chunk => { stdout += String(chunk) })
+    child.stderr.on('data', chunk => { stderr += String(chunk) })
+    child.on('error', reject)
+    child.on('close', code => resolve({ code, stdout, stderr }))
+  })
+}
