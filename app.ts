@@ -5,6 +5,7 @@ import advisors from './plugins/advisors.js'
 import database from './plugins/database.js'
 import errorRenderer from './plugins/error-renderer.js'
 import jsonBody from './plugins/json-body.js'
+import profiler, { type ProfilerOptions } from './plugins/profiler/index.js'
 import routingErrors from './plugins/routing-errors.js'
 import views from './plugins/views.js'
 import ccenterRoutes from './routes/ccenter/index.js'
@@ -14,8 +15,13 @@ declare module 'fastify' {
   interface FastifyInstance { config: Config }
 }
 
+export interface AppOverrides {
+  /** Profiler settings beyond the config (queue sizes, a token source for tests). */
+  profiler?: Partial<ProfilerOptions>
+}
+
 /** The whole plugin tree; never listens (server.ts does). Tests call this and use inject(). */
-export async function buildApp (config: Config): Promise<FastifyInstance> {
+export async function buildApp (config: Config, overrides: AppOverrides = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: config.logLevel },
     // Fastify also takes a hop count at run time; its types omit the number form.
@@ -31,6 +37,10 @@ export async function buildApp (config: Config): Promise<FastifyInstance> {
   await app.register(routingErrors)
   await app.register(database)
   await app.register(advisors)
+  // After routing-errors (its routes must be mirrored), before the route groups (they inherit its hooks).
+  if (config.profiler) {
+    await app.register(profiler, { databasePath: config.profilerDatabasePath, production: config.production, ...overrides.profiler })
+  }
 
   await app.register(ccenterRoutes, { prefix: '/ccenter' })
   await app.register(monitorRoutes, { prefix: '/monitor' })

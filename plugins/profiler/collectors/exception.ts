@@ -1,0 +1,37 @@
+import { STATUS_CODES } from 'node:http'
+import type { Collector } from './collector.js'
+
+interface ChainEntry { name: string, message: string, stack?: string }
+
+/** The error and each of its causes, outermost first. */
+function causeChain (error: Error, withStack: boolean): ChainEntry[] {
+  const chain: ChainEntry[] = []
+  const seen = new Set<unknown>()
+  let current: unknown = error
+  while (current instanceof Error && !seen.has(current) && chain.length < 20) {
+    seen.add(current)
+    const entry: ChainEntry = { name: current.name, message: current.message }
+    if (withStack && current.stack !== undefined) entry.stack = current.stack
+    chain.push(entry)
+    current = current.cause
+  }
+  return chain
+}
+
+/** Exception: the rendered error, its HTTP status, and the whole cause chain (stacks for 5xx outside production). */
+export const exceptionCollector: Collector = {
+  name: 'exception',
+  label: 'Exception',
+  collect ({ request, reply, production }) {
+    const error = request.renderedError
+    if (error === null) return null
+    const statusCode = reply.statusCode
+    return {
+      name: error.name,
+      statusCode,
+      statusText: STATUS_CODES[statusCode] ?? '',
+      message: error.message,
+      chain: causeChain(error, statusCode >= 500 && !production)
+    }
+  }
+}

@@ -1,0 +1,38 @@
+import { STATUS_CODES } from 'node:http'
+import { redactFields, redactHeaders } from '../redact.js'
+import type { Collector } from './collector.js'
+
+/** Request bodies larger than this (as JSON) are kept as a truncated preview. */
+export const MAX_BODY_BYTES = 64 * 1024
+
+/** A body small enough as is, or a marked, truncated preview of its JSON text. */
+function keepBody (body: unknown): unknown {
+  if (body === undefined) return null
+  const text = JSON.stringify(body)
+  if (text === undefined || Buffer.byteLength(text) <= MAX_BODY_BYTES) return body
+  return { truncated: true, bytes: Buffer.byteLength(text), preview: text.slice(0, MAX_BODY_BYTES) }
+}
+
+/** Request / Response: query, body, headers, route and params; response status, headers and JSON body. */
+export const requestCollector: Collector = {
+  name: 'request',
+  label: 'Request / Response',
+  collect ({ request, reply, url, responseBody }) {
+    const statusCode = reply.statusCode
+    return {
+      method: request.method,
+      url,
+      route: request.is404 ? null : request.routeOptions.url ?? null,
+      params: request.is404 ? {} : redactFields(request.params ?? {}),
+      query: redactFields(request.query ?? {}),
+      body: keepBody(redactFields(request.body)),
+      requestHeaders: redactHeaders(request.headers),
+      response: {
+        statusCode,
+        statusText: STATUS_CODES[statusCode] ?? '',
+        headers: redactHeaders(reply.getHeaders()),
+        body: responseBody === undefined ? null : redactFields(responseBody)
+      }
+    }
+  }
+}

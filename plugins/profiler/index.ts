@@ -1,0 +1,48 @@
+import fp from 'fastify-plugin'
+import { profilerMigrationsDir } from '../../paths.js'
+import { openSqlite } from '../open-sqlite.js'
+import { collectors } from './collectors/index.js'
+import { installRecorder } from './recorder.js'
+import { profilerRoutes } from './routes.js'
+import { DEFAULT_STORE_OPTIONS, ProfileStore, type StoreOptions } from './store.js'
+
+export interface ProfilerOptions {
+  /** The profiler's own SQLite file. */
+  databasePath: string
+  production: boolean
+  store?: Partial<StoreOptions>
+  /** Where tokens come from (tests pass a fixed sequence to prove collisions are handled). */
+  tokenSource?: () => string
+}
+
+declare module 'fastify' {
+  interface FastifyInstance { profiler: ProfileStore }
+}
+
+const DROP_LOG_INTERVAL_MS = 10_000
+
+/**
+ * The request profiler: records every request into its own SQLite store and serves
+ * /_profiler. Register it after routing-errors, so that its routes are known there.
+ */
+export default fp<ProfilerOptions>(async function profilerPlugin (app, options) {
+  const { db, migration } = openSqlite(options.databasePath, profilerMigrationsDir)
+  if (migration.applied.length > 0) {
+    app.log.info(`Profiler store ${options.databasePath}: migrated from version ${migration.from} to ${migration.to}`)
+  }
+  // Dropped profiles are logged at most once every 10 s, with the count so far.
+  let lastDropLog = 0
+  const store = new ProfileStore(db, { ...DEFAULT_STORE_OPTIONS, ...options.store }, reason => {
+    const now = Date.now()
+    if (now - lastDropLog < DROP_LOG_INTERVAL_MS) return
+    lastDropLog = now
+    app.log.warn(`profiler: ${store.dropped} profile(s) dropped so far; latest: ${reason}`)
+  })
+  app.decorate('profiler', store)
+  installRecorder(app, { store, collectors, production: options.production, tokenSource: options.tokenSource })
+  await app.register(profilerRoutes, { prefix: '/_profiler', store, collectors })
+  app.addHook('onClose', async () => {
+    store.close()
+    db.close()
+  })
+}, { name: 'profiler', dependencies: ['routing-errors', 'error-renderer', 'views'] })

@@ -1,0 +1,59 @@
+// The shapes the profiler stores and shows.
+
+/** One recorded request as it goes into the store. */
+export interface ProfileRecord {
+  id: number
+  token: string
+  parentToken: string | null
+  type: 'request'
+  ip: string
+  method: string
+  url: string
+  statusCode: number
+  durationMs: number
+  route: string | null
+  /** Panel name -> panel data, already JSON-encoded. */
+  panels: string
+}
+
+/** One row of the search listing. */
+export interface ProfileSummary {
+  token: string
+  ip: string
+  method: string
+  url: string
+  status: number
+  time: string
+  duration_ms: number
+}
+
+/** A stored profile with its panels. */
+export interface StoredProfile extends ProfileSummary {
+  parentToken: string | null
+  type: string
+  route: string | null
+  panels: Record<string, unknown>
+}
+
+/** Filters of the search; every one optional. Time bounds are inclusive epoch milliseconds. */
+export interface SearchFilters {
+  ip?: string
+  method?: string
+  statusCode?: number
+  url?: string
+  urlNegated?: boolean
+  start?: number
+  end?: number
+  type: string
+  limit: number
+}
+
+/** Ids follow the request start: start_ms * 1024 + a counter within the millisecond. */
+export const ID_SLOTS_PER_MS = 1024
+
+export function idRangeOf (startMs: number | undefined, endMs: number | undefined): { low: number, high: number } {
+  return {
+    low: startMs === undefined ? 0 : startMs * ID_SLOTS_PER_MS,
+    high: endMs === undefined ? Number.MAX_SAFE_INTEGER : (endMs + 1) * ID_SLOTS_PER_MS - 1
+  }
+}
