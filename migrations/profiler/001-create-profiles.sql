@@ -16,7 +16,10 @@ CREATE TABLE profiles (
   route        TEXT,
   -- request start, derived from id (no storage): epoch milliseconds and ISO-8601 UTC
   time_ms      INTEGER GENERATED ALWAYS AS (id >> 10) VIRTUAL,
-  time         TEXT    GENERATED ALWAYS AS (strftime('%Y-%m-%dT%H:%M:%fZ', (id >> 10) / 1000.0, 'unixepoch')) VIRTUAL
+  -- (milliseconds printed from integers: strftime's %f goes through a float and can be 1 ms off)
+  time         TEXT    GENERATED ALWAYS AS (
+                 strftime('%Y-%m-%dT%H:%M:%S', (id >> 10) / 1000, 'unixepoch') || printf('.%03dZ', (id >> 10) % 1000)
+               ) VIRTUAL
 );
 
 CREATE INDEX profiles_ip ON profiles (ip);

@@ -50,7 +50,6 @@ export function panelMenu (profile: StoredProfile, collectors: Collector[], acti
   return collectors.map(collector => ({
     name: collector.name,
     label: collector.label,
-    href: `/_profiler/${profile.token}?panel=${collector.name}&type=${profile.type}`,
     active: collector.name === active,
     empty: profile.panels[collector.name] === null || profile.panels[collector.name] === undefined
   }))
