@@ -1,0 +1,55 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { once } from 'node:events'
+import { join } from 'node:path'
+import type { Test } from 'tap'
+import { packageRoot } from '../../paths.js'
+
+export interface RunningServer {
+  /** http://127.0.0.1:<port> */
+  address: string
+  /** Everything the server printed so far. */
+  log: () => string
+  /** Sends a signal and resolves with the exit code. */
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>
+}
+
+/**
+ * Starts dist/server.js on a free port with its databases in the test's temp dir; killed when
+ * the test ends. The port is read from the "Server listening" log line, so LOG_LEVEL stays info.
+ */
+export async function startServer (t: Test, env: Record<string, string> = {}): Promise<RunningServer> {
+  if (env.LOG_LEVEL !== undefined) throw new Error('startServer reads the port from the info log: do not set LOG_LEVEL')
+  const dir = t.testdir()
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [join(packageRoot, 'dist', 'server.js')], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: '0',
+      DATABASE_PATH: join(dir, 'var', 'app.sqlite'),
+      PROFILER_DATABASE_PATH: join(dir, 'var', 'profiler.sqlite'),
+      ...env
+    }
+  })
+  let log = ''
+  child.stderr.on('data', chunk => { log += String(chunk) })
+  let exited = false
+  child.on('exit', () => { exited = true })
+  t.teardown(() => { if (!exited) child.kill('SIGKILL') })
+  const address = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', chunk => {
+      log += String(chunk)
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(log)
+      if (match?.[1] !== undefined) resolve(match[1])
+    })
+    child.on('exit', code => reject(new Error(`server exited early (${code}): ${log}`)))
+  })
+  return {
+    address,
+    log: () => log,
+    stop: async (signal = 'SIGTERM') => {
+      if (exited) return child.exitCode
+      child.kill(signal)
+      const [code] = await once(child, 'exit') as [number | null]
+      return code
+    }
+  }
+}
