@@ -39,7 +39,12 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
   await app.register(advisors)
   // After routing-errors (its routes must be mirrored), before the route groups (they inherit its hooks).
   if (config.profiler) {
-    await app.register(profiler, { databasePath: config.profilerDatabasePath, production: config.production, ...overrides.profiler })
+    await app.register(profiler, {
+      databasePath: config.profilerDatabasePath,
+      production: config.production,
+      retention: { maxProfiles: config.profilerMaxProfiles, maxAgeMs: config.profilerMaxAgeMs, maxBytes: config.profilerMaxBytes },
+      ...overrides.profiler
+    })
   }
 
   await app.register(ccenterRoutes, { prefix: '/ccenter' })

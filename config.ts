@@ -18,7 +18,18 @@ const EnvSchema = Type.Object({
     default: 'off',
     description: 'must be on, off, a hop count, or a comma-separated list of proxy addresses'
   }),
-  LOG_LEVEL: Type.Union(LOG_LEVELS.map(level => Type.Literal(level)), { default: 'info' })
+  LOG_LEVEL: Type.Union(LOG_LEVELS.map(level => Type.Literal(level)), { default: 'info' }),
+  PROFILER_MAX_PROFILES: Type.Integer({ minimum: 1, default: 100_000 }),
+  PROFILER_MAX_AGE: Type.String({
+    pattern: '^[0-9]+(ms|s|m|h|d)$',
+    default: '2d',
+    description: 'must be a duration such as 90s, 30m, 12h or 2d'
+  }),
+  PROFILER_MAX_BYTES: Type.String({
+    pattern: '^[0-9]+(B|KiB|MiB|GiB)?$',
+    default: '256MiB',
+    description: 'must be a size in bytes, or with a unit: 512KiB, 256MiB, 2GiB'
+  })
 })
 
 type Env = Static<typeof EnvSchema>
@@ -35,6 +46,10 @@ export interface Config {
   trustProxy: boolean | number | string[]
   logLevel: Env['LOG_LEVEL']
   version: string
+  /** Retention bounds of the profile store: whichever is hit first, the oldest profiles go. */
+  profilerMaxProfiles: number
+  profilerMaxAgeMs: number
+  profilerMaxBytes: number
 }
 
 /** Thrown for an invalid environment; `message` is one line per bad variable. */
@@ -60,6 +75,21 @@ function parseTrustProxy (value: string): Config['trustProxy'] {
   if (value === 'on') return true
   if (/^[0-9]+$/.test(value)) return Number(value)
   return value.split(',')
+}
+
+const DURATION_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }
+const SIZE_BYTES: Record<string, number> = { B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 }
+
+/** `2d` -> milliseconds (the schema has checked the form). */
+export function parseDuration (value: string): number {
+  const [, amount = '0', unit = 'ms'] = /^([0-9]+)(ms|s|m|h|d)$/.exec(value) ?? []
+  return Number(amount) * (DURATION_MS[unit] ?? 1)
+}
+
+/** `256MiB` -> bytes (the schema has checked the form). */
+export function parseSize (value: string): number {
+  const [, amount = '0', unit = 'B'] = /^([0-9]+)(B|KiB|MiB|GiB)?$/.exec(value) ?? []
+  return Number(amount) * (SIZE_BYTES[unit] ?? 1)
 }
 
 function readVersion (): string {
@@ -99,6 +129,9 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     profiler: parsed.PROFILER === undefined ? !production : parsed.PROFILER === 'on',
     trustProxy: parseTrustProxy(parsed.TRUST_PROXY),
     logLevel: parsed.LOG_LEVEL,
-    version: readVersion()
+    version: readVersion(),
+    profilerMaxProfiles: parsed.PROFILER_MAX_PROFILES,
+    profilerMaxAgeMs: parseDuration(parsed.PROFILER_MAX_AGE),
+    profilerMaxBytes: parseSize(parsed.PROFILER_MAX_BYTES)
   }
 }

@@ -5,8 +5,11 @@ import { migrate, type MigrationResult } from './migrate.js'
 
 export interface OpenedDatabase { db: Database, migration: MigrationResult }
 
-/** Opens (creating its folder) a SQLite file in WAL mode and brings it to the newest migration. */
-export function openSqlite (path: string, migrationsDir: string): OpenedDatabase {
+/**
+ * Opens (creating its folder) a SQLite file in WAL mode and brings it to the newest migration.
+ * `pragmas` run first, while a new file is still empty (auto_vacuum can only be chosen then).
+ */
+export function openSqlite (path: string, migrationsDir: string, pragmas: string[] = []): OpenedDatabase {
   let db: Database
   try {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
@@ -15,6 +18,7 @@ export function openSqlite (path: string, migrationsDir: string): OpenedDatabase
     throw new Error(`cannot open the SQLite database ${path}: ${(err as Error).message}`, { cause: err })
   }
   try {
+    for (const pragma of pragmas) db.pragma(pragma)
     db.pragma('journal_mode = WAL')
     db.pragma('synchronous = NORMAL')
     db.pragma('busy_timeout = 5000')

@@ -3,6 +3,7 @@ import { profilerMigrationsDir } from '../../paths.js'
 import { openSqlite } from '../open-sqlite.js'
 import { collectors } from './collectors/index.js'
 import { installRecorder } from './recorder.js'
+import { Retention, type RetentionLimits } from './retention.js'
 import { profilerRoutes } from './routes.js'
 import { DEFAULT_STORE_OPTIONS, ProfileStore, type StoreOptions } from './store.js'
 
@@ -10,13 +11,20 @@ export interface ProfilerOptions {
   /** The profiler's own SQLite file. */
   databasePath: string
   production: boolean
+  /** Whichever bound is hit first, the oldest profiles go (in the background). */
+  retention: RetentionLimits
+  /** How often the background pruning looks at the bounds when idle. */
+  retentionIntervalMs?: number
   store?: Partial<StoreOptions>
   /** Where tokens come from (tests pass a fixed sequence to prove collisions are handled). */
   tokenSource?: () => string
 }
 
 declare module 'fastify' {
-  interface FastifyInstance { profiler: ProfileStore }
+  interface FastifyInstance {
+    profiler: ProfileStore
+    profilerRetention: Retention
+  }
 }
 
 const DROP_LOG_INTERVAL_MS = 10_000
@@ -26,7 +34,9 @@ const DROP_LOG_INTERVAL_MS = 10_000
  * /_profiler. Register it after routing-errors, so that its routes are known there.
  */
 export default fp<ProfilerOptions>(async function profilerPlugin (app, options) {
-  const { db, migration } = openSqlite(options.databasePath, profilerMigrationsDir)
+  // Incremental auto-vacuum lets pruning give pages back; the WAL file is cut back after checkpoints.
+  const { db, migration } = openSqlite(options.databasePath, profilerMigrationsDir, ['auto_vacuum = INCREMENTAL'])
+  db.pragma(`journal_size_limit = ${16 * 1024 * 1024}`)
   if (migration.applied.length > 0) {
     app.log.info(`Profiler store ${options.databasePath}: migrated from version ${migration.from} to ${migration.to}`)
   }
@@ -39,9 +49,13 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
     app.log.warn(`profiler: ${store.dropped} profile(s) dropped so far; latest: ${reason}`)
   })
   app.decorate('profiler', store)
+  const retention = new Retention(store, options.retention, err => { app.log.error({ err }, 'profiler: pruning failed') })
+  app.decorate('profilerRetention', retention)
+  retention.start(options.retentionIntervalMs ?? 1000)
   installRecorder(app, { store, collectors, production: options.production, tokenSource: options.tokenSource })
   await app.register(profilerRoutes, { prefix: '/_profiler', store, collectors })
   app.addHook('onClose', async () => {
+    retention.stop()
     store.close()
     db.close()
   })

@@ -12,47 +12,97 @@ export interface StoreOptions {
 
 export const DEFAULT_STORE_OPTIONS: StoreOptions = { maxQueue: 10_000, batchSize: 500, flushDelayMs: 20 }
 
-interface SummaryRow { token: string, ip: string, method: string, url: string, status: number, time: string, duration_ms: number }
-interface ProfileRow extends SummaryRow { parent_token: string | null, type: string, route: string | null, panels: string }
+/** A substring filter that matches at most this many distinct URLs (or IPs) is answered key by key. */
+const MAX_KEYED_LOOKUPS = 100
+/** The trigram index answers substrings of 3 characters or more. */
+const MIN_TRIGRAM_LENGTH = 3
+/** Recently used URL ids and IPs kept in memory, so that repeated URLs cost no lookup. */
+const CACHE_SIZE = 5_000
 
-const SUMMARY_COLUMNS = 'p.token, p.ip, p.method, p.url, p.status_code AS status, p.time, p.duration_ms'
+interface SummaryRow { id: number, token: string, ip: string, method: string, url: string, status: number, time: string, duration_ms: number }
+interface ProfileRow extends SummaryRow { parent_token: string | null, type: string, route: string | null, panels: string }
+type Key = { column: 'url_id', values: number[] } | { column: 'ip', values: string[] }
+
+const SUMMARY_COLUMNS = 'p.id, p.token, p.ip, p.method, p.url, p.status_code AS status, p.time, p.duration_ms'
+
+/** A Map that forgets everything once full: cheap, and hot keys come straight back. */
+function remember<K, V> (cache: Map<K, V>, key: K, value: V): V {
+  if (cache.size >= CACHE_SIZE) cache.clear()
+  cache.set(key, value)
+  return value
+}
+
+/** A GLOB pattern for a literal substring: *, ? and [ are matched as themselves. */
+function containsPattern (text: string): string {
+  return `*${text.replace(/[*?[]/g, char => `[${char}]`)}*`
+}
+
+/** Every statement the store runs, prepared once. */
+function prepareStatements (db: Database) {
+  const detail = `SELECT ${SUMMARY_COLUMNS}, p.parent_token, p.type, p.route, d.panels FROM profiles p JOIN profile_data d ON d.profile_id = p.id`
+  return {
+    insertProfile: db.prepare(`
+      INSERT INTO profiles (id, token, parent_token, type, ip, method, url, url_id, status_code, duration_ms, route)
+      VALUES (@id, @token, @parentToken, @type, @ip, @method, @url, @urlId, @statusCode, @durationMs, @route)
+      ON CONFLICT DO NOTHING`),
+    insertPanels: db.prepare('INSERT INTO profile_data (profile_id, panels) VALUES (?, ?)'),
+    findUrl: db.prepare('SELECT id FROM profile_urls WHERE url = ?').pluck(),
+    insertUrl: db.prepare('INSERT INTO profile_urls (url) VALUES (?)'),
+    insertIp: db.prepare('INSERT OR IGNORE INTO profile_ips (ip) VALUES (?)'),
+    tokenTaken: db.prepare('SELECT 1 FROM profiles WHERE token = ?').pluck(),
+    byToken: db.prepare(`${detail} WHERE p.token = ?`),
+    newest: db.prepare(`${detail} WHERE p.type = ? ORDER BY p.id DESC LIMIT 1`),
+    // GLOB, case-sensitive, is answered by the trigram index (MATCH phrases would need detail=full).
+    matchingUrls: db.prepare(`SELECT rowid FROM profile_urls_fts WHERE url GLOB ? LIMIT ${MAX_KEYED_LOOKUPS + 1}`).pluck(),
+    matchingIps: db.prepare(`SELECT ip FROM profile_ips WHERE instr(ip, ?) > 0 LIMIT ${MAX_KEYED_LOOKUPS + 1}`).pluck(),
+    countAll: db.prepare('SELECT count(*) FROM profiles').pluck(),
+    oldestId: db.prepare('SELECT id FROM profiles ORDER BY id LIMIT 1').pluck(),
+    nthOldestId: db.prepare('SELECT id FROM profiles ORDER BY id LIMIT 1 OFFSET ?').pluck(),
+    deleteData: db.prepare('DELETE FROM profile_data WHERE profile_id <= ?'),
+    deleteProfiles: db.prepare('DELETE FROM profiles WHERE id <= ?'),
+    orphanUrls: db.prepare(`DELETE FROM profile_urls WHERE id IN (
+      SELECT u.id FROM profile_urls u WHERE u.id > ? AND NOT EXISTS (SELECT 1 FROM profiles p WHERE p.url_id = u.id)
+      ORDER BY u.id LIMIT ?) RETURNING id, url`),
+    orphanIps: db.prepare('DELETE FROM profile_ips WHERE NOT EXISTS (SELECT 1 FROM profiles p WHERE p.ip = profile_ips.ip) RETURNING ip').pluck(),
+    pageCount: db.prepare('PRAGMA page_count').pluck(),
+    freePages: db.prepare('PRAGMA freelist_count').pluck()
+  }
+}
 
 /**
- * ProfileStore: all profiler SQL. Profiles are queued on the request path and written
- * in batches, one transaction each, from a timer; close() writes what is left.
+ * ProfileStore: all profiler SQL. Profiles are queued on the request path and written in
+ * batches, one transaction each, from a timer; close() writes what is left. Retention
+ * (prune, reclaim) is driven from retention.ts.
  */
 export class ProfileStore {
   /** Profiles dropped because the queue was full or the row could not be written. */
   dropped = 0
+  /** Rows in `profiles`, kept in step by writes and prunes (counting a large table is slow). */
+  count: number
   private queue: ProfileRecord[] = []
   private readonly pendingTokens = new Set<string>()
   private timer: NodeJS.Timeout | null = null
   private idCounter = 0
-  private readonly insertProfile: Statement
-  private readonly insertPanels: Statement
-  private readonly tokenTaken: Statement<[string], { found: number }>
-  private readonly byToken: Statement<[string], ProfileRow>
-  private readonly newest: Statement<[string], ProfileRow>
+  private readonly urlIds = new Map<string, number>()
+  private readonly knownIps = new Set<string>()
+  private readonly statements: ReturnType<typeof prepareStatements>
   private readonly searches = new Map<string, Statement>()
   private readonly writeBatch: (batch: ProfileRecord[]) => number
+  private readonly deleteBatch: (throughId: number) => number
 
   constructor (private readonly db: Database, private readonly options: StoreOptions = DEFAULT_STORE_OPTIONS, private readonly onDrop: (reason: string) => void = () => {}) {
-    this.insertProfile = db.prepare(`
-      INSERT INTO profiles (id, token, parent_token, type, ip, method, url, status_code, duration_ms, route)
-      VALUES (@id, @token, @parentToken, @type, @ip, @method, @url, @statusCode, @durationMs, @route)
-      ON CONFLICT DO NOTHING`)
-    this.insertPanels = db.prepare('INSERT INTO profile_data (profile_id, panels) VALUES (?, ?)')
-    this.tokenTaken = db.prepare('SELECT 1 AS found FROM profiles WHERE token = ?')
-    const detail = `SELECT ${SUMMARY_COLUMNS}, p.parent_token, p.type, p.route, d.panels
-      FROM profiles p JOIN profile_data d ON d.profile_id = p.id`
-    this.byToken = db.prepare(`${detail} WHERE p.token = ?`)
-    this.newest = db.prepare(`${detail} WHERE p.type = ? ORDER BY p.id DESC LIMIT 1`)
+    this.statements = prepareStatements(db)
+    this.count = this.statements.countAll.get() as number
     this.writeBatch = db.transaction((batch: ProfileRecord[]) => {
       let written = 0
       for (const profile of batch) {
         if (this.insertOne(profile)) written++
       }
       return written
+    })
+    this.deleteBatch = db.transaction((throughId: number) => {
+      this.statements.deleteData.run(throughId)
+      return this.statements.deleteProfiles.run(throughId).changes
     })
   }
 
@@ -67,7 +117,7 @@ export class ProfileStore {
 
   /** Whether a token is queued or stored: tokens are unique among stored profiles. */
   isTokenTaken (token: string): boolean {
-    return this.pendingTokens.has(token) || this.tokenTaken.get(token) !== undefined
+    return this.pendingTokens.has(token) || this.statements.tokenTaken.get(token) !== undefined
   }
 
   /** Reserves a token until its profile is written (or dropped). */
@@ -106,10 +156,14 @@ export class ProfileStore {
     try {
       written = this.writeBatch(batch)
     } catch (err) {
+      // The transaction rolled back: the caches may name rows that were never committed.
+      this.urlIds.clear()
+      this.knownIps.clear()
       this.dropped += batch.length
       this.onDrop(`a batch of ${batch.length} profiles could not be written: ${(err as Error).message}`)
     }
     for (const profile of batch) this.pendingTokens.delete(profile.token)
+    this.count += written
     return written
   }
 
@@ -119,9 +173,101 @@ export class ProfileStore {
   }
 
   search (filters: SearchFilters): ProfileSummary[] {
+    const key = this.searchKey(filters)
+    if (key === null) return this.runSearch(filters, null).map(withoutId)
+    if (key.values.length === 0) return []
+    // Few matching URLs (or IPs): newest-first on each one's index entries, then merge.
+    const merged: SummaryRow[] = []
+    for (const value of key.values) merged.push(...this.runSearch(filters, { column: key.column, value }))
+    return merged.sort((a, b) => b.id - a.id).slice(0, filters.limit).map(withoutId)
+  }
+
+  find (token: string): StoredProfile | undefined {
+    return toStoredProfile(this.statements.byToken.get(token) as ProfileRow | undefined)
+  }
+
+  latest (type = 'request'): StoredProfile | undefined {
+    return toStoredProfile(this.statements.newest.get(type) as ProfileRow | undefined)
+  }
+
+  /** Id of the oldest profile, or undefined when the store is empty. */
+  oldestId (): number | undefined {
+    return this.statements.oldestId.get() as number | undefined
+  }
+
+  /** Id of the n-th oldest profile (1 = the oldest). */
+  nthOldestId (n: number): number | undefined {
+    return this.statements.nthOldestId.get(n - 1) as number | undefined
+  }
+
+  /** Deletes every profile with id <= throughId (with its panels), in one transaction. */
+  deleteThrough (throughId: number): number {
+    const deleted = this.deleteBatch(throughId)
+    this.count -= deleted
+    return deleted
+  }
+
+  /**
+   * Deletes up to `limit` URLs after `afterId` that no profile uses any more; returns the last
+   * id looked at (0 when the end was reached), to go on from there next time.
+   */
+  deleteOrphanUrls (afterId: number, limit: number): { deleted: number, nextAfterId: number } {
+    const rows = this.statements.orphanUrls.all(afterId, limit) as Array<{ id: number, url: string }>
+    for (const row of rows) this.urlIds.delete(row.url)
+    return { deleted: rows.length, nextAfterId: rows.length < limit ? 0 : rows.at(-1)?.id ?? 0 }
+  }
+
+  deleteOrphanIps (): number {
+    const ips = this.statements.orphanIps.all() as string[]
+    for (const ip of ips) this.knownIps.delete(ip)
+    return ips.length
+  }
+
+  /** Bytes the database uses, free pages excluded (what pruning can act on). */
+  usedBytes (): number {
+    return ((this.statements.pageCount.get() as number) - (this.statements.freePages.get() as number)) * this.pageSize()
+  }
+
+  /** The database's size in pages times the page size: the file, once checkpointed. */
+  fileBytes (): number {
+    return (this.statements.pageCount.get() as number) * this.pageSize()
+  }
+
+  /** Returns up to `pages` free pages to the file system (auto_vacuum = INCREMENTAL). */
+  reclaim (pages: number): void {
+    this.db.pragma(`incremental_vacuum(${Math.max(1, Math.floor(pages))})`)
+  }
+
+  freePageCount (): number {
+    return this.statements.freePages.get() as number
+  }
+
+  private pageSize (): number {
+    return this.db.pragma('page_size', { simple: true }) as number
+  }
+
+  /** Which index answers a substring filter, or null when a newest-first scan is the better plan. */
+  private searchKey (filters: SearchFilters): Key | null {
+    if (filters.url !== undefined && filters.urlNegated !== true && filters.url.length >= MIN_TRIGRAM_LENGTH) {
+      const ids = this.statements.matchingUrls.all(containsPattern(filters.url)) as number[]
+      if (ids.length <= MAX_KEYED_LOOKUPS) return { column: 'url_id', values: ids }
+    }
+    if (filters.ip !== undefined) {
+      const ips = this.statements.matchingIps.all(filters.ip) as string[]
+      if (ips.length <= MAX_KEYED_LOOKUPS) return { column: 'ip', values: ips }
+    }
+    // Many matches: they are dense, so reading newest first finds `limit` of them quickly.
+    return null
+  }
+
+  private runSearch (filters: SearchFilters, key: { column: string, value: number | string } | null): SummaryRow[] {
     const where = ['p.type = @type']
     const params: Record<string, unknown> = { type: filters.type, limit: filters.limit }
-    if (filters.ip !== undefined) {
+    if (key !== null) {
+      where.push(`p.${key.column} = @key`)
+      params.key = key.value
+    }
+    if (filters.ip !== undefined && key?.column !== 'ip') {
       where.push('instr(p.ip, @ip) > 0')
       params.ip = filters.ip
     }
@@ -133,7 +279,7 @@ export class ProfileStore {
       where.push('p.status_code = @statusCode')
       params.statusCode = filters.statusCode
     }
-    if (filters.url !== undefined) {
+    if (filters.url !== undefined && key?.column !== 'url_id') {
       where.push(filters.urlNegated === true ? 'instr(p.url, @url) = 0' : 'instr(p.url, @url) > 0')
       params.url = filters.url
     }
@@ -141,7 +287,9 @@ export class ProfileStore {
       where.push('p.id BETWEEN @low AND @high')
       Object.assign(params, idRangeOf(filters.start, filters.end))
     }
-    const sql = `SELECT ${SUMMARY_COLUMNS} FROM profiles p WHERE ${where.join(' AND ')} ORDER BY p.id DESC LIMIT @limit`
+    // A keyed lookup must walk its own index (it holds the row id, so it comes out newest first).
+    const indexed = key === null ? '' : ` INDEXED BY profiles_${key.column}`
+    const sql = `SELECT ${SUMMARY_COLUMNS} FROM profiles p${indexed} WHERE ${where.join(' AND ')} ORDER BY p.id DESC LIMIT @limit`
     let statement = this.searches.get(sql)
     if (statement === undefined) {
       statement = this.db.prepare(sql)
@@ -150,12 +298,18 @@ export class ProfileStore {
     return statement.all(params) as SummaryRow[]
   }
 
-  find (token: string): StoredProfile | undefined {
-    return toStoredProfile(this.byToken.get(token))
+  private urlIdOf (url: string): number {
+    const cached = this.urlIds.get(url)
+    if (cached !== undefined) return cached
+    const stored = this.statements.findUrl.get(url) as number | undefined
+    return remember(this.urlIds, url, stored ?? Number(this.statements.insertUrl.run(url).lastInsertRowid))
   }
 
-  latest (type = 'request'): StoredProfile | undefined {
-    return toStoredProfile(this.newest.get(type))
+  private noteIp (ip: string): void {
+    if (this.knownIps.has(ip)) return
+    this.statements.insertIp.run(ip)
+    if (this.knownIps.size >= CACHE_SIZE) this.knownIps.clear()
+    this.knownIps.add(ip)
   }
 
   /**
@@ -163,15 +317,16 @@ export class ProfileStore {
    * A stored profile is never overwritten: a taken token (or a full millisecond) drops the new one.
    */
   private insertOne (profile: ProfileRecord): boolean {
+    const row = { ...profile, urlId: this.urlIdOf(profile.url) }
+    this.noteIp(profile.ip)
     const msBase = profile.id - (profile.id % ID_SLOTS_PER_MS)
     for (let attempt = 0; attempt < ID_SLOTS_PER_MS; attempt++) {
-      const id = msBase + ((profile.id + attempt) % ID_SLOTS_PER_MS)
-      const candidate = attempt === 0 ? profile : { ...profile, id }
-      if (this.insertProfile.run(candidate).changes === 1) {
-        this.insertPanels.run(id, profile.panels)
+      row.id = msBase + ((profile.id + attempt) % ID_SLOTS_PER_MS)
+      if (this.statements.insertProfile.run(row).changes === 1) {
+        this.statements.insertPanels.run(row.id, profile.panels)
         return true
       }
-      if (this.tokenTaken.get(profile.token) !== undefined) break
+      if (this.statements.tokenTaken.get(profile.token) !== undefined) break
     }
     this.drop(`profile ${profile.token} could not be stored: its token or every id of its millisecond is taken`)
     return false
@@ -195,16 +350,14 @@ export class ProfileStore {
   }
 }
 
+function withoutId ({ id: _id, ...summary }: SummaryRow): ProfileSummary {
+  return summary
+}
+
 function toStoredProfile (row: ProfileRow | undefined): StoredProfile | undefined {
   if (row === undefined) return undefined
   return {
-    token: row.token,
-    ip: row.ip,
-    method: row.method,
-    url: row.url,
-    status: row.status,
-    time: row.time,
-    duration_ms: row.duration_ms,
+    ...withoutId(row),
     parentToken: row.parent_token,
     type: row.type,
     route: row.route,
