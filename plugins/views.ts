@@ -27,7 +27,9 @@ export default fp(async function viewsPlugin (app) {
     engine: { handlebars: engine },
     root: templatesDir,
     layout: 'layout.hbs',
-    production: app.config.production,
+    // Compiled templates are cached in every environment: the profiler pages are used mostly in
+    // development, and recompiling each page costs milliseconds per request.
+    production: true,
     options: { partials: findPartials(templatesDir) },
     defaultContext: { appName: 'Profiled API', homeHref: '/' }
   })

@@ -1,7 +1,6 @@
 import fp from 'fastify-plugin'
-import { profilerMigrationsDir } from '../../paths.js'
-import { openSqlite } from '../open-sqlite.js'
 import { collectors } from './collectors/index.js'
+import { openProfileDatabase } from './open-store.js'
 import { installRecorder } from './recorder.js'
 import { Retention, type RetentionLimits } from './retention.js'
 import { profilerRoutes } from './routes.js'
@@ -34,9 +33,7 @@ const DROP_LOG_INTERVAL_MS = 10_000
  * /_profiler. Register it after routing-errors, so that its routes are known there.
  */
 export default fp<ProfilerOptions>(async function profilerPlugin (app, options) {
-  // Incremental auto-vacuum lets pruning give pages back; the WAL file is cut back after checkpoints.
-  const { db, migration } = openSqlite(options.databasePath, profilerMigrationsDir, ['auto_vacuum = INCREMENTAL'])
-  db.pragma(`journal_size_limit = ${16 * 1024 * 1024}`)
+  const { db, migration } = openProfileDatabase(options.databasePath)
   if (migration.applied.length > 0) {
     app.log.info(`Profiler store ${options.databasePath}: migrated from version ${migration.from} to ${migration.to}`)
   }

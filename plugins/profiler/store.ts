@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3'
 import { idRangeOf, ID_SLOTS_PER_MS, type ProfileRecord, type ProfileSummary, type SearchFilters, type StoredProfile } from './profile.js'
+import { TokenSet } from './token.js'
 
 export interface StoreOptions {
   /** Profiles waiting for the writer at most; past that new ones are dropped and counted. */
@@ -50,6 +51,7 @@ function prepareStatements (db: Database) {
     insertUrl: db.prepare('INSERT INTO profile_urls (url) VALUES (?)'),
     insertIp: db.prepare('INSERT OR IGNORE INTO profile_ips (ip) VALUES (?)'),
     tokenTaken: db.prepare('SELECT 1 FROM profiles WHERE token = ?').pluck(),
+    allTokens: db.prepare('SELECT token FROM profiles').pluck(),
     byToken: db.prepare(`${detail} WHERE p.token = ?`),
     newest: db.prepare(`${detail} WHERE p.type = ? ORDER BY p.id DESC LIMIT 1`),
     // GLOB, case-sensitive, is answered by the trigram index (MATCH phrases would need detail=full).
@@ -59,7 +61,7 @@ function prepareStatements (db: Database) {
     oldestId: db.prepare('SELECT id FROM profiles ORDER BY id LIMIT 1').pluck(),
     nthOldestId: db.prepare('SELECT id FROM profiles ORDER BY id LIMIT 1 OFFSET ?').pluck(),
     deleteData: db.prepare('DELETE FROM profile_data WHERE profile_id <= ?'),
-    deleteProfiles: db.prepare('DELETE FROM profiles WHERE id <= ?'),
+    deleteProfiles: db.prepare('DELETE FROM profiles WHERE id <= ? RETURNING token').pluck(),
     orphanUrls: db.prepare(`DELETE FROM profile_urls WHERE id IN (
       SELECT u.id FROM profile_urls u WHERE u.id > ? AND NOT EXISTS (SELECT 1 FROM profiles p WHERE p.url_id = u.id)
       ORDER BY u.id LIMIT ?) RETURNING id, url`),
@@ -80,7 +82,8 @@ export class ProfileStore {
   /** Rows in `profiles`, kept in step by writes and prunes (counting a large table is slow). */
   count: number
   private queue: ProfileRecord[] = []
-  private readonly pendingTokens = new Set<string>()
+  /** Tokens of stored and queued profiles. */
+  private readonly tokens = new TokenSet()
   private timer: NodeJS.Timeout | null = null
   private idCounter = 0
   private readonly urlIds = new Map<string, number>()
@@ -93,6 +96,7 @@ export class ProfileStore {
   constructor (private readonly db: Database, private readonly options: StoreOptions = DEFAULT_STORE_OPTIONS, private readonly onDrop: (reason: string) => void = () => {}) {
     this.statements = prepareStatements(db)
     this.count = this.statements.countAll.get() as number
+    for (const token of this.statements.allTokens.iterate()) this.tokens.add(token as string)
     this.writeBatch = db.transaction((batch: ProfileRecord[]) => {
       let written = 0
       for (const profile of batch) {
@@ -102,7 +106,9 @@ export class ProfileStore {
     })
     this.deleteBatch = db.transaction((throughId: number) => {
       this.statements.deleteData.run(throughId)
-      return this.statements.deleteProfiles.run(throughId).changes
+      const tokens = this.statements.deleteProfiles.all(throughId) as string[]
+      for (const token of tokens) this.tokens.delete(token)
+      return tokens.length
     })
   }
 
@@ -117,22 +123,23 @@ export class ProfileStore {
 
   /** Whether a token is queued or stored: tokens are unique among stored profiles. */
   isTokenTaken (token: string): boolean {
-    return this.pendingTokens.has(token) || this.statements.tokenTaken.get(token) !== undefined
+    return this.tokens.has(token)
   }
 
-  /** Reserves a token until its profile is written (or dropped). */
+  /** Reserves a token for a profile about to be queued. */
   reserveToken (token: string): void {
-    this.pendingTokens.add(token)
+    this.tokens.add(token)
   }
 
+  /** Gives back the token of a profile that will not be stored. */
   releaseToken (token: string): void {
-    this.pendingTokens.delete(token)
+    this.tokens.delete(token)
   }
 
   /** Queues a profile; never writes, never throws. Returns false when it had to be dropped. */
   enqueue (profile: ProfileRecord): boolean {
     if (this.queue.length >= this.options.maxQueue) {
-      this.pendingTokens.delete(profile.token)
+      this.releaseToken(profile.token)
       this.drop('the write queue is full')
       return false
     }
@@ -160,9 +167,9 @@ export class ProfileStore {
       this.urlIds.clear()
       this.knownIps.clear()
       this.dropped += batch.length
+      for (const profile of batch) this.releaseToken(profile.token)
       this.onDrop(`a batch of ${batch.length} profiles could not be written: ${(err as Error).message}`)
     }
-    for (const profile of batch) this.pendingTokens.delete(profile.token)
     this.count += written
     return written
   }

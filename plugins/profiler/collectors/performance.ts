@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8'
 import type { Collector } from './collector.js'
 
 const round = (ms: number): number => Math.round(ms * 1000) / 1000
@@ -13,7 +14,8 @@ export const performanceCollector: Collector = {
       beforeHandlerMs: round(handlerStart),
       handlerMs: timings.handlerStartMs === null ? null : round(timings.sendStartMs - timings.handlerStartMs),
       sendingMs: round(timings.totalMs - timings.sendStartMs),
-      heapUsedBytes: process.memoryUsage().heapUsed,
+      // V8's own figure: process.memoryUsage() also reads the RSS from /proc, ten times the cost.
+      heapUsedBytes: getHeapStatistics().used_heap_size,
       droppedProfiles
     }
   }

@@ -1,0 +1,197 @@
+// npm run bench [-- --quick]: profiler overhead, search at 10k and 1M profiles, the store's
+// write rate and size, memory over many profiled requests. Prints a table and writes
+// bench/results.json. Every figure is also given as a ratio against a baseline of the same run.
+import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { cpus } from 'node:os'
+import { join } from 'node:path'
+import { packageRoot } from '../paths.js'
+import { openProfileDatabase } from '../plugins/profiler/open-store.js'
+import { ProfileStore } from '../plugins/profiler/store.js'
+import { runLoad, type LoadResult, type Mix } from './load.js'
+import { seedProfiles } from './seed.js'
+import { searchCases, timeInProcess, timeOverHttp, type Timing } from './search.js'
+import { startBenchServer } from './server-process.js'
+import { median, round } from './stats.js'
+
+const quick = process.argv.includes('--quick')
+const SIZES = { small: 10_000, large: quick ? 100_000 : 1_000_000 }
+const SECONDS = quick ? 3 : 10
+const WARMUP_SECONDS = quick ? 1 : 2
+const ROUNDS = 3
+const RSS_REQUESTS = quick ? 100_000 : 1_000_000
+const SEARCH_ITERATIONS = quick ? 50 : 200
+const HTTP_ITERATIONS = quick ? 30 : 100
+const SEED_END_MS = Date.UTC(2026, 10, 20, 12)
+const DATA = join(packageRoot, 'var', 'bench')
+// Bounds far above the seeded data: the throughput runs measure recording, not a mass prune.
+const UNBOUNDED = { PROFILER_MAX_PROFILES: '100000000', PROFILER_MAX_BYTES: '64GiB', PROFILER_MAX_AGE: '3650d' }
+
+const results: Record<string, unknown> = {}
+const log = (line: string): void => { process.stdout.write(`${line}\n`) }
+
+function removeDatabase (path: string): void {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true })
+}
+
+/** A store of `count` seeded profiles, kept between runs (seeding a million takes a minute or two). */
+function seededStore (count: number): { path: string, writesPerSecond: number | null } {
+  const path = join(DATA, `store-${count}.sqlite`)
+  if (existsSync(path)) {
+    const { db } = openProfileDatabase(path)
+    const stored = new ProfileStore(db).count
+    db.close()
+    if (stored === count) return { path, writesPerSecond: null }
+  }
+  removeDatabase(path)
+  const { db } = openProfileDatabase(path)
+  const store = new ProfileStore(db, { maxQueue: 10_000, batchSize: Number.MAX_SAFE_INTEGER, flushDelayMs: 3_600_000 })
+  const writesPerSecond = seedProfiles(store, count, { endMs: SEED_END_MS })
+  db.pragma('wal_checkpoint(TRUNCATE)')
+  db.close()
+  return { path, writesPerSecond }
+}
+
+async function measureStore (): Promise<void> {
+  log('\n## Store: write rate, size')
+  const small = seededStore(SIZES.small)
+  const large = seededStore(SIZES.large)
+  // The write rate into a store that is already large: 50,000 more profiles into a copy.
+  const copy = join(DATA, 'store-write-test.sqlite')
+  removeDatabase(copy)
+  copyFileSync(large.path, copy)
+  const { db } = openProfileDatabase(copy)
+  const store = new ProfileStore(db, { maxQueue: 10_000, batchSize: Number.MAX_SAFE_INTEGER, flushDelayMs: 3_600_000 })
+  const intoLarge = seedProfiles(store, 50_000, { seed: 9, endMs: SEED_END_MS + 3_600_000, spanMs: 3_600_000 })
+  db.close()
+  removeDatabase(copy)
+  const bytesPerProfile = statSync(large.path).size / SIZES.large
+  results.store = {
+    writesPerSecondIntoEmpty: small.writesPerSecond === null ? null : round(small.writesPerSecond, 0),
+    writesPerSecondIntoLarge: round(intoLarge, 0),
+    largeStoreProfiles: SIZES.large,
+    bytesOnDiskPerProfile: round(bytesPerProfile, 0)
+  }
+  log(`writes/s into an empty store: ${small.writesPerSecond === null ? '(store reused)' : Math.round(small.writesPerSecond)}; into a ${SIZES.large.toLocaleString('en')}-profile store: ${Math.round(intoLarge)}`)
+  log(`bytes on disk per profile at ${SIZES.large.toLocaleString('en')}: ${Math.round(bytesPerProfile)}`)
+}
+
+async function loadRun (mix: Mix, profiler: boolean, storePath: string, extra: { rate?: number } = {}): Promise<LoadResult> {
+  const server = await startBenchServer({
+    PROFILER: profiler ? 'on' : 'off',
+    DATABASE_PATH: join(DATA, 'app.sqlite'),
+    PROFILER_DATABASE_PATH: storePath,
+    ...UNBOUNDED
+  })
+  try {
+    await runLoad(server.url, mix, { seconds: WARMUP_SECONDS, ...extra })
+    return await runLoad(server.url, mix, { seconds: SECONDS, ...extra })
+  } finally {
+    await server.stop()
+  }
+}
+
+async function measureThroughput (): Promise<void> {
+  log(`\n## Throughput and latency (autocannon, 20 connections, ${SECONDS} s, store pre-seeded to ${SIZES.large.toLocaleString('en')} profiles)`)
+  const seeded = join(DATA, `store-${SIZES.large}.sqlite`)
+  const throughput: Record<string, unknown> = {}
+  for (const mix of ['seed-like', 'unknown-paths'] as Mix[]) {
+    const runStore = join(DATA, 'store-run.sqlite')
+    removeDatabase(runStore)
+    copyFileSync(seeded, runStore)
+    const rounds: Array<{ off: number, on: number, ratio: number }> = []
+    for (let i = 0; i < ROUNDS; i++) {
+      // Alternate which goes first, so that neither always runs on a warmer machine.
+      const order = i % 2 === 0 ? [false, true] : [true, false]
+      const byMode: Record<string, LoadResult> = {}
+      for (const profiler of order) byMode[profiler ? 'on' : 'off'] = await loadRun(mix, profiler, runStore)
+      const off = byMode.off?.requestsPerSecond ?? 0
+      const on = byMode.on?.requestsPerSecond ?? 0
+      rounds.push({ off: round(off, 0), on: round(on, 0), ratio: round(on / off, 3) })
+      log(`${mix} round ${i + 1}: off ${Math.round(off)} req/s, on ${Math.round(on)} req/s, on/off ${(on / off).toFixed(3)}`)
+    }
+    const offMax = median(rounds.map(r => r.off))
+    const rate = Math.round(offMax / 2)
+    const latencyOff = await loadRun(mix, false, runStore, { rate })
+    const latencyOn = await loadRun(mix, true, runStore, { rate })
+    log(`${mix} at ${rate} req/s: p50/p99 off ${latencyOff.p50}/${latencyOff.p99} ms, on ${latencyOn.p50}/${latencyOn.p99} ms`)
+    throughput[mix] = {
+      rounds,
+      medianRatio: median(rounds.map(r => r.ratio)),
+      fixedRate: rate,
+      latencyMs: { off: { p50: latencyOff.p50, p99: latencyOff.p99 }, on: { p50: latencyOn.p50, p99: latencyOn.p99 }, p99DeltaMs: round(latencyOn.p99 - latencyOff.p99, 2) }
+    }
+    removeDatabase(runStore)
+  }
+  results.throughput = throughput
+}
+
+async function measureSearch (): Promise<void> {
+  log(`\n## Search (p50/p99 ms; ${SEARCH_ITERATIONS} calls in-process, ${HTTP_ITERATIONS} listing pages over HTTP)`)
+  const cases = searchCases(SEED_END_MS)
+  const timings: Record<string, Record<string, { inProcess: Timing, http: Timing }>> = {}
+  for (const [label, size] of [['small', SIZES.small], ['large', SIZES.large]] as const) {
+    const path = join(DATA, `store-${size}.sqlite`)
+    const { db } = openProfileDatabase(path)
+    const store = new ProfileStore(db)
+    const server = await startBenchServer({ PROFILER: 'on', DATABASE_PATH: join(DATA, 'app.sqlite'), PROFILER_DATABASE_PATH: path, ...UNBOUNDED })
+    const bySize: Record<string, { inProcess: Timing, http: Timing }> = {}
+    try {
+      for (const { name, query } of cases) {
+        bySize[name] = { inProcess: await timeInProcess(store, query, SEARCH_ITERATIONS), http: await timeOverHttp(server.url, query, HTTP_ITERATIONS) }
+      }
+    } finally {
+      await server.stop()
+      db.close()
+    }
+    timings[label] = bySize
+  }
+  const rows = cases.map(({ name }) => {
+    const small = timings.small?.[name]
+    const large = timings.large?.[name]
+    return {
+      query: name,
+      small,
+      large,
+      ratioP99InProcess: round((large?.inProcess.p99 ?? 0) / (small?.inProcess.p99 ?? 1), 2),
+      ratioP99Http: round((large?.http.p99 ?? 0) / (small?.http.p99 ?? 1), 2)
+    }
+  })
+  const f = (t: Timing | undefined): string => `${(t?.p50 ?? 0).toFixed(3)} / ${(t?.p99 ?? 0).toFixed(3)}`
+  log(`| query | in-process 10k | in-process ${SIZES.large / 1000}k | p99 ratio | HTTP 10k | HTTP ${SIZES.large / 1000}k | p99 ratio |`)
+  log('|---|---|---|---|---|---|---|')
+  for (const row of rows) {
+    log(`| ${row.query} | ${f(row.small?.inProcess)} | ${f(row.large?.inProcess)} | ${row.ratioP99InProcess} | ${f(row.small?.http)} | ${f(row.large?.http)} | ${row.ratioP99Http} |`)
+  }
+  results.search = { sizes: SIZES, rows }
+}
+
+async function measureMemory (): Promise<void> {
+  log(`\n## Memory over ${RSS_REQUESTS.toLocaleString('en')} profiled requests (default retention bounds, empty store)`)
+  const path = join(DATA, 'store-rss.sqlite')
+  removeDatabase(path)
+  const server = await startBenchServer({ PROFILER: 'on', DATABASE_PATH: join(DATA, 'app.sqlite'), PROFILER_DATABASE_PATH: path })
+  try {
+    await runLoad(server.url, 'seed-like', { amount: 10_000 })
+    const before = server.rssBytes()
+    const load = await runLoad(server.url, 'seed-like', { amount: RSS_REQUESTS })
+    await new Promise(resolve => setTimeout(resolve, 2000))
+    const after = server.rssBytes()
+    results.memory = { requests: load.requests, rssBeforeMB: round(before / 2 ** 20, 1), rssAfterMB: round(after / 2 ** 20, 1), growthMB: round((after - before) / 2 ** 20, 1), errors: load.errors }
+    log(`RSS ${(before / 2 ** 20).toFixed(1)} MB -> ${(after / 2 ** 20).toFixed(1)} MB after ${load.requests} requests (growth ${((after - before) / 2 ** 20).toFixed(1)} MB, ${load.errors} errors)`)
+  } finally {
+    await server.stop()
+    removeDatabase(path)
+  }
+}
+
+mkdirSync(DATA, { recursive: true })
+const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, date: new Date().toISOString(), quick }
+log(`# Profiler benchmark${quick ? ' (--quick)' : ''}: ${machine.nproc} cores, ${machine.cpu}, Node ${machine.node}, ${machine.date}`)
+results.machine = machine
+const sections: Record<string, () => Promise<void>> = { store: measureStore, search: measureSearch, throughput: measureThroughput, memory: measureMemory }
+const only = process.argv.find(arg => arg.startsWith('--only='))?.slice('--only='.length).split(',')
+for (const [name, section] of Object.entries(sections)) {
+  if (only === undefined || only.includes(name) || name === 'store') await section()
+}
+writeFileSync(join(packageRoot, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`)
+log('\nwritten: bench/results.json')

@@ -1,0 +1,54 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { packageRoot } from '../paths.js'
+
+export interface BenchServer { url: string, pid: number, rssBytes: () => number, stop: () => Promise<void> }
+
+async function freePort (): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.unref()
+    probe.on('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address()
+      probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0))
+    })
+  })
+}
+
+async function waitUntilServing (url: string, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`)
+    try {
+      await fetch(`${url}/monitor/MonitorPooling`, { method: 'POST' })
+      return
+    } catch {
+      await new Promise(resolve => setTimeout(resolve, 50))
+    }
+  }
+  throw new Error('the server did not start within 15 s')
+}
+
+/** Starts dist/server.js (the build under test) on a free loopback port, quiet. */
+export async function startBenchServer (env: Record<string, string>): Promise<BenchServer> {
+  const port = await freePort()
+  const child = spawn(process.execPath, [join(packageRoot, 'dist', 'server.js')], {
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'development', LOG_LEVEL: 'warn', PORT: String(port), ...env },
+    stdio: ['ignore', 'ignore', 'inherit']
+  })
+  const url = `http://127.0.0.1:${port}`
+  await waitUntilServing(url, child)
+  return {
+    url,
+    pid: child.pid ?? 0,
+    rssBytes: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid ?? 0}/status`, 'utf8'))?.[1] ?? 0) * 1024,
+    stop: async () => {
+      if (child.exitCode !== null) return
+      const exited = new Promise(resolve => child.once('exit', resolve))
+      child.kill('SIGTERM')
+      await exited
+    }
+  }
+}
