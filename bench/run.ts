@@ -6,7 +6,8 @@ import { cpus } from 'node:os'
 import { join } from 'node:path'
 import { packageRoot } from '../paths.js'
 import { openProfileDatabase } from '../plugins/profiler/open-store.js'
-import { ProfileStore } from '../plugins/profiler/store.js'
+import { ProfileSearch } from '../plugins/profiler/profile-search.js'
+import { ProfileWriter } from '../plugins/profiler/profile-writer.js'
 import { runLoad, type LoadResult, type Mix } from './load.js'
 import { seedProfiles } from './seed.js'
 import { searchCases, timeInProcess, timeOverHttp, type Timing } from './search.js'
@@ -38,14 +39,13 @@ function seededStore (count: number): { path: string, writesPerSecond: number | 
   const path = join(DATA, `store-${count}.sqlite`)
   if (existsSync(path)) {
     const { db } = openProfileDatabase(path)
-    const stored = new ProfileStore(db).count
+    const stored = new ProfileSearch(db).count()
     db.close()
     if (stored === count) return { path, writesPerSecond: null }
   }
   removeDatabase(path)
   const { db } = openProfileDatabase(path)
-  const store = new ProfileStore(db, { maxQueue: 10_000, batchSize: Number.MAX_SAFE_INTEGER, flushDelayMs: 3_600_000 })
-  const writesPerSecond = seedProfiles(store, count, { endMs: SEED_END_MS })
+  const writesPerSecond = seedProfiles(new ProfileWriter(db), count, { endMs: SEED_END_MS })
   db.pragma('wal_checkpoint(TRUNCATE)')
   db.close()
   return { path, writesPerSecond }
@@ -60,8 +60,7 @@ async function measureStore (): Promise<void> {
   removeDatabase(copy)
   copyFileSync(large.path, copy)
   const { db } = openProfileDatabase(copy)
-  const store = new ProfileStore(db, { maxQueue: 10_000, batchSize: Number.MAX_SAFE_INTEGER, flushDelayMs: 3_600_000 })
-  const intoLarge = seedProfiles(store, 50_000, { seed: 9, endMs: SEED_END_MS + 3_600_000, spanMs: 3_600_000 })
+  const intoLarge = seedProfiles(new ProfileWriter(db), 50_000, { seed: 9, endMs: SEED_END_MS + 3_600_000, spanMs: 3_600_000, firstToken: SIZES.large })
   db.close()
   removeDatabase(copy)
   const bytesPerProfile = statSync(large.path).size / SIZES.large
@@ -132,7 +131,7 @@ async function measureSearch (): Promise<void> {
   for (const [label, size] of [['small', SIZES.small], ['large', SIZES.large]] as const) {
     const path = join(DATA, `store-${size}.sqlite`)
     const { db } = openProfileDatabase(path)
-    const store = new ProfileStore(db)
+    const store = new ProfileSearch(db)
     const server = await startBenchServer({ PROFILER: 'on', DATABASE_PATH: join(DATA, 'app.sqlite'), PROFILER_DATABASE_PATH: path, ...UNBOUNDED })
     const bySize: Record<string, { inProcess: Timing, http: Timing }> = {}
     try {

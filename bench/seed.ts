@@ -1,7 +1,7 @@
 // Realistic profiles for the benchmarks: varied URLs, 5,000 client IPs, a method and status mix
 // like a real API, times spread over days; written through the store's own batch writer.
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../plugins/profiler/profile.js'
-import type { ProfileStore } from '../plugins/profiler/store.js'
+import type { ProfileWriter } from '../plugins/profiler/profile-writer.js'
 
 /** A small seeded PRNG (mulberry32): the same data on every run. */
 export function randomSource (seed: number): () => number {
@@ -81,20 +81,20 @@ function seedPanels (request: SeedProfile, url: string, token: string, durationM
 
 /**
  * Writes `count` profiles spread evenly over the `spanMs` before `endMs`, in batches of 1,000
- * through ProfileStore; returns the profiles written per second.
+ * through the store's writer; returns the profiles written per second (writing time only).
  */
-export function seedProfiles (store: ProfileStore, count: number, options: { seed?: number, endMs?: number, spanMs?: number } = {}): number {
+export function seedProfiles (writer: ProfileWriter, count: number, options: { seed?: number, endMs?: number, spanMs?: number, firstToken?: number } = {}): number {
   const random = randomSource(options.seed ?? 42)
   const endMs = options.endMs ?? Date.now()
   const spanMs = options.spanMs ?? 5 * 86_400_000
   const stepMs = spanMs / count
-  const started = process.hrtime.bigint()
+  let writingNs = 0n
   let batch: ProfileRecord[] = []
   for (let i = 0; i < count; i++) {
     const request = seedRequest(random)
     const startMs = endMs - spanMs + i * stepMs
     // Distinct tokens spread over the whole space: an odd multiplier permutes 24-bit numbers.
-    const token = (Math.imul(i, 0x9e3779b1) >>> 0 & 0xffffff).toString(16).padStart(6, '0')
+    const token = (Math.imul(i + (options.firstToken ?? 0), 0x9e3779b1) >>> 0 & 0xffffff).toString(16).padStart(6, '0')
     const url = `http://api.example.test:8000${request.path}`
     const durationMs = Math.round(random() * 30_000) / 1000
     batch.push({
@@ -111,13 +111,12 @@ export function seedProfiles (store: ProfileStore, count: number, options: { see
       panels: seedPanels(request, url, token, durationMs)
     })
     if (batch.length === 1000 || i === count - 1) {
-      for (const profile of batch) {
-        if (!store.enqueue(profile)) throw new Error('seed: the store queue is full')
-      }
-      store.flush()
+      const started = process.hrtime.bigint()
+      const { rejected } = writer.write(batch)
+      writingNs += process.hrtime.bigint() - started
+      if (rejected.length > 0) throw new Error(`seed: ${rejected.length} profiles were not stored`)
       batch = []
     }
   }
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9
-  return count / seconds
+  return count / (Number(writingNs) / 1e9)
 }

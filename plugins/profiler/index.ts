@@ -2,9 +2,10 @@ import fp from 'fastify-plugin'
 import { collectors } from './collectors/index.js'
 import { openProfileDatabase } from './open-store.js'
 import { installRecorder } from './recorder.js'
-import { Retention, type RetentionLimits } from './retention.js'
+import type { RetentionLimits } from './retention.js'
 import { profilerRoutes } from './routes.js'
 import { DEFAULT_STORE_OPTIONS, ProfileStore, type StoreOptions } from './store.js'
+import { WriterClient } from './writer-client.js'
 
 export interface ProfilerOptions {
   /** The profiler's own SQLite file. */
@@ -22,7 +23,6 @@ export interface ProfilerOptions {
 declare module 'fastify' {
   interface FastifyInstance {
     profiler: ProfileStore
-    profilerRetention: Retention
   }
 }
 
@@ -33,27 +33,32 @@ const DROP_LOG_INTERVAL_MS = 10_000
  * /_profiler. Register it after routing-errors, so that its routes are known there.
  */
 export default fp<ProfilerOptions>(async function profilerPlugin (app, options) {
+  // The request thread reads (and migrates) on its own connection; the writer thread writes.
   const { db, migration } = openProfileDatabase(options.databasePath)
   if (migration.applied.length > 0) {
     app.log.info(`Profiler store ${options.databasePath}: migrated from version ${migration.from} to ${migration.to}`)
   }
   // Dropped profiles are logged at most once every 10 s, with the count so far.
   let lastDropLog = 0
-  const store = new ProfileStore(db, { ...DEFAULT_STORE_OPTIONS, ...options.store }, reason => {
+  const onDrop = (reason: string): void => {
     const now = Date.now()
     if (now - lastDropLog < DROP_LOG_INTERVAL_MS) return
     lastDropLog = now
     app.log.warn(`profiler: ${store.dropped} profile(s) dropped so far; latest: ${reason}`)
-  })
+  }
+  const writer = new WriterClient(
+    { databasePath: options.databasePath, retention: options.retention, retentionIntervalMs: options.retentionIntervalMs ?? 1000 },
+    message => {
+      if (message.type === 'error') app.log.error(`profiler: ${message.message}`)
+      else store.onWriterMessage(message)
+    }
+  )
+  const store: ProfileStore = new ProfileStore(db, writer, { ...DEFAULT_STORE_OPTIONS, ...options.store }, onDrop)
   app.decorate('profiler', store)
-  const retention = new Retention(store, options.retention, err => { app.log.error({ err }, 'profiler: pruning failed') })
-  app.decorate('profilerRetention', retention)
-  retention.start(options.retentionIntervalMs ?? 1000)
   installRecorder(app, { store, collectors, production: options.production, tokenSource: options.tokenSource })
   await app.register(profilerRoutes, { prefix: '/_profiler', store, collectors })
   app.addHook('onClose', async () => {
-    retention.stop()
-    store.close()
+    await store.close()
     db.close()
   })
 }, { name: 'profiler', dependencies: ['routing-errors', 'error-renderer', 'views'] })

@@ -1,5 +1,5 @@
 import { ID_SLOTS_PER_MS } from './profile.js'
-import type { ProfileStore } from './store.js'
+import type { ProfileWriter } from './profile-writer.js'
 
 export interface RetentionLimits {
   maxProfiles: number
@@ -16,7 +16,7 @@ const BYTES_TARGET = 0.9
 const IP_SWEEP_INTERVAL_MS = 60_000
 
 /**
- * Keeps the profile store within its bounds, in the background: whichever bound is hit first,
+ * Keeps the profile store within its bounds, in the writer thread: whichever bound is hit first,
  * the oldest profiles go, one small batch per step, and freed pages go back to the file system.
  */
 export class Retention {
@@ -25,7 +25,7 @@ export class Retention {
   private lastIpSweep = 0
 
   constructor (
-    private readonly store: ProfileStore,
+    private readonly writer: ProfileWriter,
     private readonly limits: RetentionLimits,
     private readonly onError: (err: unknown) => void = () => {}
   ) {}
@@ -34,7 +34,7 @@ export class Retention {
   step (now = Date.now()): boolean {
     const through = this.pruneTarget(now)
     if (through !== undefined) {
-      this.store.deleteThrough(through)
+      this.writer.deleteThrough(through)
       this.reclaim()
       return true
     }
@@ -72,36 +72,36 @@ export class Retention {
 
   /** The newest id to delete through in this step, or undefined when every bound holds. */
   private pruneTarget (now: number): number | undefined {
-    const { store, limits } = this
-    const oldest = store.oldestId()
+    const { writer, limits } = this
+    const oldest = writer.oldestId()
     if (oldest === undefined) return undefined
     const expiredThrough = Math.floor(now - limits.maxAgeMs) * ID_SLOTS_PER_MS - 1
-    if (oldest <= expiredThrough) return Math.min(expiredThrough, store.nthOldestId(BATCH) ?? expiredThrough)
-    if (store.count > limits.maxProfiles) return store.nthOldestId(Math.min(store.count - limits.maxProfiles, BATCH))
-    const used = store.usedBytes()
+    if (oldest <= expiredThrough) return Math.min(expiredThrough, writer.nthOldestId(BATCH) ?? expiredThrough)
+    if (writer.count > limits.maxProfiles) return writer.nthOldestId(Math.min(writer.count - limits.maxProfiles, BATCH))
+    const used = writer.usedBytes()
     const target = limits.maxBytes * BYTES_TARGET
-    if (used > target && store.count > 0) {
-      const bytesPerProfile = used / store.count
+    if (used > target && writer.count > 0) {
+      const bytesPerProfile = used / writer.count
       const excess = Math.ceil((used - target) / bytesPerProfile)
-      return store.nthOldestId(Math.max(1, Math.min(excess, BATCH, store.count)))
+      return writer.nthOldestId(Math.max(1, Math.min(excess, BATCH, writer.count)))
     }
     return undefined
   }
 
   private reclaim (): boolean {
-    const free = this.store.freePageCount()
+    const free = this.writer.freePageCount()
     if (free === 0) return false
-    this.store.reclaim(Math.min(free, RECLAIM_PAGES))
+    this.writer.reclaim(Math.min(free, RECLAIM_PAGES))
     return true
   }
 
   /** URLs and IPs that no profile uses any more leave the search side tables. */
   private sweepOrphans (now: number): boolean {
-    const { deleted, nextAfterId } = this.store.deleteOrphanUrls(this.urlSweepCursor, BATCH)
+    const { deleted, nextAfterId } = this.writer.deleteOrphanUrls(this.urlSweepCursor, BATCH)
     this.urlSweepCursor = nextAfterId
     if (now - this.lastIpSweep >= IP_SWEEP_INTERVAL_MS) {
       this.lastIpSweep = now
-      this.store.deleteOrphanIps()
+      this.writer.deleteOrphanIps()
     }
     return deleted > 0
   }

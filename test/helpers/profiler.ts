@@ -4,7 +4,7 @@ export interface ListedProfile { token: string, ip: string, method: string, url:
 
 /** The JSON listing (newest first), after writing whatever the profiler still has queued. */
 export async function listProfiles (app: FastifyInstance, query = 'limit=100'): Promise<ListedProfile[]> {
-  app.profiler.flush()
+  await app.profiler.flush()
   const res = await app.inject({ url: `/_profiler/empty/search/results?${query}`, headers: { accept: 'application/json' } })
   if (res.statusCode !== 200) throw new Error(`listing answered ${res.statusCode}: ${res.body}`)
   return (res.json() as { results: ListedProfile[] }).results
@@ -12,7 +12,7 @@ export async function listProfiles (app: FastifyInstance, query = 'limit=100'): 
 
 /** A profile with its panels through the JSON detail page. */
 export async function profileJson (app: FastifyInstance, token: string, query = ''): Promise<Record<string, any>> {
-  app.profiler.flush()
+  await app.profiler.flush()
   const res = await app.inject({ url: `/_profiler/${token}${query}`, headers: { accept: 'application/json' } })
   if (res.statusCode !== 200) throw new Error(`profile ${token} answered ${res.statusCode}: ${res.body}`)
   return res.json()

@@ -12,7 +12,7 @@ async function appWithTraffic (t: Parameters<typeof buildTestApp>[0]) {
   await app.inject({ url: '/robots.txt', remoteAddress: '10.0.0.7' })
   await app.inject({ url: '/monitor/MonitorPooling' })
   await app.inject({ url: '/_profiler' })
-  app.profiler.flush()
+  await app.profiler.flush()
   return app
 }
 
@@ -44,7 +44,7 @@ t.test('/_profiler/search redirects to a token, or to the newest match with the 
 t.test('the listing page: heading, count, columns, colours, times and token links, escaped', async t => {
   const app = await appWithTraffic(t)
   await app.inject({ url: '/x?q=%3Cscript%3Ealert(1)%3C/script%3E', headers: { referer: 'x' } })
-  app.profiler.flush()
+  await app.profiler.flush()
   const res = await app.inject({ url: '/_profiler/empty/search/results?limit=10', headers: { accept: 'text/html' } })
   t.equal(res.statusCode, 200)
   t.match(res.headers['content-type'], /^text\/html/)

@@ -41,7 +41,7 @@ t.test("the profiler's own pages under /_profiler/ are not recorded", async t =>
   const app = await buildTestApp(t)
   const first = await app.inject({ method: 'POST', url: '/monitor/MonitorPooling' })
   const token = first.headers['x-debug-token'] as string
-  app.profiler.flush()
+  await app.profiler.flush()
   for (const url of ['/_profiler/', '/_profiler/search?limit=10', '/_profiler/empty/search/results?limit=10', `/_profiler/${token}`, '/_profiler/latest?panel=router', '/_profiler/abcdef', '/_profiler/search?limit=abc']) {
     const res = await app.inject({ url })
     t.equal(res.headers['x-debug-token'], undefined, url)
@@ -66,7 +66,7 @@ t.test('a token collision picks another token; a stored profile is never overwri
   t.teardown(() => app.close())
   const first = await app.inject({ url: '/one' })
   const second = await app.inject({ url: '/two' }) // aaaaaa is queued: picks bbbbbb
-  app.profiler.flush()
+  await app.profiler.flush()
   const third = await app.inject({ url: '/three' }) // both stored: picks cccccc
   t.same([first, second, third].map(res => res.headers['x-debug-token']), ['aaaaaa', 'bbbbbb', 'cccccc'])
   const profiles = await listProfiles(app)

@@ -1,0 +1,41 @@
+// The writer thread: owns the store's write connection, writes the batches the request thread
+// sends, and prunes in the background. Nothing here runs on the request thread.
+import { parentPort, workerData } from 'node:worker_threads'
+import { openProfileDatabase } from './open-store.js'
+import { ProfileWriter } from './profile-writer.js'
+import { Retention } from './retention.js'
+import type { WriterMessage, WriterRequest, WriterSettings } from './writer-protocol.js'
+
+const port = parentPort
+if (port === null) throw new Error('writer-worker.ts runs as a worker thread')
+const settings = workerData as WriterSettings
+const send = (message: WriterMessage): void => { port.postMessage(message) }
+
+const { db } = openProfileDatabase(settings.databasePath)
+const writer = new ProfileWriter(db, tokens => { send({ type: 'deleted', tokens, count: writer.count }) })
+const retention = new Retention(writer, settings.retention, err => { send({ type: 'error', message: `pruning failed: ${(err as Error).message}` }) })
+retention.start(settings.retentionIntervalMs)
+
+port.on('message', (request: WriterRequest) => {
+  try {
+    switch (request.type) {
+      case 'write': {
+        const { written, rejected } = writer.write(request.batch)
+        send({ type: 'done', id: request.id, count: writer.count, written, rejected })
+        break
+      }
+      case 'prune':
+        retention.runUntilWithinBounds(request.now)
+        send({ type: 'done', id: request.id, count: writer.count })
+        break
+      case 'close':
+        retention.stop()
+        db.close()
+        send({ type: 'done', id: request.id, count: writer.count })
+        port.close()
+        break
+    }
+  } catch (err) {
+    send({ type: 'done', id: request.id, count: writer.count, error: (err as Error).message })
+  }
+})
