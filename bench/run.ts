@@ -1,7 +1,7 @@
 // npm run bench [-- --quick]: profiler overhead, search at 10k and 1M profiles, the store's
 // write rate and size, memory over many profiled requests. Prints a table and writes
 // bench/results.json. Every figure is also given as a ratio against a baseline of the same run.
-import { copyFileSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { join } from 'node:path'
 import { packageRoot } from '../paths.js'
@@ -192,5 +192,8 @@ const only = process.argv.find(arg => arg.startsWith('--only='))?.slice('--only=
 for (const [name, section] of Object.entries(sections)) {
   if (only === undefined || only.includes(name) || name === 'store') await section()
 }
-writeFileSync(join(packageRoot, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`)
+// A partial run (--only=) updates its sections and keeps the others of the last full run.
+const resultsFile = join(packageRoot, 'bench', 'results.json')
+const previous = only !== undefined && existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) as Record<string, unknown> : {}
+writeFileSync(resultsFile, `${JSON.stringify({ ...previous, ...results }, null, 2)}\n`)
 log('\nwritten: bench/results.json')

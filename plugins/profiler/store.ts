@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3'
-import type { ProfileRecord, ProfileSummary, SearchFilters, StoredProfile } from './profile.js'
+import { ID_SLOTS_PER_MS, type ProfileRecord, type ProfileSummary, type SearchFilters, type StoredProfile } from './profile.js'
 import { ProfileSearch } from './profile-search.js'
 import { TokenSet } from './token.js'
 import type { WriterClient } from './writer-client.js'
@@ -57,8 +57,8 @@ export class ProfileStore {
    * start in the same millisecond get different slots; a rare clash is resolved when writing.
    */
   nextId (startMs: number): number {
-    const slot = this.idCounter++ % 1024
-    return Math.floor(startMs) * 1024 + slot
+    const slot = this.idCounter++ % ID_SLOTS_PER_MS
+    return Math.floor(startMs) * ID_SLOTS_PER_MS + slot
   }
 
   /** Whether a token is queued or stored: tokens are unique among stored profiles. */
@@ -135,8 +135,7 @@ export class ProfileStore {
       this.count = answer.count
       if (answer.error !== undefined) {
         for (const profile of batch) this.releaseToken(profile.token)
-        this.dropped += batch.length - 1
-        this.drop(`a batch of ${batch.length} profiles could not be written: ${answer.error}`)
+        this.drop(`a batch of ${batch.length} profiles could not be written: ${answer.error}`, batch.length)
         return
       }
       for (const token of answer.rejected ?? []) {
@@ -147,8 +146,8 @@ export class ProfileStore {
     this.batches.add(written)
   }
 
-  private drop (reason: string): void {
-    this.dropped++
+  private drop (reason: string, profiles = 1): void {
+    this.dropped += profiles
     this.onDrop(reason)
   }
 
