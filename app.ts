@@ -8,6 +8,7 @@ import jsonBody from './plugins/json-body.js'
 import profiler, { type ProfilerOptions } from './plugins/profiler/index.js'
 import routingErrors from './plugins/routing-errors.js'
 import views from './plugins/views.js'
+import { HttpError } from './plugins/http-error.js'
 import ccenterRoutes from './routes/ccenter/index.js'
 import monitorRoutes from './routes/monitor/index.js'
 
@@ -24,6 +25,14 @@ export interface AppOverrides {
 export async function buildApp (config: Config, overrides: AppOverrides = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: config.logLevel },
+    // A URL that cannot be decoded (bad percent-encoding) fails before routing: send it through
+    // the one error renderer (and the profiler's hooks) like any other client error.
+    frameworkErrors: (error, _request, reply) => {
+      const message = error.code === 'FST_ERR_BAD_URL'
+        ? `The request URL is not valid: ${error.message.replace(/ is not a valid url component$/, '')} has a malformed percent-encoding`
+        : error.message
+      void reply.send(new HttpError(400, message, { cause: error, name: 'BadRequestError' }) as never)
+    },
     // Fastify also takes a hop count at run time; its types omit the number form.
     trustProxy: config.trustProxy as boolean | string[]
   })

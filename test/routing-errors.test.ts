@@ -105,3 +105,10 @@ t.test('an unknown path is a 404 before its body is read', async t => {
   const other = await app.inject({ method: 'POST', url: '/nope', headers: { 'content-type': 'text/plain' }, payload: 'x' })
   t.equal(other.statusCode, 404)
 })
+
+t.test('a URL with a malformed percent-encoding is a 400 from the same error renderer', async t => {
+  const app = await buildTestApp(t)
+  const res = await app.inject({ url: '/x/%E0%A4%A?q=1' })
+  t.equal(res.statusCode, 400)
+  t.same(res.json(), { statusCode: 400, error: 'Bad Request', message: "The request URL is not valid: '/x/%E0%A4%A?q=1' has a malformed percent-encoding" })
+})

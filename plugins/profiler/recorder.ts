@@ -9,6 +9,8 @@ import { uniqueToken } from './token.js'
 /** What the profiler keeps about a request between its hooks. */
 interface ProfileState {
   token: string
+  /** scheme://host[:port] as the client addressed it. */
+  origin: string
   handlerStartMs: number | null
   sendStartMs: number
   responseText: string | undefined
@@ -70,14 +72,16 @@ export function installRecorder (app: FastifyInstance, { store, collectors, prod
     try {
       const token = uniqueToken(candidate => store.isTokenTaken(candidate), tokenSource)
       store.reserveToken(token)
+      const origin = requestOrigin(request)
       request.profile = {
         token,
+        origin,
         handlerStartMs: request.profilerHandlerStartMs,
         sendStartMs: reply.elapsedTime,
         responseText: typeof payload === 'string' && payload.length <= MAX_BODY_BYTES && isJson(reply) ? payload : undefined
       }
       reply.header('x-debug-token', token)
-      reply.header('x-debug-token-link', `${requestOrigin(request)}/_profiler/${token}`)
+      reply.header('x-debug-token-link', `${origin}/_profiler/${token}`)
     } catch (err) {
       store.dropped++
       request.log.warn({ err }, 'profiler: request not profiled')
@@ -93,7 +97,7 @@ export function installRecorder (app: FastifyInstance, { store, collectors, prod
       const context: CollectContext = {
         request,
         reply,
-        url: redactUrl(requestOrigin(request) + request.url),
+        url: redactUrl(state.origin + request.url),
         timings: { totalMs, handlerStartMs: state.handlerStartMs, sendStartMs: state.sendStartMs },
         responseBody: parseResponseBody(state.responseText),
         production,
