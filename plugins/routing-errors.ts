@@ -34,7 +34,8 @@ function notFoundMessage (request: FastifyRequest, absoluteUrl: string): string 
 function explainMiss (mirror: RouteMirror, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const { path, query } = splitUrl(request.url)
   const method = request.method
-  const absoluteUrl = requestOrigin(request) + path
+  const origin = requestOrigin(request)
+  const absoluteUrl = origin + path
   const allowedMethods = mirror.allowedMethods(path)
   const getLike = method === 'GET' || method === 'HEAD'
   const twinPath = getLike && allowedMethods.length === 0 ? trailingSlashTwin(path) : null
@@ -52,7 +53,7 @@ function explainMiss (mirror: RouteMirror, request: FastifyRequest, reply: Fasti
   }
   if (twinPath !== null && mirror.matches('GET', twinPath)) {
     failure.outcome = 'redirect'
-    const location = requestOrigin(request) + twinPath + (query === '' ? '' : `?${query}`)
+    const location = origin + twinPath + (query === '' ? '' : `?${query}`)
     return reply.redirect(location, 301)
   }
   throw new HttpError(404, notFoundMessage(request, absoluteUrl), {

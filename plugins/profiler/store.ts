@@ -40,8 +40,12 @@ export class ProfileStore {
     private readonly onDrop: (reason: string) => void = () => {}
   ) {
     this.reader = new ProfileSearch(db)
-    this.count = this.reader.count()
-    for (const token of this.reader.tokens()) this.tokens.add(token)
+    // One pass over the stored tokens fills the token set and counts the profiles.
+    this.count = 0
+    for (const token of this.reader.tokens()) {
+      this.tokens.add(token)
+      this.count++
+    }
   }
 
   /** Events of the writer thread: pruned tokens are free again. */
