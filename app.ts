@@ -1,11 +1,12 @@
 import accepts from '@fastify/accepts'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import type { Config } from './config.js'
 import advisors from './plugins/advisors.js'
 import database from './plugins/database.js'
 import errorRenderer from './plugins/error-renderer.js'
 import jsonBody from './plugins/json-body.js'
 import profiler, { type ProfilerOptions } from './plugins/profiler/index.js'
+import { REDACTED, Redactor } from './plugins/profiler/redact.js'
 import routingErrors from './plugins/routing-errors.js'
 import views from './plugins/views.js'
 import { HttpError } from './plugins/http-error.js'
@@ -16,6 +17,36 @@ declare module 'fastify' {
   interface FastifyInstance { config: Config }
 }
 
+/** The start-up line that says whether the profiler records, where, and who may read it. */
+function profilerStatus (config: Config): string {
+  if (!config.profiler) {
+    return `Profiler: off${config.production ? ' (production: PROFILER=on with PROFILER_SECRET enables it)' : ' (PROFILER=off)'}`
+  }
+  const access = config.profilerSecret === null
+    ? 'pages NOT protected: anyone who reaches this port can read the profiles (set PROFILER_SECRET)'
+    : 'pages protected by HTTP Basic authentication (PROFILER_SECRET)'
+  return `Profiler: on, store ${config.profilerDatabasePath}, ${access}`
+}
+
+/** Request log lines carry the URL with its secrets redacted, like the profiles. */
+function logSerializers (config: Config) {
+  const redactor = new Redactor({ fields: config.profilerRedactFields })
+  const secret = config.profilerSecret
+  const redactUrl = (url: string): string => {
+    const redacted = redactor.url(url)
+    return secret === null ? redacted : redacted.replaceAll(secret, REDACTED).replaceAll(encodeURIComponent(secret), REDACTED)
+  }
+  return {
+    req: (request: FastifyRequest) => ({
+      method: request.method,
+      url: redactUrl(request.url),
+      host: request.host,
+      remoteAddress: request.ip,
+      remotePort: request.socket?.remotePort
+    })
+  }
+}
+
 export interface AppOverrides {
   /** Profiler settings beyond the config (queue sizes, a token source for tests). */
   profiler?: Partial<ProfilerOptions>
@@ -24,7 +55,7 @@ export interface AppOverrides {
 /** The whole plugin tree; never listens (server.ts does). Tests call this and use inject(). */
 export async function buildApp (config: Config, overrides: AppOverrides = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: { level: config.logLevel, serializers: logSerializers(config) },
     // A URL that cannot be decoded (bad percent-encoding) fails before routing: send it through
     // the one error renderer (and the profiler's hooks) like any other client error.
     frameworkErrors: (error, _request, reply) => {
@@ -51,10 +82,14 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
     await app.register(profiler, {
       databasePath: config.profilerDatabasePath,
       production: config.production,
+      secret: config.profilerSecret,
+      redaction: { headers: config.profilerRedactHeaders, fields: config.profilerRedactFields },
       retention: { maxProfiles: config.profilerMaxProfiles, maxAgeMs: config.profilerMaxAgeMs, maxBytes: config.profilerMaxBytes },
       ...overrides.profiler
     })
   }
+
+  app.log.info(profilerStatus(config))
 
   await app.register(ccenterRoutes, { prefix: '/ccenter' })
   await app.register(monitorRoutes, { prefix: '/monitor' })

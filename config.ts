@@ -5,6 +5,9 @@ import { Type, type Static } from 'typebox'
 import { packageRoot } from './paths.js'
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+/** A comma-separated list of names (header or field names), possibly empty. */
+const NAME_LIST = '^\\s*([!#$%&\'*+.^_`|~0-9A-Za-z-]+\\s*(,\\s*[!#$%&\'*+.^_`|~0-9A-Za-z-]+\\s*)*)?$'
+const NAME_LIST_RULE = 'must be a comma-separated list of names'
 
 const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8000 }),
@@ -29,8 +32,14 @@ const EnvSchema = Type.Object({
     pattern: '^[0-9]+(B|KiB|MiB|GiB)?$',
     default: '256MiB',
     description: 'must be a size in bytes, or with a unit: 512KiB, 256MiB, 2GiB'
-  })
+  }),
+  PROFILER_SECRET: Type.Optional(Type.String({ minLength: 16, description: 'must be at least 16 characters' })),
+  PROFILER_REDACT_HEADERS: Type.String({ pattern: NAME_LIST, default: '', description: NAME_LIST_RULE }),
+  PROFILER_REDACT_FIELDS: Type.String({ pattern: NAME_LIST, default: '', description: NAME_LIST_RULE })
 })
+
+/** Variables whose value is never repeated in an error message. */
+const SECRET_VARIABLES = new Set(['PROFILER_SECRET'])
 
 type Env = Static<typeof EnvSchema>
 
@@ -50,6 +59,11 @@ export interface Config {
   profilerMaxProfiles: number
   profilerMaxAgeMs: number
   profilerMaxBytes: number
+  /** The password of the profiler's pages (HTTP Basic); null: the pages are open. */
+  profilerSecret: string | null
+  /** Header and field names redacted on top of the built-in ones (lower case). */
+  profilerRedactHeaders: string[]
+  profilerRedactFields: string[]
 }
 
 /** Thrown for an invalid environment; `message` is one line per bad variable. */
@@ -59,12 +73,12 @@ interface AjvError { instancePath: string, keyword: string, message?: string, pa
 
 function describe (error: AjvError, env: Record<string, string | undefined>): string {
   const name = error.instancePath.replace(/^\//, '')
-  const got = env[name] === undefined ? '' : ` (got "${env[name]}")`
+  const got = env[name] === undefined || SECRET_VARIABLES.has(name) ? '' : ` (got "${env[name]}")`
   const schema = EnvSchema.properties[name as keyof Env] as { anyOf?: Array<{ const: string }>, description?: string }
   let rule = error.message ?? 'is invalid'
   if (error.keyword === 'anyOf' || error.keyword === 'const') {
     rule = `must be one of ${(schema.anyOf ?? []).map(option => option.const).join(', ')}`
-  } else if (error.keyword === 'pattern' && schema.description !== undefined) {
+  } else if ((error.keyword === 'pattern' || error.keyword === 'minLength') && schema.description !== undefined) {
     rule = schema.description
   }
   return `${name} ${rule}${got}`
@@ -90,6 +104,10 @@ export function parseDuration (value: string): number {
 export function parseSize (value: string): number {
   const [, amount = '0', unit = 'B'] = /^([0-9]+)(B|KiB|MiB|GiB)?$/.exec(value) ?? []
   return Number(amount) * (SIZE_BYTES[unit] ?? 1)
+}
+
+function parseNameList (value: string): string[] {
+  return value.split(',').map(name => name.trim().toLowerCase()).filter(name => name !== '')
 }
 
 function readVersion (): string {
@@ -119,6 +137,11 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     throw new ConfigError(`Invalid environment: ${lines.join('; ')}`)
   }
   const production = parsed.NODE_ENV === 'production'
+  const profiler = parsed.PROFILER === undefined ? !production : parsed.PROFILER === 'on'
+  // An exposed profiler leaks every request it recorded: in production it needs a password.
+  if (production && profiler && parsed.PROFILER_SECRET === undefined) {
+    throw new ConfigError('Invalid environment: PROFILER_SECRET must be set (at least 16 characters) when PROFILER=on in production')
+  }
   return {
     port: parsed.PORT,
     host: parsed.HOST,
@@ -126,12 +149,15 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     production,
     databasePath: resolvePath(parsed.DATABASE_PATH),
     profilerDatabasePath: resolvePath(parsed.PROFILER_DATABASE_PATH),
-    profiler: parsed.PROFILER === undefined ? !production : parsed.PROFILER === 'on',
+    profiler,
     trustProxy: parseTrustProxy(parsed.TRUST_PROXY),
     logLevel: parsed.LOG_LEVEL,
     version: readVersion(),
     profilerMaxProfiles: parsed.PROFILER_MAX_PROFILES,
     profilerMaxAgeMs: parseDuration(parsed.PROFILER_MAX_AGE),
-    profilerMaxBytes: parseSize(parsed.PROFILER_MAX_BYTES)
+    profilerMaxBytes: parseSize(parsed.PROFILER_MAX_BYTES),
+    profilerSecret: parsed.PROFILER_SECRET ?? null,
+    profilerRedactHeaders: parseNameList(parsed.PROFILER_REDACT_HEADERS),
+    profilerRedactFields: parseNameList(parsed.PROFILER_REDACT_FIELDS)
   }
 }

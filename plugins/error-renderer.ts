@@ -20,6 +20,8 @@ function reword (error: FastifyError, request: FastifyRequest): Error {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new HttpError(413, `Request body is larger than the ${BODY_LIMIT / 1024 / 1024} MiB limit (${BODY_LIMIT} bytes)`,
         { cause: error, name: 'PayloadTooLargeError' })
+    case 'FST_BASIC_AUTH_MISSING_OR_BAD_AUTHORIZATION_HEADER':
+      return new HttpError(401, 'This page requires HTTP Basic authentication', { cause: error, name: 'UnauthorizedError' })
     default:
       return error
   }

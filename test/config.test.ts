@@ -18,7 +18,7 @@ t.test('defaults', async t => {
 
 t.test('the profiler is off in production unless PROFILER=on', async t => {
   t.equal(loadConfig({ NODE_ENV: 'production' }).profiler, false)
-  t.equal(loadConfig({ NODE_ENV: 'production', PROFILER: 'on' }).profiler, true)
+  t.equal(loadConfig({ NODE_ENV: 'production', PROFILER: 'on', PROFILER_SECRET: 'a-long-enough-secret' }).profiler, true)
   t.equal(loadConfig({ PROFILER: 'off' }).profiler, false)
 })
 
@@ -56,4 +56,23 @@ t.test('retention bounds: durations and sizes with units', async t => {
   t.throws(() => loadConfig({ PROFILER_MAX_AGE: '2 days' }), /PROFILER_MAX_AGE must be a duration such as 90s, 30m, 12h or 2d \(got "2 days"\)/)
   t.throws(() => loadConfig({ PROFILER_MAX_BYTES: '1GB' }), /PROFILER_MAX_BYTES must be a size in bytes, or with a unit: 512KiB, 256MiB, 2GiB/)
   t.throws(() => loadConfig({ PROFILER_MAX_PROFILES: '0' }), /PROFILER_MAX_PROFILES must be >= 1/)
+})
+
+t.test('PROFILER=on in production requires PROFILER_SECRET of 16 characters or more, never echoed', async t => {
+  t.throws(() => loadConfig({ NODE_ENV: 'production', PROFILER: 'on' }),
+    { message: 'Invalid environment: PROFILER_SECRET must be set (at least 16 characters) when PROFILER=on in production' })
+  const short = t.throws(() => loadConfig({ NODE_ENV: 'production', PROFILER: 'on', PROFILER_SECRET: 'tooshort-42' })) as Error
+  t.equal(short.message, 'Invalid environment: PROFILER_SECRET must be at least 16 characters')
+  t.throws(() => loadConfig({ PROFILER_SECRET: 'tooshort-42' }), /PROFILER_SECRET must be at least 16 characters/, 'in development too')
+  t.equal(loadConfig({}).profilerSecret, null)
+  t.equal(loadConfig({ PROFILER_SECRET: 'a-long-enough-secret' }).profilerSecret, 'a-long-enough-secret')
+  t.equal(loadConfig({ NODE_ENV: 'production', PROFILER_SECRET: 'a-long-enough-secret' }).profiler, false, 'a secret alone does not turn it on')
+})
+
+t.test('PROFILER_REDACT_HEADERS and PROFILER_REDACT_FIELDS: comma-separated names', async t => {
+  const config = loadConfig({ PROFILER_REDACT_HEADERS: 'X-Tenant-Key, x-signature', PROFILER_REDACT_FIELDS: 'iban,SSN' })
+  t.same(config.profilerRedactHeaders, ['x-tenant-key', 'x-signature'])
+  t.same(config.profilerRedactFields, ['iban', 'ssn'])
+  t.same(loadConfig({}).profilerRedactHeaders, [])
+  t.throws(() => loadConfig({ PROFILER_REDACT_HEADERS: 'a b,' }), /PROFILER_REDACT_HEADERS must be a comma-separated list of names \(got "a b,"\)/)
 })

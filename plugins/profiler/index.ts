@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import { collectors } from './collectors/index.js'
 import { openProfileDatabase } from './open-store.js'
+import { Redactor, type RedactionRules } from './redact.js'
 import { installRecorder } from './recorder.js'
 import type { RetentionLimits } from './retention.js'
 import { profilerRoutes } from './routes.js'
@@ -11,6 +12,10 @@ export interface ProfilerOptions {
   /** The profiler's own SQLite file. */
   databasePath: string
   production: boolean
+  /** The password of the /_profiler pages (HTTP Basic); null leaves them open. */
+  secret: string | null
+  /** Names redacted on top of the built-in ones. */
+  redaction: RedactionRules
   /** Whichever bound is hit first, the oldest profiles go (in the background). */
   retention: RetentionLimits
   /** How often the background pruning looks at the bounds when idle. */
@@ -55,8 +60,9 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
   )
   const store: ProfileStore = new ProfileStore(db, writer, { ...DEFAULT_STORE_OPTIONS, ...options.store }, onDrop)
   app.decorate('profiler', store)
-  installRecorder(app, { store, collectors, production: options.production, tokenSource: options.tokenSource })
-  await app.register(profilerRoutes, { prefix: '/_profiler', store, collectors })
+  const redactor = new Redactor(options.redaction)
+  installRecorder(app, { store, collectors, production: options.production, redactor, tokenSource: options.tokenSource })
+  await app.register(profilerRoutes, { prefix: '/_profiler', store, collectors, secret: options.secret })
   app.addHook('onClose', async () => {
     await store.close()
     db.close()

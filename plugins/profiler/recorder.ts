@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { requestOrigin } from '../request-origin.js'
 import type { CollectContext, Collector } from './collectors/collector.js'
 import { MAX_BODY_BYTES } from './collectors/request.js'
-import { redactUrl } from './redact.js'
+import type { Redactor } from './redact.js'
 import type { ProfileStore } from './store.js'
 import { uniqueToken } from './token.js'
 
@@ -31,6 +31,7 @@ export interface RecorderOptions {
   store: ProfileStore
   collectors: Collector[]
   production: boolean
+  redactor: Redactor
   tokenSource?: () => string
 }
 
@@ -58,7 +59,7 @@ function parseResponseBody (text: string | undefined): unknown {
  * Records every request: a token and the X-Debug-Token headers in onSend, the panels
  * in onResponse, queued for the store. Nothing here writes, waits or throws into a request.
  */
-export function installRecorder (app: FastifyInstance, { store, collectors, production, tokenSource }: RecorderOptions): void {
+export function installRecorder (app: FastifyInstance, { store, collectors, production, redactor, tokenSource }: RecorderOptions): void {
   app.decorateRequest('profile', null)
   app.decorateRequest('profilerHandlerStartMs', null)
 
@@ -97,11 +98,12 @@ export function installRecorder (app: FastifyInstance, { store, collectors, prod
       const context: CollectContext = {
         request,
         reply,
-        url: redactUrl(state.origin + request.url),
+        url: redactor.url(state.origin + request.url),
         timings: { totalMs, handlerStartMs: state.handlerStartMs, sendStartMs: state.sendStartMs },
         responseBody: parseResponseBody(state.responseText),
         production,
-        droppedProfiles: store.dropped
+        droppedProfiles: store.dropped,
+        redactor
       }
       const panels: Record<string, unknown> = {}
       for (const collector of collectors) panels[collector.name] = collector.collect(context)

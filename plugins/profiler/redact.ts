@@ -1,51 +1,123 @@
-// Secrets never reach the profile store in clear: headers, body fields and query parameters
-// whose names say they hold a secret are replaced before anything is queued.
+// Secrets never reach the profile store in clear. Two rules, applied before anything is queued:
+// - by name: headers, fields and query parameters whose name says they hold a secret;
+// - by value: JWTs, Bearer credentials and payment-card numbers, in any text we keep
+//   (field values, header values, the URL, error messages, stack traces).
 
 export const REDACTED = '[redacted]'
+const REDACTED_IN_URL = encodeURIComponent(REDACTED)
 
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-auth-token', 'x-csrf-token'])
-const SECRET_NAME = /pass(word|wd|phrase)?|secret|token|api[-_]?key|credential|authori[sz]ation|cookie|session[-_]?id|^pin$|cvv|card[-_]?number/i
+const SECRET_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-auth-token', 'x-csrf-token']
+// "auth" but not "author"/"authority" (authorization is listed on its own).
+const SECRET_NAME = /pass(word|wd|phrase)?|pwd|secret|token|api[-_ ]?key|authori[sz]ation|auth(?!or)|credential|cookie|session[-_]?id|^pin$|cvv|card[-_]?number/i
 const MAX_DEPTH = 32
 
-export function isSecretName (name: string): boolean {
-  return SECRET_NAME.test(name)
-}
+/**
+ * One pass finds every value-shaped secret in a text:
+ * a JWT (three base64url parts, the first a JSON header), a Bearer credential,
+ * a card number (13-19 digits, spaces or dashes allowed, starting 2-6 as issuers' numbers do,
+ * checked with Luhn below), and a `name=value` pair (URLs, forms, messages) whose name is secret.
+ */
+const SECRET_TEXT = new RegExp([
+  /\beyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*/.source,
+  /\b[Bb]earer\s+[\w.~+/-]{6,}=*/.source,
+  /(?<!\d)[2-6](?:[ -]?\d){12,18}(?!\d)/.source,
+  /(?<=^|[?&\s;,])([\w.%[\]-]+)=([^&\s"'#<>,;]*)/.source
+].join('|'), 'g')
 
-export function redactHeaders (headers: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue
-    out[name] = SECRET_HEADERS.has(name.toLowerCase()) ? REDACTED : value
+/** The Luhn checksum of a digit string (payment-card numbers pass it). */
+function passesLuhn (digits: string): boolean {
+  let sum = 0
+  for (let i = digits.length - 1, double = false; i >= 0; i--, double = !double) {
+    let digit = digits.charCodeAt(i) - 48
+    if (double) digit = digit * 2 > 9 ? digit * 2 - 9 : digit * 2
+    sum += digit
   }
-  return out
+  return sum % 10 === 0
 }
 
-/** A deep copy in which every secret-named field holds REDACTED. */
-export function redactFields (value: unknown, depth = 0): unknown {
-  if (value === null || typeof value !== 'object') return value
-  if (depth >= MAX_DEPTH) return '[too deep]'
-  if (Array.isArray(value)) return value.map(item => redactFields(item, depth + 1))
-  const out: Record<string, unknown> = {}
-  for (const [key, item] of Object.entries(value)) {
-    out[key] = isSecretName(key) ? REDACTED : redactFields(item, depth + 1)
+function isCardNumber (text: string): boolean {
+  const digits = text.replace(/[ -]/g, '')
+  return digits.length >= 13 && digits.length <= 19 && passesLuhn(digits)
+}
+
+function decodeName (raw: string): string {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '))
+  } catch {
+    return raw // a malformed escape is not a secret name by itself
   }
-  return out
 }
 
-/** The URL with the values of secret-named query parameters replaced (the rest kept byte for byte). */
-export function redactUrl (url: string): string {
-  const mark = url.indexOf('?')
-  if (mark === -1) return url
-  const pairs = url.slice(mark + 1).split('&').map(pair => {
-    const equals = pair.indexOf('=')
-    const rawName = equals === -1 ? pair : pair.slice(0, equals)
-    let name = rawName
-    try {
-      name = decodeURIComponent(rawName.replace(/\+/g, ' '))
-    } catch {
-      // keep the raw name: a malformed escape is not a secret name by itself
+export interface RedactionRules {
+  /** Header names redacted on top of the built-in ones. */
+  headers?: string[]
+  /** Field-name fragments redacted on top of the built-in ones (case-insensitive). */
+  fields?: string[]
+}
+
+export class Redactor {
+  private readonly secretHeaders: Set<string>
+  private readonly extraFields: string[]
+
+  constructor (rules: RedactionRules = {}) {
+    this.secretHeaders = new Set([...SECRET_HEADERS, ...(rules.headers ?? []).map(name => name.toLowerCase())])
+    this.extraFields = (rules.fields ?? []).map(name => name.toLowerCase())
+  }
+
+  isSecretName (name: string): boolean {
+    if (SECRET_NAME.test(name)) return true
+    if (this.extraFields.length === 0) return false
+    const lower = name.toLowerCase()
+    return this.extraFields.some(fragment => lower.includes(fragment))
+  }
+
+  /** A text with every value-shaped secret, and the value of every secret-named pair, replaced. */
+  text (text: string): string {
+    return text.replace(SECRET_TEXT, (match: string, name: string | undefined, value: string | undefined) => {
+      if (name !== undefined) {
+        return value !== '' && value !== REDACTED_IN_URL && this.isSecretName(decodeName(name)) ? `${name}=${REDACTED_IN_URL}` : match
+      }
+      if (match.startsWith('eyJ')) return REDACTED
+      if (/^[Bb]earer/.test(match)) return `${match.slice(0, 6)} ${REDACTED}`
+      return isCardNumber(match) ? REDACTED : match
+    })
+  }
+
+  /** The URL with secret-named query values and value-shaped secrets replaced; the rest kept byte for byte. */
+  url (url: string): string {
+    const redacted = this.text(url)
+    const mark = redacted.indexOf('?')
+    if (mark === -1) return redacted
+    // Values written with escapes (`4111%201111...`) are checked once decoded too.
+    const pairs = redacted.slice(mark + 1).split('&').map(pair => {
+      const equals = pair.indexOf('=')
+      if (equals === -1) return pair
+      const value = decodeName(pair.slice(equals + 1))
+      return this.text(value) === value ? pair : `${pair.slice(0, equals)}=${REDACTED_IN_URL}`
+    })
+    return `${redacted.slice(0, mark)}?${pairs.join('&')}`
+  }
+
+  headers (headers: Record<string, unknown>): Record<string, unknown> {
+    const out: Record<string, unknown> = {}
+    for (const [name, value] of Object.entries(headers)) {
+      if (value === undefined) continue
+      out[name] = this.secretHeaders.has(name.toLowerCase()) ? REDACTED : this.fields(value)
     }
-    return equals !== -1 && isSecretName(name) ? `${rawName}=${encodeURIComponent(REDACTED)}` : pair
-  })
-  return `${url.slice(0, mark)}?${pairs.join('&')}`
+    return out
+  }
+
+  /** A deep copy in which secret-named fields and value-shaped secrets are replaced. */
+  fields (value: unknown, depth = 0): unknown {
+    if (typeof value === 'string') return this.text(value)
+    if (typeof value === 'number') return Number.isInteger(value) && /^[2-6]\d{12,18}$/.test(String(value)) && isCardNumber(String(value)) ? REDACTED : value
+    if (value === null || typeof value !== 'object') return value
+    if (depth >= MAX_DEPTH) return '[too deep]'
+    if (Array.isArray(value)) return value.map(item => this.fields(item, depth + 1))
+    const out: Record<string, unknown> = {}
+    for (const [key, item] of Object.entries(value)) {
+      out[key] = this.isSecretName(key) ? REDACTED : this.fields(item, depth + 1)
+    }
+    return out
+  }
 }

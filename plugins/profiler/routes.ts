@@ -4,13 +4,19 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { HttpError } from '../http-error.js'
 import type { Collector } from './collectors/collector.js'
+import { securePages } from './page-security.js'
 import type { StoredProfile } from './profile.js'
 import { parseSearchFilters, SEARCH_PARAMETERS, SearchQuerySchema, type SearchQuery } from './search-filters.js'
 import type { ProfileStore } from './store.js'
 import { TOKEN_PATTERN } from './token.js'
 import { panelMenu, profileSummary, resultRow, searchForm } from './view-model.js'
 
-export interface ProfilerRoutesOptions { store: ProfileStore, collectors: Collector[] }
+export interface ProfilerRoutesOptions {
+  store: ProfileStore
+  collectors: Collector[]
+  /** The HTTP Basic password of every page; null: open pages. */
+  secret: string | null
+}
 
 const HOME_TARGET = '/_profiler/empty/search/results?limit=10'
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 100 }) })
@@ -42,8 +48,9 @@ async function html (reply: FastifyReply, page: string, model: Record<string, un
 }
 
 /** /_profiler: the search listing and the profile pages, each with a JSON twin. Never profiled. */
-export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = async (app, { store, collectors }) => {
+export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = async (app, { store, collectors, secret }) => {
   const config = { profile: false }
+  await securePages(app, secret)
   const panelNames = collectors.map(collector => collector.name)
 
   app.addHook('onSend', (_request, reply, payload, done) => {

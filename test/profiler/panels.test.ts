@@ -79,7 +79,7 @@ t.test('exception panel: body errors keep the framework error as cause; 5xx stac
   t.match(dev, { name: 'TypeError', statusCode: 500, message: 'kaput' })
   t.match(dev.chain[0].stack, /TypeError: kaput\n\s+at /)
 
-  const prod = await buildApp(testConfig(t, { NODE_ENV: 'production', PROFILER: 'on' }))
+  const prod = await buildApp(testConfig(t, { NODE_ENV: 'production', PROFILER: 'on', PROFILER_SECRET: 'a-long-enough-secret' }))
   prod.get('/test/boom', async () => { throw new TypeError('kaput') })
   t.teardown(() => prod.close())
   const prodBoom = await prod.inject({ url: '/test/boom' })

@@ -135,17 +135,6 @@ t.test('the profiles table is readable with plain SQL', async t => {
   t.same(panels, { cause: 'No routes found for "/robots.txt/".' })
 })
 
-t.test('off in production unless PROFILER=on; off with PROFILER=off', async t => {
-  const production = await buildTestApp(t, { NODE_ENV: 'production' })
-  const res = await production.inject({ method: 'POST', url: '/monitor/MonitorPooling' })
-  t.equal(res.headers['x-debug-token'], undefined)
-  t.equal((await production.inject({ url: '/_profiler/' })).statusCode, 404, 'no profiler routes')
-  const off = await buildTestApp(t, { PROFILER: 'off' })
-  t.equal((await off.inject({ url: '/nope' })).headers['x-debug-token'], undefined)
-  const on = await buildTestApp(t, { NODE_ENV: 'production', PROFILER: 'on' })
-  t.match((await on.inject({ url: '/nope' })).headers['x-debug-token'], /^[0-9a-f]{6}$/)
-})
-
 t.test('a full write queue drops profiles (counted), never the request', async t => {
   const tight = await buildApp(testConfig(t), { profiler: { store: { maxQueue: 2, flushDelayMs: 60_000, batchSize: 100 } } })
   t.teardown(() => tight.close())

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Redactor } from '../redact.js'
 
 /** Phase times of one request, in milliseconds since Fastify received it. */
 export interface RequestTimings {
@@ -20,6 +21,8 @@ export interface CollectContext {
   responseBody: unknown
   production: boolean
   droppedProfiles: number
+  /** Every value taken from the request or the reply goes through it. */
+  redactor: Redactor
 }
 
 /**

@@ -1,17 +1,18 @@
 import { STATUS_CODES } from 'node:http'
+import type { Redactor } from '../redact.js'
 import type { Collector } from './collector.js'
 
 interface ChainEntry { name: string, message: string, stack?: string }
 
 /** The error and each of its causes, outermost first. */
-function causeChain (error: Error, withStack: boolean): ChainEntry[] {
+function causeChain (error: Error, withStack: boolean, redactor: Redactor): ChainEntry[] {
   const chain: ChainEntry[] = []
   const seen = new Set<unknown>()
   let current: unknown = error
   while (current instanceof Error && !seen.has(current) && chain.length < 20) {
     seen.add(current)
-    const entry: ChainEntry = { name: current.name, message: current.message }
-    if (withStack && current.stack !== undefined) entry.stack = current.stack
+    const entry: ChainEntry = { name: current.name, message: redactor.text(current.message) }
+    if (withStack && current.stack !== undefined) entry.stack = redactor.text(current.stack)
     chain.push(entry)
     current = current.cause
   }
@@ -22,7 +23,7 @@ function causeChain (error: Error, withStack: boolean): ChainEntry[] {
 export const exceptionCollector: Collector = {
   name: 'exception',
   label: 'Exception',
-  collect ({ request, reply, production }) {
+  collect ({ request, reply, production, redactor }) {
     const error = request.renderedError
     if (error === null) return null
     const statusCode = reply.statusCode
@@ -30,8 +31,8 @@ export const exceptionCollector: Collector = {
       name: error.name,
       statusCode,
       statusText: STATUS_CODES[statusCode] ?? '',
-      message: error.message,
-      chain: causeChain(error, statusCode >= 500 && !production)
+      message: redactor.text(error.message),
+      chain: causeChain(error, statusCode >= 500 && !production, redactor)
     }
   }
 }

@@ -1,5 +1,4 @@
 import { STATUS_CODES } from 'node:http'
-import { redactFields, redactHeaders } from '../redact.js'
 import type { Collector } from './collector.js'
 
 /** Request bodies larger than this (as JSON) are kept as a truncated preview. */
@@ -17,21 +16,21 @@ function keepBody (body: unknown): unknown {
 export const requestCollector: Collector = {
   name: 'request',
   label: 'Request / Response',
-  collect ({ request, reply, url, responseBody }) {
+  collect ({ request, reply, url, responseBody, redactor }) {
     const statusCode = reply.statusCode
     return {
       method: request.method,
       url,
       route: request.is404 ? null : request.routeOptions.url ?? null,
-      params: request.is404 ? {} : redactFields(request.params ?? {}),
-      query: redactFields(request.query ?? {}),
-      body: keepBody(redactFields(request.body)),
-      requestHeaders: redactHeaders(request.headers),
+      params: request.is404 ? {} : redactor.fields(request.params ?? {}),
+      query: redactor.fields(request.query ?? {}),
+      body: keepBody(redactor.fields(request.body)),
+      requestHeaders: redactor.headers(request.headers),
       response: {
         statusCode,
         statusText: STATUS_CODES[statusCode] ?? '',
-        headers: redactHeaders(reply.getHeaders()),
-        body: responseBody === undefined ? null : redactFields(responseBody)
+        headers: redactor.headers(reply.getHeaders()),
+        body: responseBody === undefined ? null : redactor.fields(responseBody)
       }
     }
   }

@@ -4,10 +4,10 @@ import type { Collector } from './collector.js'
 export const routerCollector: Collector = {
   name: 'router',
   label: 'Routing',
-  collect ({ request }) {
+  collect ({ request, redactor }) {
     const failure = request.routingFailure
     if (failure !== null || request.is404) {
-      return { matched: null, failure }
+      return { matched: null, failure: redactor.fields(failure) }
     }
     const method = request.routeOptions.method
     return {
