@@ -75,7 +75,9 @@ export class Redactor {
   text (text: string): string {
     return text.replace(SECRET_TEXT, (match: string, name: string | undefined, value: string | undefined) => {
       if (name !== undefined) {
-        return value !== '' && value !== REDACTED_IN_URL && this.isSecretName(decodeName(name)) ? `${name}=${REDACTED_IN_URL}` : match
+        // A pair's whole value goes when its name is secret or the value holds a secret.
+        if (value === '' || value === REDACTED_IN_URL) return match
+        return this.isSecretName(decodeName(name)) || this.text(value ?? '') !== value ? `${name}=${REDACTED_IN_URL}` : match
       }
       if (match.startsWith('eyJ')) return REDACTED
       if (/^[Bb]earer/.test(match)) return `${match.slice(0, 6)} ${REDACTED}`

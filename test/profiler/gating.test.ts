@@ -23,7 +23,8 @@ t.test('production: no profiler at all unless PROFILER=on (the normal 404, no he
 })
 
 t.test('with a secret, every page and JSON answer needs HTTP Basic with that password', async t => {
-  for (const env of [{ NODE_ENV: 'production', PROFILER: 'on', PROFILER_SECRET: SECRET }, { PROFILER_SECRET: SECRET }]) {
+  const environments: Array<Record<string, string>> = [{ NODE_ENV: 'production', PROFILER: 'on', PROFILER_SECRET: SECRET }, { PROFILER_SECRET: SECRET }]
+  for (const env of environments) {
     const app = await buildTestApp(t, env)
     const recorded = await app.inject({ url: '/nope' })
     t.match(recorded.headers['x-debug-token'], /^[0-9a-f]{6}$/, `${env.NODE_ENV ?? 'development'}: requests are profiled`)
