@@ -10,6 +10,7 @@ import { REDACTED, Redactor } from './plugins/profiler/redact.js'
 import routingErrors from './plugins/routing-errors.js'
 import views from './plugins/views.js'
 import { HttpError } from './plugins/http-error.js'
+import { escapeMalformedPath } from './plugins/malformed-url.js'
 import ccenterRoutes from './routes/ccenter/index.js'
 import monitorRoutes from './routes/monitor/index.js'
 
@@ -56,13 +57,15 @@ export interface AppOverrides {
 export async function buildApp (config: Config, overrides: AppOverrides = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: { level: config.logLevel, serializers: logSerializers(config) },
-    // A URL that cannot be decoded (bad percent-encoding) fails before routing: send it through
-    // the one error renderer (and the profiler's hooks) like any other client error.
+    // A path that cannot be decoded is answered 400 by routing-errors, hooks and profiler included.
+    rewriteUrl: escapeMalformedPath,
+    // Route parameters are bounded by their schemas; the router's own limit (100) would answer
+    // before any hook, unprofiled.
+    routerOptions: { maxParamLength: 16_384 },
+    // Whatever else fails inside the router still goes through the error renderer (unprofiled:
+    // these requests skip the hooks).
     frameworkErrors: (error, _request, reply) => {
-      const message = error.code === 'FST_ERR_BAD_URL'
-        ? `The request URL is not valid: ${error.message.replace(/ is not a valid url component$/, '')} has a malformed percent-encoding`
-        : error.message
-      void reply.send(new HttpError(400, message, { cause: error, name: 'BadRequestError' }) as never)
+      void reply.send(new HttpError(400, error.message, { cause: error, name: 'BadRequestError' }) as never)
     },
     // Fastify also takes a hop count at run time; its types omit the number form.
     trustProxy: config.trustProxy as boolean | string[]

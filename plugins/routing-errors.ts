@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { HttpError } from './http-error.js'
+import { hasMalformedPath } from './malformed-url.js'
 import { requestOrigin, splitUrl } from './request-origin.js'
 import { RouteMirror } from './route-mirror.js'
 
@@ -74,6 +75,9 @@ export default fp(async function routingErrorsPlugin (app) {
     mirror.add(Array.isArray(route.method) ? route.method : [route.method], route.url ?? route.path)
   })
   app.addHook('onRequest', async (request, reply) => {
+    if (hasMalformedPath(request)) {
+      throw new HttpError(400, `The request URL is not valid: '${request.originalUrl}' has a malformed percent-encoding`, { name: 'BadRequestError' })
+    }
     if (request.is404) return explainMiss(mirror, request, reply)
   })
 }, { name: 'routing-errors' })

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { listProfiles } from './helpers/profiler.js'
 import { buildTestApp } from './helpers/app.js'
 
 t.test('an unknown path is a 404 with the absolute URL, for any method', async t => {
@@ -111,4 +112,10 @@ t.test('a URL with a malformed percent-encoding is a 400 from the same error ren
   const res = await app.inject({ url: '/x/%E0%A4%A?q=1' })
   t.equal(res.statusCode, 400)
   t.same(res.json(), { statusCode: 400, error: 'Bad Request', message: "The request URL is not valid: '/x/%E0%A4%A?q=1' has a malformed percent-encoding" })
+  const [profile] = await listProfiles(app, 'limit=1')
+  t.match(profile, { token: res.headers['x-debug-token'], url: 'http://localhost/x/%E0%A4%A?q=1', status: 400 }, 'profiled with the URL as sent')
+  const onRoute = await app.inject({ method: 'POST', url: '/ccenter/getConseillerByCode%', headers: { accept: 'text/html' } })
+  t.equal(onRoute.statusCode, 400)
+  t.match(onRoute.headers['content-type'], /text\/html/, 'an HTML page for a browser')
+  t.match(onRoute.body, 'has a malformed percent-encoding')
 })

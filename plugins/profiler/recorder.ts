@@ -22,7 +22,7 @@ declare module 'fastify' {
     profilerHandlerStartMs: number | null
   }
   interface FastifyContextConfig {
-    /** false: this route is not profiled (the profiler's own pages). */
+    /** false: this route's successful answers are not profiled (the profiler's own pages). */
     profile?: boolean
   }
 }
@@ -69,7 +69,8 @@ export function installRecorder (app: FastifyInstance, { store, collectors, prod
   })
 
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (request.routeOptions.config.profile === false) return done(null, payload)
+    // The profiler's own pages are not recorded, except their errors: probes and failed logins are.
+    if (request.routeOptions.config.profile === false && reply.statusCode < 400) return done(null, payload)
     try {
       const token = uniqueToken(candidate => store.isTokenTaken(candidate), tokenSource)
       store.reserveToken(token)
@@ -98,7 +99,7 @@ export function installRecorder (app: FastifyInstance, { store, collectors, prod
       const context: CollectContext = {
         request,
         reply,
-        url: redactor.url(state.origin + request.url),
+        url: redactor.url(state.origin + request.originalUrl),
         timings: { totalMs, handlerStartMs: state.handlerStartMs, sendStartMs: state.sendStartMs },
         responseBody: parseResponseBody(state.responseText),
         production,

@@ -47,7 +47,7 @@ async function html (reply: FastifyReply, page: string, model: Record<string, un
   return reply.type('text/html; charset=utf-8').send(body)
 }
 
-/** /_profiler: the search listing and the profile pages, each with a JSON twin. Never profiled. */
+/** /_profiler: the search listing and the profile pages, each with a JSON twin. Profiled only when they fail. */
 export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = async (app, { store, collectors, secret }) => {
   const config = { profile: false }
   await securePages(app, secret)

@@ -37,16 +37,22 @@ t.test('every answered request is recorded, whatever its status, with debug-toke
   t.type(notFound?.duration_ms, 'number')
 })
 
-t.test("the profiler's own pages under /_profiler/ are not recorded", async t => {
+t.test("the profiler's own pages are not recorded, except when they answer an error", async t => {
   const app = await buildTestApp(t)
   const first = await app.inject({ method: 'POST', url: '/monitor/MonitorPooling' })
   const token = first.headers['x-debug-token'] as string
   await app.profiler.flush()
-  for (const url of ['/_profiler/', '/_profiler/search?limit=10', '/_profiler/empty/search/results?limit=10', `/_profiler/${token}`, '/_profiler/latest?panel=router', '/_profiler/abcdef', '/_profiler/search?limit=abc']) {
+  for (const url of ['/_profiler/', '/_profiler/search?limit=10', '/_profiler/empty/search/results?limit=10', `/_profiler/${token}`, '/_profiler/latest?panel=router']) {
     const res = await app.inject({ url })
     t.equal(res.headers['x-debug-token'], undefined, url)
   }
-  t.same((await listProfiles(app)).map(p => p.token), [token])
+  const failures = []
+  for (const url of ['/_profiler/abcdef', '/_profiler/search?limit=abc']) {
+    const res = await app.inject({ url })
+    t.ok(res.statusCode >= 400, `${url}: ${res.statusCode}`)
+    failures.unshift({ token: res.headers['x-debug-token'], status: res.statusCode })
+  }
+  t.match(await listProfiles(app), [...failures, { token, status: 200 }])
 })
 
 t.test('client IP: IPv4-mapped IPv6 is shown as IPv4; X-Forwarded-For only with TRUST_PROXY', async t => {

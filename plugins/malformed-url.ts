@@ -1,0 +1,30 @@
+import type { RawRequestDefaultExpression } from 'fastify'
+import type { FastifyRequest } from 'fastify'
+
+// A path that cannot be percent-decoded makes Fastify's router give up before any hook runs:
+// such a request would be neither rendered by our error renderer nor profiled. Instead, the
+// server's rewriteUrl escapes its '%' signs (so that it routes like any unknown path) and marks
+// it; routing-errors answers the mark with a 400, through the normal hooks.
+
+const MALFORMED = Symbol('malformed percent-encoding')
+
+type RawRequest = RawRequestDefaultExpression & { [MALFORMED]?: true }
+
+/** For Fastify's `rewriteUrl`: the URL as is, or with the '%' of a malformed path escaped. */
+export function escapeMalformedPath (raw: RawRequest): string {
+  const url = raw.url ?? '/'
+  const mark = url.indexOf('?')
+  const path = mark === -1 ? url : url.slice(0, mark)
+  if (!path.includes('%')) return url
+  try {
+    decodeURIComponent(path)
+    return url
+  } catch {
+    raw[MALFORMED] = true
+    return path.replaceAll('%', '%25') + url.slice(path.length)
+  }
+}
+
+export function hasMalformedPath (request: FastifyRequest): boolean {
+  return (request.raw as RawRequest)[MALFORMED] === true
+}
