@@ -30,7 +30,8 @@ function listMigrations (dir: string): Array<{ version: number, file: string }> 
 
 /**
  * Applies every `NNN-*.sql` file of `dir` above the database's `PRAGMA user_version`,
- * each file and its version bump in one transaction.
+ * each file and its version bump in one transaction. Two connections may migrate at once (the
+ * profiler's threads): each step re-reads the version inside its write transaction.
  */
 export function migrate (db: Database, dir: string): MigrationResult {
   const from = db.pragma('user_version', { simple: true }) as number
@@ -43,15 +44,18 @@ export function migrate (db: Database, dir: string): MigrationResult {
   for (const { version, file } of migrations) {
     if (version <= from) continue
     const sql = readFileSync(join(dir, file), 'utf8')
+    let done: boolean
     try {
-      db.transaction(() => {
+      done = db.transaction(() => {
+        if ((db.pragma('user_version', { simple: true }) as number) >= version) return false
         db.exec(sql)
         db.pragma(`user_version = ${version}`)
-      })()
+        return true
+      }).immediate()
     } catch (err) {
       throw new MigrationError(file, err)
     }
-    applied.push(file)
+    if (done) applied.push(file)
   }
   return { from, to: Math.max(from, newest), applied }
 }

@@ -1,3 +1,4 @@
+import type { Database } from 'better-sqlite3'
 import fp from 'fastify-plugin'
 import { collectors } from './collectors/index.js'
 import { openProfileDatabase } from './open-store.js'
@@ -5,7 +6,7 @@ import { Redactor, type RedactionRules } from './redact.js'
 import { installRecorder } from './recorder.js'
 import type { RetentionLimits } from './retention.js'
 import { profilerRoutes } from './routes.js'
-import { DEFAULT_STORE_OPTIONS, ProfileStore, type StoreOptions } from './store.js'
+import { DEFAULT_STORE_OPTIONS, ProfileStore, type StoreEvents, type StoreOptions } from './store.js'
 import { WriterClient } from './writer-client.js'
 
 export interface ProfilerOptions {
@@ -39,32 +40,37 @@ const DROP_LOG_INTERVAL_MS = 10_000
  */
 export default fp<ProfilerOptions>(async function profilerPlugin (app, options) {
   // The request thread reads (and migrates) on its own connection; the writer thread writes.
-  const { db, migration } = openProfileDatabase(options.databasePath)
-  if (migration.applied.length > 0) {
-    app.log.info(`Profiler store ${options.databasePath}: migrated from version ${migration.from} to ${migration.to}`)
+  // A store that cannot be opened does not stop the service: the profiler reports it and retries.
+  const openReader = (): Database => {
+    const { db, migration } = openProfileDatabase(options.databasePath)
+    if (migration.applied.length > 0) {
+      app.log.info(`Profiler store ${options.databasePath}: migrated from version ${migration.from} to ${migration.to}`)
+    }
+    return db
   }
   // Dropped profiles are logged at most once every 10 s, with the count so far.
   let lastDropLog = 0
-  const onDrop = (reason: string): void => {
-    const now = Date.now()
-    if (now - lastDropLog < DROP_LOG_INTERVAL_MS) return
-    lastDropLog = now
-    app.log.warn(`profiler: ${store.dropped} profile(s) dropped so far; latest: ${reason}`)
+  const events: StoreEvents = {
+    onDrop: reason => {
+      const now = Date.now()
+      if (now - lastDropLog < DROP_LOG_INTERVAL_MS) return
+      lastDropLog = now
+      app.log.warn(`profiler: ${store.dropped} profile(s) dropped so far; latest: ${reason}`)
+    },
+    error: message => { app.log.error(message) },
+    info: message => { app.log.info(message) }
   }
   const writer = new WriterClient(
     { databasePath: options.databasePath, retention: options.retention, retentionIntervalMs: options.retentionIntervalMs ?? 1000 },
     message => {
-      if (message.type === 'error') app.log.error(`profiler: ${message.message}`)
+      if (message.type === 'error') store.health.fail(message.message)
       else store.onWriterMessage(message)
     }
   )
-  const store: ProfileStore = new ProfileStore(db, writer, { ...DEFAULT_STORE_OPTIONS, ...options.store }, onDrop)
+  const store: ProfileStore = new ProfileStore(openReader, writer, { ...DEFAULT_STORE_OPTIONS, ...options.store }, events)
   app.decorate('profiler', store)
   const redactor = new Redactor(options.redaction)
   installRecorder(app, { store, collectors, production: options.production, redactor, tokenSource: options.tokenSource })
   await app.register(profilerRoutes, { prefix: '/_profiler', store, collectors, secret: options.secret })
-  app.addHook('onClose', async () => {
-    await store.close()
-    db.close()
-  })
+  app.addHook('onClose', async () => { await store.close() })
 }, { name: 'profiler', dependencies: ['routing-errors', 'error-renderer', 'views'] })

@@ -84,7 +84,14 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
             status: Type.Integer(),
             time: Type.String(),
             duration_ms: Type.Number()
-          }))
+          })),
+          store: Type.Object({
+            state: Type.Union([Type.Literal('ok'), Type.Literal('failing')]),
+            since: Type.Union([Type.String(), Type.Null()]),
+            reason: Type.Union([Type.String(), Type.Null()]),
+            dropped: Type.Integer(),
+            queued: Type.Integer()
+          })
         })
       }
     }
@@ -92,8 +99,10 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
     const { token } = request.params
     if (token !== 'empty' && !TOKEN_PATTERN.test(token)) throw tokenNotFound(token)
     const results = store.search(parseSearchFilters(request.query))
-    if (wantsJson(request)) return { results }
+    const health = store.healthSnapshot()
+    if (wantsJson(request)) return { results, store: health }
     return html(reply, 'profiler/results.hbs', {
+      health,
       title: 'Profile Search - Profiler',
       results: results.map(resultRow),
       count: results.length,

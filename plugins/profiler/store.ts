@@ -1,6 +1,8 @@
 import type { Database } from 'better-sqlite3'
+import { HttpError } from '../http-error.js'
 import { ID_SLOTS_PER_MS, type ProfileRecord, type ProfileSummary, type SearchFilters, type StoredProfile } from './profile.js'
 import { ProfileSearch } from './profile-search.js'
+import { StoreHealth, type HealthLog, type StoreHealthSnapshot } from './store-health.js'
 import { TokenSet } from './token.js'
 import type { WriterClient } from './writer-client.js'
 import type { WriterMessage } from './writer-protocol.js'
@@ -12,13 +14,22 @@ export interface StoreOptions {
   batchSize: number
   /** Otherwise hand it over this long after the first queued profile. */
   flushDelayMs: number
+  /** While the store cannot be written, the queue is retried this often (and the read connection reopened). */
+  retryDelayMs: number
 }
 
-export const DEFAULT_STORE_OPTIONS: StoreOptions = { maxQueue: 10_000, batchSize: 500, flushDelayMs: 20 }
+export const DEFAULT_STORE_OPTIONS: StoreOptions = { maxQueue: 10_000, batchSize: 500, flushDelayMs: 20, retryDelayMs: 1000 }
+
+export interface StoreEvents extends HealthLog {
+  /** A profile was dropped (queue full, token clash); not called for faults, which StoreHealth reports. */
+  onDrop: (reason: string) => void
+}
 
 /**
  * ProfileStore, on the request thread: queues profiles (bounded), hands them in batches to the
  * writer thread, keeps the set of tokens in use, and answers searches from its own connection.
+ * A batch the writer cannot store (store locked, full, unwritable) goes back to the queue and is
+ * retried; only what overflows the queue meanwhile is lost, and counted.
  */
 export class ProfileStore {
   /** Profiles dropped because the writer fell behind or could not store them. */
@@ -31,20 +42,47 @@ export class ProfileStore {
   private timer: NodeJS.Timeout | null = null
   private idCounter = 0
   private readonly tokens = new TokenSet()
-  private readonly reader: ProfileSearch
+  private reader: { db: Database, search: ProfileSearch } | null = null
+  private readerError = ''
+  private lastReaderAttempt = 0
+  readonly health: StoreHealth
 
   constructor (
-    db: Database,
+    /** Opens (and migrates) the read connection; it may throw while the store is unavailable. */
+    private readonly openReader: () => Database,
     private readonly writer: WriterClient,
-    private readonly options: StoreOptions = DEFAULT_STORE_OPTIONS,
-    private readonly onDrop: (reason: string) => void = () => {}
+    private readonly options: StoreOptions,
+    private readonly events: StoreEvents
   ) {
-    this.reader = new ProfileSearch(db)
-    // One pass over the stored tokens fills the token set and counts the profiles.
     this.count = 0
-    for (const token of this.reader.tokens()) {
-      this.tokens.add(token)
-      this.count++
+    this.health = new StoreHealth(events, () => ({ dropped: this.dropped, queued: this.queue.length + this.inFlight }))
+    this.tryOpenReader()
+  }
+
+  /** The read connection, opened now if it could not be before (at most once per retry delay). */
+  private search_ (): ProfileSearch {
+    const now = Date.now()
+    if (this.reader === null && now - this.lastReaderAttempt >= this.options.retryDelayMs) this.tryOpenReader()
+    if (this.reader === null) throw new HttpError(503, `The profile store is unavailable: ${this.readerError}`, { name: 'ServiceUnavailableError' })
+    return this.reader.search
+  }
+
+  private tryOpenReader (): void {
+    this.lastReaderAttempt = Date.now()
+    try {
+      const db = this.openReader()
+      const search = new ProfileSearch(db)
+      // One pass over the stored tokens fills the token set and counts the profiles.
+      let count = 0
+      for (const token of search.tokens()) {
+        this.tokens.add(token)
+        count++
+      }
+      this.count = count
+      this.reader = { db, search }
+    } catch (err) {
+      this.readerError = (err as Error).message
+      this.health.fail(this.readerError)
     }
   }
 
@@ -84,47 +122,63 @@ export class ProfileStore {
   enqueue (profile: ProfileRecord): boolean {
     if (this.queue.length + this.inFlight >= this.options.maxQueue) {
       this.releaseToken(profile.token)
-      this.drop('the writer is behind and the queue is full')
+      this.drop(this.health.failing ? 'the store is failing and the queue is full' : 'the writer is behind and the queue is full')
       return false
     }
     this.queue.push(profile)
+    // While the store is failing, only the retry timer hands profiles over.
+    if (this.health.failing) {
+      this.schedule(this.options.retryDelayMs)
+      return true
+    }
     if (this.queue.length >= this.options.batchSize) this.schedule(0)
     else this.schedule(this.options.flushDelayMs)
     return true
   }
 
-  /** Hands every queued profile to the writer and resolves once all handed over are stored. */
+  /** Hands every queued profile to the writer and resolves once the writer has answered for all of them. */
   async flush (): Promise<void> {
     this.handOver()
     await Promise.all([...this.batches])
   }
 
+  healthSnapshot (): StoreHealthSnapshot {
+    return this.health.snapshot()
+  }
+
   /** Runs the retention bounds now (as seen at `now`), after everything queued is stored. */
   async prune (now = Date.now()): Promise<void> {
     await this.flush()
-    this.count = (await this.writer.request({ type: 'prune', now })).count
+    const answer = await this.writer.request({ type: 'prune', now })
+    if (answer.error === undefined) this.count = answer.count
   }
 
-  /** Stores what is left, then closes the writer thread (the read connection is closed by its owner). */
+  /** Stores what is left (one last try if the store is failing), then closes both connections. */
   async close (): Promise<void> {
     await this.flush()
+    this.cancelTimer()
+    if (this.queue.length > 0) {
+      this.drop(`${this.queue.length} profile(s) could not be stored before shutdown: ${this.health.snapshot().reason ?? 'the store is failing'}`, this.queue.length)
+      this.queue = []
+    }
     await this.writer.close()
+    this.reader?.db.close()
   }
 
   search (filters: SearchFilters): ProfileSummary[] {
-    return this.reader.search(filters)
+    return this.search_().search(filters)
   }
 
   find (token: string): StoredProfile | undefined {
-    return this.reader.find(token)
+    return this.search_().find(token)
   }
 
   latest (type = 'request'): StoredProfile | undefined {
-    return this.reader.latest(type)
+    return this.search_().latest(type)
   }
 
   fileBytes (): number {
-    return this.reader.fileBytes()
+    return this.search_().fileBytes()
   }
 
   private handOver (): void {
@@ -136,12 +190,16 @@ export class ProfileStore {
     const written = this.writer.request({ type: 'write', batch }).then(answer => {
       this.inFlight -= batch.length
       this.batches.delete(written)
-      this.count = answer.count
       if (answer.error !== undefined) {
-        for (const profile of batch) this.releaseToken(profile.token)
-        this.drop(`a batch of ${batch.length} profiles could not be written: ${answer.error}`, batch.length)
+        // Kept, oldest first, and tried again later: a locked or full store loses nothing it can hold.
+        this.queue = batch.concat(this.queue)
+        this.health.fail(answer.error)
+        this.schedule(this.options.retryDelayMs)
         return
       }
+      this.count = answer.count
+      if (this.reader === null) this.tryOpenReader()
+      this.health.recover()
       for (const token of answer.rejected ?? []) {
         this.releaseToken(token)
         this.drop(`profile ${token} could not be stored: its token or every id of its millisecond is taken`)
@@ -152,7 +210,8 @@ export class ProfileStore {
 
   private drop (reason: string, profiles = 1): void {
     this.dropped += profiles
-    this.onDrop(reason)
+    // During a fault the recovery line reports the losses.
+    if (!this.health.failing) this.events.onDrop(reason)
   }
 
   private schedule (delayMs: number): void {
