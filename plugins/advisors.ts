@@ -101,11 +101,20 @@ declare module 'fastify' {
   interface FastifyInstance { advisors: AdvisorRepository }
 }
 
+/** The repository of the open connection; reading it throws a 503 while the database is unavailable. */
 export default fp(async function advisorsPlugin (app) {
-  const advisors = new AdvisorRepository(app.db)
-  app.decorate('advisors', advisors)
-  if (app.config.nodeEnv === 'development' && advisors.count() === 0) {
-    const count = advisors.upsertMany(readSampleAdvisors())
-    app.log.info(`Loaded ${count} sample advisors from ${relative(packageRoot, sampleAdvisorsFile)} (development only; the table was empty)`)
-  }
+  let advisors: AdvisorRepository | null = null
+  app.database.onOpen(db => {
+    advisors = new AdvisorRepository(db)
+    if (app.config.nodeEnv === 'development' && advisors.count() === 0) {
+      const count = advisors.upsertMany(readSampleAdvisors())
+      app.log.info(`Loaded ${count} sample advisors from ${relative(packageRoot, sampleAdvisorsFile)} (development only; the table was empty)`)
+    }
+  })
+  app.decorate('advisors', {
+    getter: () => {
+      app.database.get() // opens it again if it can, or throws the 503
+      return advisors as AdvisorRepository
+    }
+  })
 }, { name: 'advisors', dependencies: ['database'] })

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { databaseUnavailable, isDatabaseUnavailable } from './database-errors.js'
 import { HttpError } from './http-error.js'
 import { ACCEPTED_CONTENT_TYPES, BODY_LIMIT } from './json-body.js'
 
@@ -23,7 +24,7 @@ function reword (error: FastifyError, request: FastifyRequest): Error {
     case 'FST_BASIC_AUTH_MISSING_OR_BAD_AUTHORIZATION_HEADER':
       return new HttpError(401, 'This page requires HTTP Basic authentication', { cause: error, name: 'UnauthorizedError' })
     default:
-      return error
+      return isDatabaseUnavailable(error) ? databaseUnavailable(error) : error
   }
 }
 
@@ -47,7 +48,8 @@ export default fp(async function errorRendererPlugin (app) {
     const statusText = STATUS_CODES[statusCode] ?? 'Error'
     request.renderedError = error
     if (statusCode >= 500) request.log.error({ err: thrown }, 'request failed')
-    const message = statusCode >= 500 && production ? statusText : error.message
+    // Unexpected errors (bugs) are masked in production; our own HttpErrors say what they mean.
+    const message = statusCode >= 500 && production && !(error instanceof HttpError) ? statusText : error.message
     if (error instanceof HttpError) reply.headers(error.headers)
     reply.code(statusCode)
     if (prefersHtml(request)) {

@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import t from 'tap'
+import { blockedDir } from './helpers/blocked.js'
 import { runNode } from './helpers/run.js'
 import { startServer } from './helpers/server.js'
 
@@ -28,9 +29,17 @@ t.test('a bad environment value exits non-zero with one line', async t => {
   t.equal(res.stderr, 'Invalid environment: PORT must be integer (got "eighty")\n')
 })
 
-t.test('a database that cannot be opened or migrated stops the start with its cause', async t => {
-  const dir = t.testdir({ 'app.sqlite': {} })
-  const res = await runNode('server.js', [], { PORT: '0', LOG_LEVEL: 'silent', DATABASE_PATH: join(dir, 'app.sqlite') })
-  t.equal(res.code, 1)
-  t.equal(res.stderr, `Cannot start: cannot open the SQLite database ${join(dir, 'app.sqlite')}: unable to open database file\n`)
+t.test('a database that cannot be opened: the service starts degraded and says why, once', async t => {
+  const path = join(blockedDir(t), 'blocked', 'app.sqlite')
+  const server = await startServer(t, { DATABASE_PATH: path })
+  for (let i = 0; i < 3; i++) {
+    const poll = await fetch(`${server.address}/monitor/MonitorPooling`, { method: 'POST' })
+    t.equal(poll.status, 503)
+    t.equal((await poll.json() as { status: string }).status, 'degraded')
+    await new Promise(resolve => setTimeout(resolve, 600))
+  }
+  t.equal(await server.stop(), 0)
+  const lines = server.log().split('\n').filter(line => line.includes('is unavailable (requests that need it answer 503)'))
+  t.equal(lines.length, 1, 'logged once, not on every retry')
+  t.match(lines[0], `cannot open the SQLite database ${path}: EEXIST`)
 })
