@@ -51,12 +51,14 @@ function logSerializers (config: Config) {
 export interface AppOverrides {
   /** Profiler settings beyond the config (queue sizes, a token source for tests). */
   profiler?: Partial<ProfilerOptions>
+  /** Where log lines go (tests read them); standard output otherwise. */
+  logStream?: { write: (line: string) => void }
 }
 
 /** The whole plugin tree; never listens (server.ts does). Tests call this and use inject(). */
 export async function buildApp (config: Config, overrides: AppOverrides = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: config.logLevel, serializers: logSerializers(config) },
+    logger: { level: config.logLevel, serializers: logSerializers(config), ...(overrides.logStream === undefined ? {} : { stream: overrides.logStream }) },
     // A path that cannot be decoded is answered 400 by routing-errors, hooks and profiler included.
     rewriteUrl: escapeMalformedPath,
     // Route parameters are bounded by their schemas; the router's own limit (100) would answer

@@ -1,0 +1,199 @@
+// The profile store locked, unwritable, full, or impossible to open: business requests answer
+// normally, the fault is logged once, what cannot be kept is counted, and the profiler resumes
+// by itself when the fault clears. Each fault is a real one (another connection's lock, the
+// immutable flag, a full tmpfs, a file where the store's folder should be).
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import BetterSqlite3 from 'better-sqlite3'
+import type { FastifyInstance } from 'fastify'
+import t, { type Test } from 'tap'
+import { buildApp } from '../../app.js'
+import type { StoreOptions } from '../../plugins/profiler/store.js'
+import { testConfig } from '../helpers/app.js'
+import { blockedDir } from '../helpers/blocked.js'
+
+interface Harness { app: FastifyInstance, logLines: (pattern: RegExp) => string[] }
+
+async function buildWithLog (t: Test, env: Record<string, string>, store: Partial<StoreOptions> = {}): Promise<Harness> {
+  const lines: string[] = []
+  const app = await buildApp(testConfig(t, { LOG_LEVEL: 'info', ...env }), {
+    profiler: { store: { retryDelayMs: 100, ...store } },
+    logStream: { write: line => { lines.push(line) } }
+  })
+  t.teardown(async () => { await app.close() })
+  await app.ready()
+  return { app, logLines: pattern => lines.filter(line => pattern.test(line)) }
+}
+
+async function until (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const started = Date.now()
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting until ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 50))
+  }
+}
+
+/** Business requests: each answered 200 with a debug token. Returns the tokens. */
+async function business (t: Test, app: FastifyInstance, count: number, payload = {}): Promise<string[]> {
+  const tokens: string[] = []
+  for (let i = 0; i < count; i++) {
+    const res = await app.inject({ method: 'POST', url: '/monitor/MonitorPooling', headers: { 'content-type': 'application/json' }, payload })
+    if (res.statusCode !== 200) t.fail(`business request answered ${res.statusCode}: ${res.body}`)
+    tokens.push(res.headers['x-debug-token'] as string)
+  }
+  return tokens
+}
+
+function storedTokens (app: FastifyInstance): Set<string> {
+  const db = new BetterSqlite3(app.config.profilerDatabasePath, { readonly: true })
+  try {
+    return new Set(db.prepare('SELECT token FROM profiles').pluck().all() as string[])
+  } finally {
+    db.close()
+  }
+}
+
+/** Breaks the store, checks that the service carries on and the fault is reported once, clears it, checks the resumption. */
+async function faultAndRecovery (t: Test, harness: Harness, fault: { reason: RegExp, start: () => void, clear: () => void, payload?: object }): Promise<void> {
+  const { app, logLines } = harness
+  const before = await business(t, app, 3)
+  await app.profiler.flush()
+  t.equal(app.profiler.healthSnapshot().state, 'ok')
+
+  fault.start()
+  const during = await business(t, app, 20, fault.payload)
+  await until('the store is seen failing', async () => {
+    await app.profiler.flush()
+    return app.profiler.healthSnapshot().state === 'failing'
+  })
+  during.push(...await business(t, app, 10, fault.payload))
+  t.equal(during.length, 30, 'business requests keep answering 200 during the fault')
+  const listing = await app.inject({ url: '/_profiler/empty/search/results', headers: { accept: 'application/json' } })
+  t.equal(listing.statusCode, 200, 'the profiles stored before stay readable')
+  t.match(listing.json().store, { state: 'failing', reason: fault.reason })
+  const page = await app.inject({ url: '/_profiler/empty/search/results' })
+  t.match(page.body, /id="store-health">The profile store cannot be written since/, 'the listing shows the fault')
+  t.equal(logLines(/profile store cannot be written/).length, 1, 'the fault is logged once')
+
+  fault.clear()
+  await until('the store has caught up', async () => {
+    await app.profiler.flush()
+    const health = app.profiler.healthSnapshot()
+    return health.state === 'ok' && health.queued === 0
+  })
+  const stored = storedTokens(app)
+  const dropped = app.profiler.dropped
+  const kept = during.filter(token => stored.has(token)).length
+  t.ok(before.every(token => stored.has(token)), 'the profiles from before are intact')
+  t.equal(kept + dropped, during.length, `every profile of the fault is stored (${kept}) or counted as dropped (${dropped})`)
+  const recovered = logLines(/profile store is writable again/)
+  t.equal(recovered.length, 1, 'the recovery is logged once')
+  t.match(recovered[0], `${dropped} profile(s) could not be stored meanwhile`)
+  t.equal(logLines(/profile store cannot be written/).length, 1, 'and the fault still only once')
+  const after = await business(t, app, 3)
+  await app.profiler.flush()
+  t.ok(after.every(token => storedTokens(app).has(token)), 'new profiles are stored again')
+}
+
+t.test('locked by another process holding a write transaction: kept in memory, nothing lost', async t => {
+  const harness = await buildWithLog(t, {})
+  const locker = new BetterSqlite3(harness.app.config.profilerDatabasePath)
+  t.teardown(() => { if (locker.inTransaction) locker.exec('ROLLBACK'); locker.close() })
+  await faultAndRecovery(t, harness, {
+    reason: /database is locked/,
+    start: () => { locker.exec('BEGIN IMMEDIATE') },
+    clear: () => { locker.exec('ROLLBACK') }
+  })
+  t.equal(harness.app.profiler.dropped, 0, 'a queue of 10,000 held the whole fault')
+})
+
+t.test('locked with a small queue: what overflows is dropped and counted', async t => {
+  const harness = await buildWithLog(t, {}, { maxQueue: 25 })
+  const locker = new BetterSqlite3(harness.app.config.profilerDatabasePath)
+  t.teardown(() => { if (locker.inTransaction) locker.exec('ROLLBACK'); locker.close() })
+  await faultAndRecovery(t, harness, {
+    reason: /database is locked/,
+    start: () => { locker.exec('BEGIN IMMEDIATE') },
+    clear: () => { locker.exec('ROLLBACK') }
+  })
+  t.equal(harness.app.profiler.dropped, 5, '30 during the fault, 25 kept')
+})
+
+function chattrWorks (dir: string): boolean {
+  const probe = join(dir, 'chattr-probe')
+  writeFileSync(probe, '')
+  try {
+    execFileSync('chattr', ['+i', probe], { stdio: 'ignore' })
+    execFileSync('chattr', ['-i', probe], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  } finally {
+    rmSync(probe, { force: true })
+  }
+}
+
+t.test('unwritable (the immutable flag on the store and its WAL)', async t => {
+  const harness = await buildWithLog(t, {})
+  const path = harness.app.config.profilerDatabasePath
+  if (!chattrWorks(join(path, '..'))) return t.skip('chattr +i is not available here (needs root and a file system with attributes)')
+  const files = [path, `${path}-wal`]
+  const setImmutable = (on: boolean): void => { execFileSync('chattr', [on ? '+i' : '-i', ...files]) }
+  t.teardown(() => { try { setImmutable(false) } catch {} })
+  await faultAndRecovery(t, harness, {
+    reason: /disk I\/O error|readonly|not permitted/i,
+    start: () => { setImmutable(true) },
+    clear: () => { setImmutable(false) }
+  })
+})
+
+t.test('full (the store on a small tmpfs filled to the last block)', async t => {
+  const mount = mkdtempSync(join(tmpdir(), 'profiler-full-'))
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mount], { stdio: 'ignore' })
+  } catch {
+    rmSync(mount, { recursive: true, force: true })
+    return t.skip('cannot mount a tmpfs here (needs root): the full-disk case is not exercised')
+  }
+  t.teardown(() => {
+    execFileSync('umount', ['-l', mount])
+    rmSync(mount, { recursive: true, force: true })
+  })
+  mkdirSync(join(mount, 'var'))
+  const harness = await buildWithLog(t, { PROFILER_DATABASE_PATH: join(mount, 'var', 'profiler.sqlite') })
+  const filler = join(mount, 'filler')
+  await faultAndRecovery(t, harness, {
+    reason: /database or disk is full/,
+    start: () => {
+      const { bavail, bsize } = statfsSync(mount)
+      writeFileSync(filler, Buffer.alloc(bavail * bsize))
+    },
+    clear: () => { rmSync(filler) },
+    // Big enough profiles that the WAL must grow past what it already holds.
+    payload: { note: 'x'.repeat(60 * 1024) }
+  })
+})
+
+t.test('impossible to open at start (a file where its folder should be): the service starts, the profiler catches up later', async t => {
+  const dir = blockedDir(t)
+  const { app, logLines } = await buildWithLog(t, { PROFILER_DATABASE_PATH: join(dir, 'blocked', 'var', 'profiler.sqlite') })
+  const tokens = await business(t, app, 5)
+  t.ok(tokens.every(token => /^[0-9a-f]{6}$/.test(token)), 'requests are still answered with tokens')
+  const listing = await app.inject({ url: '/_profiler/empty/search/results', headers: { accept: 'application/json' } })
+  t.equal(listing.statusCode, 503)
+  t.match(listing.json().message, /^The profile store is unavailable: cannot open the SQLite database .*blocked\/var\/profiler\.sqlite/)
+  t.equal(logLines(/profile store cannot be written/).length, 1, 'logged once')
+
+  rmSync(join(dir, 'blocked'))
+  await until('the profiles are listed', async () => {
+    await app.profiler.flush()
+    const res = await app.inject({ url: '/_profiler/empty/search/results?limit=100', headers: { accept: 'application/json' } })
+    return res.statusCode === 200 && res.json().results.length >= 5
+  })
+  const stored = storedTokens(app)
+  t.ok(tokens.every(token => stored.has(token)), 'every profile of the outage was kept and stored')
+  t.ok(stored.size >= 6, 'with the 503s of the listing itself (profiler pages that failed are recorded)')
+  t.equal(logLines(/profile store is writable again/).length, 1)
+})
