@@ -55,4 +55,39 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
     ])
     t.equal(await server.stop(), 0)
   })
+
+  t.test('behind PROFILER_SECRET: the browser logs in, the CSP keeps the styles and stops injected markup', async t => {
+    const secret = 'browser-test-secret-0123'
+    const server = await startServer(t, { PROFILER_SECRET: secret })
+    const { address } = server
+    const xss = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
+    await fetch(`${address}/nope/${encodeURIComponent(xss)}`, { headers: { 'user-agent': xss, referer: `${address}/${xss}` } })
+
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+    t.teardown(() => browser.close())
+    const anonymous = await browser.newPage()
+    // Headless Chromium answers a Basic challenge it has no credentials for with this error.
+    await t.rejects(anonymous.goto(`${address}/_profiler/latest`), /ERR_INVALID_AUTH_CREDENTIALS/, 'no credentials: challenged')
+
+    const context = await browser.newContext({ httpCredentials: { username: 'operator', password: secret } })
+    const page = await context.newPage()
+    const dialogs: string[] = []
+    const violations: string[] = []
+    page.on('dialog', dialog => { dialogs.push(dialog.message()); void dialog.dismiss() })
+    page.on('console', message => { if (/Content Security Policy/i.test(message.text())) violations.push(message.text()) })
+    for (let i = 0; i < 50; i++) {
+      const res = await page.goto(`${address}/_profiler/empty/search/results?url=nope`)
+      if ((await page.locator('#search-results tbody tr').count()) >= 1) break
+      t.equal(res?.status(), 200)
+      await new Promise(resolve => setTimeout(resolve, 20))
+    }
+    const token = (await page.locator('#search-results tbody tr td a').first().textContent()) ?? ''
+    await page.goto(`${address}/_profiler/${token}?panel=request`)
+    t.match(await page.content(), '&lt;script&gt;alert(2)&lt;/script&gt;', 'the injected markup is shown as text')
+    const headerBackground = await page.locator('header').evaluate(element => getComputedStyle(element).backgroundColor)
+    t.equal(headerBackground, 'rgb(24, 24, 27)', 'the layout\'s own style block is allowed by its hash')
+    t.same(dialogs, [], 'no script ran')
+    t.same(violations, [], 'no CSP violation on our own pages')
+    t.equal(await server.stop(), 0)
+  })
 }
