@@ -23,6 +23,8 @@ const digest = (text: string): Buffer => createHash('sha256').update(text).diges
  */
 export async function securePages (app: FastifyInstance, secret: string | null): Promise<void> {
   await app.register(helmet, {
+    // HSTS is the deployment's decision (it binds the whole host name), not the profiler's.
+    strictTransportSecurity: false,
     contentSecurityPolicy: {
       useDefaults: false,
       directives: {
