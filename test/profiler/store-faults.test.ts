@@ -97,27 +97,22 @@ async function faultAndRecovery (t: Test, harness: Harness, fault: { reason: Reg
   t.ok(after.every(token => storedTokens(app).has(token)), 'new profiles are stored again')
 }
 
+/** An operator's `sqlite3` shell holding a write transaction on the store, as a fault. */
+function writeLock (t: Test, path: string): { reason: RegExp, start: () => void, clear: () => void } {
+  const locker = new BetterSqlite3(path)
+  t.teardown(() => { if (locker.inTransaction) locker.exec('ROLLBACK'); locker.close() })
+  return { reason: /database is locked/, start: () => { locker.exec('BEGIN IMMEDIATE') }, clear: () => { locker.exec('ROLLBACK') } }
+}
+
 t.test('locked by another process holding a write transaction: kept in memory, nothing lost', async t => {
   const harness = await buildWithLog(t, {})
-  const locker = new BetterSqlite3(harness.app.config.profilerDatabasePath)
-  t.teardown(() => { if (locker.inTransaction) locker.exec('ROLLBACK'); locker.close() })
-  await faultAndRecovery(t, harness, {
-    reason: /database is locked/,
-    start: () => { locker.exec('BEGIN IMMEDIATE') },
-    clear: () => { locker.exec('ROLLBACK') }
-  })
+  await faultAndRecovery(t, harness, writeLock(t, harness.app.config.profilerDatabasePath))
   t.equal(harness.app.profiler.dropped, 0, 'a queue of 10,000 held the whole fault')
 })
 
 t.test('locked with a small queue: what overflows is dropped and counted', async t => {
   const harness = await buildWithLog(t, {}, { maxQueue: 25 })
-  const locker = new BetterSqlite3(harness.app.config.profilerDatabasePath)
-  t.teardown(() => { if (locker.inTransaction) locker.exec('ROLLBACK'); locker.close() })
-  await faultAndRecovery(t, harness, {
-    reason: /database is locked/,
-    start: () => { locker.exec('BEGIN IMMEDIATE') },
-    clear: () => { locker.exec('ROLLBACK') }
-  })
+  await faultAndRecovery(t, harness, writeLock(t, harness.app.config.profilerDatabasePath))
   t.equal(harness.app.profiler.dropped, 5, '30 during the fault, 25 kept')
 })
 
