@@ -1,12 +1,12 @@
 import accepts from '@fastify/accepts'
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
 import type { Config } from './config.js'
 import advisors from './plugins/advisors.js'
 import database from './plugins/database.js'
 import errorRenderer from './plugins/error-renderer.js'
 import jsonBody from './plugins/json-body.js'
+import { logSerializers, profilerStatus } from './plugins/log-lines.js'
 import profiler, { type ProfilerOptions } from './plugins/profiler/index.js'
-import { REDACTED, Redactor } from './plugins/profiler/redact.js'
 import routingErrors from './plugins/routing-errors.js'
 import views from './plugins/views.js'
 import { HttpError } from './plugins/http-error.js'
@@ -16,36 +16,6 @@ import monitorRoutes from './routes/monitor/index.js'
 
 declare module 'fastify' {
   interface FastifyInstance { config: Config }
-}
-
-/** The start-up line that says whether the profiler records, where, and who may read it. */
-function profilerStatus (config: Config): string {
-  if (!config.profiler) {
-    return `Profiler: off${config.production ? ' (production: PROFILER=on with PROFILER_SECRET enables it)' : ' (PROFILER=off)'}`
-  }
-  const access = config.profilerSecret === null
-    ? 'pages NOT protected: anyone who reaches this port can read the profiles (set PROFILER_SECRET)'
-    : 'pages protected by HTTP Basic authentication (PROFILER_SECRET)'
-  return `Profiler: on, store ${config.profilerDatabasePath}, ${access}`
-}
-
-/** Request log lines carry the URL with its secrets redacted, like the profiles. */
-function logSerializers (config: Config) {
-  const redactor = new Redactor({ fields: config.profilerRedactFields })
-  const secret = config.profilerSecret
-  const redactUrl = (url: string): string => {
-    const redacted = redactor.url(url)
-    return secret === null ? redacted : redacted.replaceAll(secret, REDACTED).replaceAll(encodeURIComponent(secret), REDACTED)
-  }
-  return {
-    req: (request: FastifyRequest) => ({
-      method: request.method,
-      url: redactUrl(request.url),
-      host: request.host,
-      remoteAddress: request.ip,
-      remotePort: request.socket?.remotePort
-    })
-  }
 }
 
 export interface AppOverrides {

@@ -60,7 +60,7 @@ export class ProfileStore {
   }
 
   /** The read connection, opened now if it could not be before (at most once per retry delay). */
-  private search_ (): ProfileSearch {
+  private readConnection (): ProfileSearch {
     const now = Date.now()
     if (this.reader === null && now - this.lastReaderAttempt >= this.options.retryDelayMs) this.tryOpenReader()
     if (this.reader === null) throw new HttpError(503, `The profile store is unavailable: ${this.readerError}`, { name: 'ServiceUnavailableError' })
@@ -158,7 +158,8 @@ export class ProfileStore {
     await this.flush()
     this.cancelTimer()
     if (this.queue.length > 0) {
-      this.drop(`${this.queue.length} profile(s) could not be stored before shutdown: ${this.health.snapshot().reason ?? 'the store is failing'}`, this.queue.length)
+      this.dropped += this.queue.length
+      this.events.error(`profiler: ${this.queue.length} profile(s) could not be stored before shutdown: ${this.health.snapshot().reason ?? 'the store is failing'}`)
       this.queue = []
     }
     await this.writer.close()
@@ -166,19 +167,19 @@ export class ProfileStore {
   }
 
   search (filters: SearchFilters): ProfileSummary[] {
-    return this.search_().search(filters)
+    return this.readConnection().search(filters)
   }
 
   find (token: string): StoredProfile | undefined {
-    return this.search_().find(token)
+    return this.readConnection().find(token)
   }
 
   latest (type = 'request'): StoredProfile | undefined {
-    return this.search_().latest(type)
+    return this.readConnection().latest(type)
   }
 
   fileBytes (): number {
-    return this.search_().fileBytes()
+    return this.readConnection().fileBytes()
   }
 
   private handOver (): void {
