@@ -4,22 +4,11 @@
 import BetterSqlite3 from 'better-sqlite3'
 import type { InjectOptions } from 'fastify'
 import t from 'tap'
+import { randomSource } from '../bench/seed.js'
 import { buildTestApp } from './helpers/app.js'
 
 const SEED = 0x5eed2026
 const REQUESTS = 2500
-
-/** mulberry32: a small, fast, seedable generator (the run is the same every time). */
-function generator (seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let x = state
-    x = Math.imul(x ^ (x >>> 15), x | 1)
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61)
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const METHODS = ['GET', 'GET', 'POST', 'POST', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'PROPFIND', 'MKCOL', 'TRACE', 'SEARCH']
 const SEGMENTS = ['ccenter', 'getConseillerByCode', 'monitor', 'MonitorPooling', '_profiler', 'latest', 'search', 'results', 'empty',
@@ -71,7 +60,7 @@ function randomRequest (random: () => number): InjectOptions {
 
 t.test(`${REQUESTS} random requests (seed ${SEED.toString(16)}): no 5xx, one stored profile each`, async t => {
   const app = await buildTestApp(t)
-  const random = generator(SEED)
+  const random = randomSource(SEED)
   const statuses = new Map<number, number>()
   const tokens = new Set<string>()
   let unprofiled = 0
