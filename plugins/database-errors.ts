@@ -12,3 +12,16 @@ export function databaseUnavailable (cause: unknown): HttpError {
 export function isDatabaseUnavailable (error: Error & { code?: unknown }): boolean {
   return error.name === 'SqliteError' && typeof error.code === 'string' && UNAVAILABLE_CODES.test(error.code)
 }
+
+/**
+ * Whether an error, or one of its causes, is the file or the file system failing (a SQLite
+ * "unusable" code, or an fs error such as ENOTDIR/EACCES/EROFS/ENOSPC while opening): a fault
+ * that may clear, as opposed to a bug that would fail the same way again.
+ */
+export function isStorageFault (error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    const code = (current as Error & { code?: unknown }).code
+    if (isDatabaseUnavailable(current) || (typeof code === 'string' && /^E[A-Z]+$/.test(code))) return true
+  }
+  return false
+}

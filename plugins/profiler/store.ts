@@ -191,11 +191,17 @@ export class ProfileStore {
     const written = this.writer.request({ type: 'write', batch }).then(answer => {
       this.inFlight -= batch.length
       this.batches.delete(written)
-      if (answer.error !== undefined) {
+      if (answer.error !== undefined && answer.fault === true) {
         // Kept, oldest first, and tried again later: a locked or full store loses nothing it can hold.
         this.queue = batch.concat(this.queue)
         this.health.fail(answer.error)
         this.schedule(this.options.retryDelayMs)
+        return
+      }
+      if (answer.error !== undefined) {
+        // Not the store failing: the same batch would fail again. Dropped, counted, logged.
+        for (const profile of batch) this.releaseToken(profile.token)
+        this.drop(`a batch of ${batch.length} profile(s) could not be written: ${answer.error}`, batch.length)
         return
       }
       this.count = answer.count

@@ -15,6 +15,7 @@ export class WriterClient {
   private readonly worker: Worker
   private readonly pending = new Map<number, Pending>()
   private nextId = 1
+  private ended = false
 
   constructor (settings: WriterSettings, private readonly onEvent: (message: WriterMessage) => void) {
     this.worker = new Worker(WORKER_URL, { workerData: settings })
@@ -29,6 +30,7 @@ export class WriterClient {
     this.worker.on('error', err => { this.onEvent({ type: 'error', message: `the writer thread failed: ${err.message}` }) })
     // A writer that is gone answers every open request with an error: nothing waits forever.
     this.worker.on('exit', () => {
+      this.ended = true
       for (const [id, resolve] of this.pending) resolve({ type: 'done', id, count: 0, error: 'the writer thread has ended' })
       this.pending.clear()
     })
@@ -39,6 +41,7 @@ export class WriterClient {
 
   request (request: Outgoing): Promise<Done> {
     const id = this.nextId++
+    if (this.ended) return Promise.resolve({ type: 'done', id, count: 0, error: 'the writer thread has ended' })
     return new Promise(resolve => {
       if (this.pending.size === 0) this.worker.ref()
       this.pending.set(id, resolve)

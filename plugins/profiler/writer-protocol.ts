@@ -11,7 +11,7 @@ export type WriterRequest =
 
 export type WriterMessage =
   /** The answer to a request; `count` is the number of stored profiles after it. */
-  | { type: 'done', id: number, count: number, written?: number, rejected?: string[], error?: string }
+  | { type: 'done', id: number, count: number, written?: number, rejected?: string[], error?: string, /** The store failed (may clear), not the data. */ fault?: boolean }
   /** Profiles pruned in the background: their tokens are free again. */
   | { type: 'deleted', tokens: string[], count: number }
   | { type: 'error', message: string }

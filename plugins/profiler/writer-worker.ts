@@ -3,6 +3,7 @@
 // The store is opened lazily: a store that cannot be opened yet (a read-only or missing folder)
 // fails each write with its reason until it can, and then works like any other.
 import { parentPort, workerData } from 'node:worker_threads'
+import { isStorageFault } from '../database-errors.js'
 import { openProfileDatabase } from './open-store.js'
 import { ProfileWriter } from './profile-writer.js'
 import { Retention } from './retention.js'
@@ -53,6 +54,6 @@ port.on('message', (request: WriterRequest) => {
         break
     }
   } catch (err) {
-    send({ type: 'done', id: request.id, count: store?.writer.count ?? 0, error: (err as Error).message })
+    send({ type: 'done', id: request.id, count: store?.writer.count ?? 0, error: (err as Error).message, fault: isStorageFault(err) })
   }
 })

@@ -116,6 +116,23 @@ t.test('locked with a small queue: what overflows is dropped and counted', async
   t.equal(harness.app.profiler.dropped, 5, '30 during the fault, 25 kept')
 })
 
+t.test('a batch that fails for a reason other than the store (a bad record) is dropped and counted, not retried', async t => {
+  const { app, logLines } = await buildWithLog(t, {})
+  const [good] = await business(t, app, 1)
+  await app.profiler.flush()
+  const bad = { id: app.profiler.nextId(Date.now()), token: 'bad000', parentToken: null, type: 'request', ip: null, method: 'GET', url: 'http://x/', statusCode: 200, durationMs: 1, route: null, panels: '{}' }
+  app.profiler.reserveToken('bad000')
+  t.ok(app.profiler.enqueue(bad as unknown as Parameters<FastifyInstance['profiler']['enqueue']>[0]))
+  await app.profiler.flush()
+  t.equal(app.profiler.dropped, 1, 'counted')
+  t.equal(app.profiler.healthSnapshot().state, 'ok', 'not a store fault')
+  t.match(logLines(/could not be written/)[0], /NOT NULL constraint failed: profiles\.ip/)
+  const [after] = await business(t, app, 1)
+  await app.profiler.flush()
+  const stored = storedTokens(app)
+  t.ok(stored.has(good ?? '') && stored.has(after ?? '') && !stored.has('bad000'), 'the store carries on')
+})
+
 function chattrWorks (dir: string): boolean {
   const probe = join(dir, 'chattr-probe')
   writeFileSync(probe, '')
