@@ -3,6 +3,7 @@ import fp from 'fastify-plugin'
 import { migrationsDir } from '../paths.js'
 import { databaseUnavailable } from './database-errors.js'
 import { openSqlite } from './open-sqlite.js'
+import { Reopening } from './reopening.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -19,49 +20,51 @@ const RETRY_MS = 1000
  * naming the cause, and the next of them after a second tries to open it again.
  */
 export class BusinessDatabase {
-  private db: Database | null = null
-  private lastError = ''
-  private lastAttempt = 0
+  private readonly connection: Reopening<Database>
   private readonly openListeners: Array<(db: Database) => void> = []
 
-  constructor (private readonly path: string, private readonly log: { info: (m: string) => void, error: (m: string) => void }) {}
+  constructor (private readonly path: string, private readonly log: { info: (m: string) => void, error: (m: string) => void }) {
+    this.connection = new Reopening(() => this.openNow(), RETRY_MS, (message, first) => {
+      // Logged when it starts failing, not on every retry.
+      if (first) log.error(`Database ${path} is unavailable (requests that need it answer 503): ${message}`)
+    })
+  }
 
   /** The connection, opened now if it could not be before; throws a 503 HttpError while unavailable. */
   get (): Database {
-    if (this.db !== null) return this.db
-    if (Date.now() - this.lastAttempt >= RETRY_MS) this.open()
-    if (this.db === null) throw databaseUnavailable(new Error(this.lastError))
-    return this.db
+    const db = this.connection.get()
+    if (db === null) throw databaseUnavailable(new Error(this.connection.failure))
+    return db
   }
 
   /** Runs `listener` on every newly opened connection (now, if one is open). */
   onOpen (listener: (db: Database) => void): void {
     this.openListeners.push(listener)
-    if (this.db !== null) listener(this.db)
+    const db = this.connection.current
+    if (db !== null) listener(db)
   }
 
   open (): void {
-    this.lastAttempt = Date.now()
-    const failedBefore = this.lastError !== ''
-    try {
-      const { db, migration } = openSqlite(this.path, migrationsDir)
-      if (migration.applied.length > 0) {
-        this.log.info(`Database ${this.path}: migrated from version ${migration.from} to ${migration.to} (${migration.applied.join(', ')})`)
-      }
-      this.db = db
-      this.lastError = ''
-      if (failedBefore) this.log.info(`Database ${this.path} is available again`)
-      for (const listener of this.openListeners) listener(db)
-    } catch (err) {
-      // Logged when it starts failing, not on every retry.
-      if (!failedBefore) this.log.error(`Database ${this.path} is unavailable (requests that need it answer 503): ${(err as Error).message}`)
-      this.lastError = (err as Error).message
-    }
+    this.connection.tryOpen()
   }
 
   close (): void {
-    this.db?.close()
-    this.db = null
+    this.connection.close(db => { db.close() })
+  }
+
+  private openNow (): Database {
+    const { db, migration } = openSqlite(this.path, migrationsDir)
+    if (migration.applied.length > 0) {
+      this.log.info(`Database ${this.path}: migrated from version ${migration.from} to ${migration.to} (${migration.applied.join(', ')})`)
+    }
+    try {
+      for (const listener of this.openListeners) listener(db)
+    } catch (err) {
+      db.close()
+      throw err
+    }
+    if (this.connection.failure !== '') this.log.info(`Database ${this.path} is available again`)
+    return db
   }
 }
 

@@ -1,5 +1,4 @@
-import type { RawRequestDefaultExpression } from 'fastify'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyRequest, RawRequestDefaultExpression } from 'fastify'
 
 // A path that cannot be percent-decoded makes Fastify's router give up before any hook runs:
 // such a request would be neither rendered by our error renderer nor profiled. Instead, the

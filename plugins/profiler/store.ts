@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3'
 import { HttpError } from '../http-error.js'
+import { Reopening } from '../reopening.js'
 import { ID_SLOTS_PER_MS, type ProfileRecord, type ProfileSummary, type SearchFilters, type StoredProfile } from './profile.js'
 import { ProfileSearch } from './profile-search.js'
 import { StoreHealth, type HealthLog, type StoreHealthSnapshot } from './store-health.js'
@@ -42,9 +43,7 @@ export class ProfileStore {
   private timer: NodeJS.Timeout | null = null
   private idCounter = 0
   private readonly tokens = new TokenSet()
-  private reader: { db: Database, search: ProfileSearch } | null = null
-  private readerError = ''
-  private lastReaderAttempt = 0
+  private readonly reader: Reopening<{ db: Database, search: ProfileSearch }>
   readonly health: StoreHealth
 
   constructor (
@@ -56,21 +55,20 @@ export class ProfileStore {
   ) {
     this.count = 0
     this.health = new StoreHealth(events, () => ({ dropped: this.dropped, queued: this.queue.length + this.inFlight }))
-    this.tryOpenReader()
+    this.reader = new Reopening(() => this.openSearch(), options.retryDelayMs, message => { this.health.fail(message) })
+    this.reader.tryOpen()
   }
 
   /** The read connection, opened now if it could not be before (at most once per retry delay). */
   private readConnection (): ProfileSearch {
-    const now = Date.now()
-    if (this.reader === null && now - this.lastReaderAttempt >= this.options.retryDelayMs) this.tryOpenReader()
-    if (this.reader === null) throw new HttpError(503, `The profile store is unavailable: ${this.readerError}`, { name: 'ServiceUnavailableError' })
-    return this.reader.search
+    const reader = this.reader.get()
+    if (reader === null) throw new HttpError(503, `The profile store is unavailable: ${this.reader.failure}`, { name: 'ServiceUnavailableError' })
+    return reader.search
   }
 
-  private tryOpenReader (): void {
-    this.lastReaderAttempt = Date.now()
+  private openSearch (): { db: Database, search: ProfileSearch } {
+    const db = this.openReader()
     try {
-      const db = this.openReader()
       const search = new ProfileSearch(db)
       // One pass over the stored tokens fills the token set and counts the profiles.
       let count = 0
@@ -79,10 +77,10 @@ export class ProfileStore {
         count++
       }
       this.count = count
-      this.reader = { db, search }
+      return { db, search }
     } catch (err) {
-      this.readerError = (err as Error).message
-      this.health.fail(this.readerError)
+      db.close()
+      throw err
     }
   }
 
@@ -163,7 +161,7 @@ export class ProfileStore {
       this.queue = []
     }
     await this.writer.close()
-    this.reader?.db.close()
+    this.reader.close(({ db }) => { db.close() })
   }
 
   search (filters: SearchFilters): ProfileSummary[] {
@@ -205,7 +203,7 @@ export class ProfileStore {
         return
       }
       this.count = answer.count
-      if (this.reader === null) this.tryOpenReader()
+      this.reader.tryOpen()
       this.health.recover()
       for (const token of answer.rejected ?? []) {
         this.releaseToken(token)
