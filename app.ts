@@ -1,16 +1,16 @@
 import accepts from '@fastify/accepts'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Config } from './config.js'
-import advisors from './plugins/advisors.js'
+import advisors from './plugins/advisors/index.js'
 import database from './plugins/database.js'
 import errorRenderer from './plugins/error-renderer.js'
-import jsonBody from './plugins/json-body.js'
-import { logSerializers, profilerStatus } from './plugins/log-lines.js'
+import jsonBody from './plugins/request-body.js'
+import { logSerializers, profilerStatus } from './plugins/logging.js'
 import profiler, { type ProfilerOptions } from './plugins/profiler/index.js'
-import routingErrors from './plugins/routing-errors.js'
+import routingErrors from './plugins/routing/index.js'
 import views from './plugins/views.js'
-import { HttpError } from './plugins/http-error.js'
-import { escapeMalformedPath } from './plugins/malformed-url.js'
+import { HttpError } from './lib/http-error.js'
+import { escapeMalformedPath } from './plugins/routing/malformed-url.js'
 import ccenterRoutes from './routes/ccenter/index.js'
 import monitorRoutes from './routes/monitor/index.js'
 
@@ -37,7 +37,7 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
     // Whatever else fails inside the router still goes through the error renderer (unprofiled:
     // these requests skip the hooks).
     frameworkErrors: (error, _request, reply) => {
-      void reply.send(new HttpError(400, error.message, { cause: error, name: 'BadRequestError' }) as never)
+      reply.send(new HttpError(400, error.message, { cause: error, name: 'BadRequestError' }) as never)
     },
     // Fastify also takes a hop count at run time; its types omit the number form.
     trustProxy: config.trustProxy as boolean | string[]

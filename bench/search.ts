@@ -1,5 +1,5 @@
-import { parseSearchFilters, type SearchQuery } from '../plugins/profiler/search-filters.js'
-import type { ProfileSearch } from '../plugins/profiler/profile-search.js'
+import { parseSearchFilters, type SearchQuery } from '../plugins/profiler/pages/search-filters.js'
+import type { ProfileSearch } from '../plugins/profiler/store/reader.js'
 import { randomSource, seedIp } from './seed.js'
 import { percentile, timeCalls } from './stats.js'
 

@@ -1,9 +1,9 @@
 import type { Database } from 'better-sqlite3'
 import fp from 'fastify-plugin'
 import { migrationsDir } from '../paths.js'
-import { databaseUnavailable } from './database-errors.js'
-import { openSqlite } from './open-sqlite.js'
-import { Reopening } from './reopening.js'
+import { databaseUnavailable } from '../lib/sqlite/faults.js'
+import { openSqlite } from '../lib/sqlite/open.js'
+import { Reopening } from '../lib/sqlite/reopening.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,9 +1,9 @@
 import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { databaseUnavailable, isDatabaseUnavailable } from './database-errors.js'
-import { HttpError } from './http-error.js'
-import { ACCEPTED_CONTENT_TYPES, BODY_LIMIT } from './json-body.js'
+import { databaseUnavailable, isDatabaseUnavailable } from '../lib/sqlite/faults.js'
+import { HttpError } from '../lib/http-error.js'
+import { ACCEPTED_CONTENT_TYPES, BODY_LIMIT } from './request-body.js'
 
 declare module 'fastify' {
   interface FastifyRequest {

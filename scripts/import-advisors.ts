@@ -2,9 +2,9 @@
 // Validates every row first; imports nothing if any row is bad, else upserts all rows in one transaction.
 import { ConfigError, loadConfig } from '../config.js'
 import { migrationsDir } from '../paths.js'
-import { checkAdvisorRow, type AdvisorInput } from '../plugins/advisor-record.js'
-import { AdvisorRepository } from '../plugins/advisors.js'
-import { openSqlite } from '../plugins/open-sqlite.js'
+import { checkAdvisorRow, type AdvisorInput } from '../plugins/advisors/record.js'
+import { AdvisorRepository } from '../plugins/advisors/index.js'
+import { openSqlite } from '../lib/sqlite/open.js'
 import { AdvisorFileError, readAdvisorFile, type NumberedRow } from './advisor-file.js'
 
 function fail (message: string): never {

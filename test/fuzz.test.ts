@@ -4,7 +4,7 @@
 import BetterSqlite3 from 'better-sqlite3'
 import type { InjectOptions } from 'fastify'
 import t from 'tap'
-import { randomSource } from '../bench/seed.js'
+import { seededRandom } from './helpers/random.js'
 import { buildTestApp } from './helpers/app.js'
 
 const SEED = 0x5eed2026
@@ -60,7 +60,7 @@ function randomRequest (random: () => number): InjectOptions {
 
 t.test(`${REQUESTS} random requests (seed ${SEED.toString(16)}): no 5xx, one stored profile each`, async t => {
   const app = await buildTestApp(t)
-  const random = randomSource(SEED)
+  const random = seededRandom(SEED)
   const statuses = new Map<number, number>()
   const tokens = new Set<string>()
   let unprofiled = 0

@@ -1,13 +1,13 @@
 import type { Database } from 'better-sqlite3'
 import fp from 'fastify-plugin'
-import { collectors } from './collectors/index.js'
-import { openProfileDatabase } from './open-store.js'
-import { Redactor, type RedactionRules } from './redact.js'
-import { installRecorder } from './recorder.js'
-import type { RetentionLimits } from './retention.js'
-import { profilerRoutes } from './routes.js'
-import { DEFAULT_STORE_OPTIONS, ProfileStore, type StoreEvents, type StoreOptions } from './store.js'
-import { WriterClient } from './writer-client.js'
+import { collectors } from './collect/collectors/index.js'
+import { openProfileDatabase } from './store/open-store.js'
+import { Redactor, type RedactionRules } from '../../lib/redact.js'
+import { installRecorder } from './collect/recorder.js'
+import type { RetentionLimits } from './writer/retention.js'
+import { profilerRoutes } from './pages/routes.js'
+import { DEFAULT_STORE_OPTIONS, ProfileStore, type StoreEvents, type StoreOptions } from './store/profile-store.js'
+import { WriterClient } from './store/writer-client.js'
 
 export interface ProfilerOptions {
   /** The profiler's own SQLite file. */

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { HttpError } from '../../plugins/http-error.js'
-import { noAdvisorMessage } from '../error-schema.js'
+import { HttpError } from '../../lib/http-error.js'
+import { noAdvisorMessage } from '../schemas.js'
 import { GetAdvisorByCodeSchema } from './schemas.js'
 
 /** The contact-centre route group. */

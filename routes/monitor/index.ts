@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { HttpError } from '../../plugins/http-error.js'
-import { noAdvisorMessage } from '../error-schema.js'
+import { HttpError } from '../../lib/http-error.js'
+import { noAdvisorMessage } from '../schemas.js'
 import { MonitorPollingSchema } from './schemas.js'
 
 /** The monitoring route group: a status poll that clients call many times a minute. */

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
-import { ADVISOR_STATUSES } from '../../plugins/advisor-record.js'
-import { AdvisorCode, ErrorResponse } from '../error-schema.js'
+import { ADVISOR_STATUSES } from '../../plugins/advisors/record.js'
+import { AdvisorCode, ErrorResponse } from '../schemas.js'
 
 const PollResult = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),

@@ -10,7 +10,7 @@ import BetterSqlite3 from 'better-sqlite3'
 import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { buildApp } from '../../app.js'
-import type { StoreOptions } from '../../plugins/profiler/store.js'
+import type { StoreOptions } from '../../plugins/profiler/store/profile-store.js'
 import { testConfig } from '../helpers/app.js'
 import { blockedDir } from '../helpers/blocked.js'
 

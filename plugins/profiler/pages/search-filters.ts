@@ -1,0 +1,106 @@
+import { Type } from 'typebox'
+import { HttpError } from '../../../lib/http-error.js'
+import type { SearchFilters } from '../profile.js'
+
+/** The search parameters, as Symfony names them; all optional strings (an empty one means "any"). */
+export const SearchQuerySchema = Type.Object({
+  ip: Type.Optional(Type.String({ maxLength: 100 })),
+  method: Type.Optional(Type.String({ maxLength: 20 })),
+  status_code: Type.Optional(Type.String({ maxLength: 10 })),
+  url: Type.Optional(Type.String({ maxLength: 2048 })),
+  token: Type.Optional(Type.String({ maxLength: 100 })),
+  start: Type.Optional(Type.String({ maxLength: 40 })),
+  end: Type.Optional(Type.String({ maxLength: 40 })),
+  limit: Type.Optional(Type.String({ maxLength: 10 })),
+  type: Type.Optional(Type.String({ maxLength: 20 }))
+})
+
+export type SearchQuery = Partial<Record<'ip' | 'method' | 'status_code' | 'url' | 'token' | 'start' | 'end' | 'limit' | 'type', string>>
+
+export const SEARCH_PARAMETERS = ['ip', 'method', 'status_code', 'url', 'start', 'end', 'limit', 'type'] as const
+export const DEFAULT_LIMIT = 10
+export const MAX_LIMIT = 100
+
+function invalid (name: string, expected: string, value: string): HttpError {
+  return new HttpError(400, `Invalid "${name}" parameter "${value}": expected ${expected}`, { name: 'BadRequestError' })
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,3})?)?(Z|[+-]\d{2}:?\d{2})?$/
+
+/** The calendar date really exists (Date.parse quietly rolls 2026-02-30 over). */
+function realDate (date: string): boolean {
+  const time = Date.parse(`${date}T00:00:00Z`)
+  return !Number.isNaN(time) && new Date(time).toISOString().startsWith(date)
+}
+
+/**
+ * A bound as epoch milliseconds, inclusive at the precision given: an `end` date covers the
+ * whole day, an `end` minute the whole minute. Dates and times without a zone are UTC;
+ * digits alone are a Unix time in seconds.
+ */
+export function parseTimeBound (name: 'start' | 'end', value: string): number {
+  const expected = 'a date (YYYY-MM-DD) or a date-time (YYYY-MM-DDTHH:MM[:SS][Z|±HH:MM])'
+  let time: number
+  let precisionMs: number
+  const date = DATE.exec(value)
+  const dateTime = DATE_TIME.exec(value)
+  if (/^\d{1,12}$/.test(value)) {
+    time = Number(value) * 1000
+    precisionMs = 1000
+  } else if (date !== null) {
+    if (!realDate(value)) throw invalid(name, expected, value)
+    time = Date.parse(`${value}T00:00:00Z`)
+    precisionMs = 86_400_000
+  } else if (dateTime !== null) {
+    const [, day = '', hours, minutes, seconds, fraction, zone] = dateTime
+    if (!realDate(day) || Number(hours) > 23 || Number(minutes) > 59 || Number(seconds ?? 0) > 59) throw invalid(name, expected, value)
+    time = Date.parse(`${day}T${hours}:${minutes}:${seconds ?? '00'}${fraction ?? ''}${zone ?? 'Z'}`)
+    precisionMs = fraction !== undefined ? 1 : seconds !== undefined ? 1000 : 60_000
+  } else {
+    throw invalid(name, expected, value)
+  }
+  return name === 'start' ? time : time + precisionMs - 1
+}
+
+const given = (value: string | undefined): string | undefined => {
+  const trimmed = value?.trim()
+  return trimmed === undefined || trimmed === '' ? undefined : trimmed
+}
+
+/** Validates the query of a search; throws a 400 naming the first bad parameter. */
+export function parseSearchFilters (query: SearchQuery): SearchFilters {
+  const filters: SearchFilters = { type: 'request', limit: DEFAULT_LIMIT }
+  const type = given(query.type)
+  if (type !== undefined && type !== 'request') throw invalid('type', '"request"', type)
+  const limit = given(query.limit)
+  if (limit !== undefined) {
+    if (!/^\d{1,3}$/.test(limit) || Number(limit) < 1 || Number(limit) > MAX_LIMIT) throw invalid('limit', `a whole number from 1 to ${MAX_LIMIT}`, limit)
+    filters.limit = Number(limit)
+  }
+  const ip = given(query.ip)
+  if (ip !== undefined) filters.ip = ip
+  const method = given(query.method)
+  if (method !== undefined) {
+    if (!/^[A-Za-z]{1,20}$/.test(method)) throw invalid('method', 'an HTTP method such as GET or POST', method)
+    filters.method = method.toUpperCase()
+  }
+  const status = given(query.status_code)
+  if (status !== undefined) {
+    if (!/^[1-5]\d\d$/.test(status)) throw invalid('status_code', 'an HTTP status code from 100 to 599', status)
+    filters.statusCode = Number(status)
+  }
+  const url = given(query.url)
+  if (url !== undefined && url !== '!') {
+    filters.urlNegated = url.startsWith('!')
+    filters.url = filters.urlNegated ? url.slice(1) : url
+  }
+  const start = given(query.start)
+  if (start !== undefined) filters.start = parseTimeBound('start', start)
+  const end = given(query.end)
+  if (end !== undefined) filters.end = parseTimeBound('end', end)
+  if (filters.start !== undefined && filters.end !== undefined && filters.start > filters.end) {
+    throw new HttpError(400, `Invalid time range: "start" (${start ?? ''}) is after "end" (${end ?? ''})`, { name: 'BadRequestError' })
+  }
+  return filters
+}

@@ -1,0 +1,14 @@
+import type { Database } from 'better-sqlite3'
+import { profilerMigrationsDir } from '../../../paths.js'
+import type { MigrationResult } from '../../../lib/sqlite/migrate.js'
+import { openSqlite } from '../../../lib/sqlite/open.js'
+
+/**
+ * Opens the profile store's SQLite file, migrated. Incremental auto-vacuum (chosen while the file
+ * is new) lets pruning give pages back; the WAL file is cut back to 16 MiB after checkpoints.
+ */
+export function openProfileDatabase (path: string): { db: Database, migration: MigrationResult } {
+  const opened = openSqlite(path, profilerMigrationsDir, ['auto_vacuum = INCREMENTAL'])
+  opened.db.pragma(`journal_size_limit = ${16 * 1024 * 1024}`)
+  return opened
+}

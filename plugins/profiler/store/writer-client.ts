@@ -1,0 +1,72 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { Worker } from 'node:worker_threads'
+import { packageRoot } from '../../../paths.js'
+import type { WriterMessage, WriterRequest, WriterSettings } from '../writer/protocol.js'
+
+type Done = Extract<WriterMessage, { type: 'done' }>
+type Pending = (message: Done) => void
+type Outgoing = WriterRequest extends infer R ? R extends WriterRequest ? Omit<R, 'id'> : never : never
+
+/**
+ * The writer thread always runs compiled JavaScript: from dist/ beside this file, and from the
+ * build when this file runs as TypeScript under the test runner (`npm test` builds first). A
+ * worker booted through the TypeScript loader took 1-1.3 s to start, most of the suite's time.
+ */
+function workerUrl (): URL {
+  const here = fileURLToPath(import.meta.url)
+  if (here.endsWith('.js')) return new URL('../writer/worker.js', import.meta.url)
+  const built = join(packageRoot, 'dist', 'plugins', 'profiler', 'writer', 'worker.js')
+  if (!existsSync(built)) throw new Error(`the writer thread needs the build (${built}): run npm run build first`)
+  return pathToFileURL(built)
+}
+const WORKER_URL = workerUrl()
+
+/** The request thread's handle on the writer thread: requests with answers, events for the rest. */
+export class WriterClient {
+  private readonly worker: Worker
+  private readonly pending = new Map<number, Pending>()
+  private nextId = 1
+  private ended = false
+
+  constructor (settings: WriterSettings, private readonly onEvent: (message: WriterMessage) => void) {
+    this.worker = new Worker(WORKER_URL, { workerData: settings })
+    this.worker.on('message', (message: WriterMessage) => {
+      if (message.type === 'done') {
+        this.pending.get(message.id)?.(message)
+        this.pending.delete(message.id)
+        if (this.pending.size === 0) this.worker.unref()
+      }
+      this.onEvent(message)
+    })
+    this.worker.on('error', err => { this.onEvent({ type: 'error', message: `the writer thread failed: ${err.message}` }) })
+    // A writer that is gone answers every open request with an error: nothing waits forever.
+    this.worker.on('exit', () => {
+      this.ended = true
+      for (const [id, resolve] of this.pending) resolve({ type: 'done', id, count: 0, error: 'the writer thread has ended' })
+      this.pending.clear()
+    })
+    // An idle writer does not keep the process alive on its own (closing the app closes it);
+    // while a request is open it does, or the process could end before the answer.
+    this.worker.unref()
+  }
+
+  request (request: Outgoing): Promise<Done> {
+    const id = this.nextId++
+    if (this.ended) return Promise.resolve({ type: 'done', id, count: 0, error: 'the writer thread has ended' })
+    return new Promise(resolve => {
+      if (this.pending.size === 0) this.worker.ref()
+      this.pending.set(id, resolve)
+      this.worker.postMessage({ ...request, id })
+    })
+  }
+
+  /** Closes the writer's database and waits for the thread to end. */
+  async close (): Promise<void> {
+    const exited = new Promise(resolve => this.worker.once('exit', resolve))
+    await this.request({ type: 'close' })
+    this.worker.ref()
+    await exited
+  }
+}

@@ -1,0 +1,17 @@
+// Messages between the request thread (writer-client.ts) and the writer thread (writer-worker.ts).
+import type { ProfileRecord } from '../profile.js'
+import type { RetentionLimits } from './retention.js'
+
+export interface WriterSettings { databasePath: string, retention: RetentionLimits, retentionIntervalMs: number }
+
+export type WriterRequest =
+  | { id: number, type: 'write', batch: ProfileRecord[] }
+  | { id: number, type: 'prune', now: number }
+  | { id: number, type: 'close' }
+
+export type WriterMessage =
+  /** The answer to a request; `count` is the number of stored profiles after it. */
+  | { type: 'done', id: number, count: number, written?: number, rejected?: string[], error?: string, /** The store failed (may clear), not the data. */ fault?: boolean }
+  /** Profiles pruned in the background: their tokens are free again. */
+  | { type: 'deleted', tokens: string[], count: number }
+  | { type: 'error', message: string }

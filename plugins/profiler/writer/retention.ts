@@ -1,0 +1,108 @@
+import { ID_SLOTS_PER_MS } from '../profile.js'
+import type { ProfileWriter } from './profile-writer.js'
+
+export interface RetentionLimits {
+  maxProfiles: number
+  maxAgeMs: number
+  maxBytes: number
+}
+
+/** Profiles deleted per step: one short transaction, a few milliseconds at most. */
+const BATCH = 500
+/** Free pages returned to the file system per step. */
+const RECLAIM_PAGES = 1024
+/** Pruning for size stops this far under the byte bound, so that the file stays within it. */
+const BYTES_TARGET = 0.9
+const IP_SWEEP_INTERVAL_MS = 60_000
+
+/**
+ * Keeps the profile store within its bounds, in the writer thread: whichever bound is hit first,
+ * the oldest profiles go, one small batch per step, and freed pages go back to the file system.
+ */
+export class Retention {
+  private timer: NodeJS.Timeout | null = null
+  private urlSweepCursor = 0
+  private lastIpSweep = 0
+
+  constructor (
+    private readonly writer: ProfileWriter,
+    private readonly limits: RetentionLimits,
+    private readonly onError: (err: unknown) => void = () => {}
+  ) {}
+
+  /** One step; returns true when it deleted or reclaimed something (more may be left). */
+  step (now = Date.now()): boolean {
+    const through = this.pruneTarget(now)
+    if (through !== undefined) {
+      this.writer.deleteThrough(through)
+      this.reclaim()
+      return true
+    }
+    if (this.reclaim()) return true
+    return this.sweepOrphans(now)
+  }
+
+  /** Steps until every bound holds and nothing is left to reclaim; returns the steps taken. */
+  runUntilWithinBounds (now = Date.now()): number {
+    let steps = 0
+    while (this.step(now)) steps++
+    return steps
+  }
+
+  /** Runs in the background: right away while there is work, else every `intervalMs`. */
+  start (intervalMs: number): void {
+    const tick = (): void => {
+      let worked = false
+      try {
+        worked = this.step()
+      } catch (err) {
+        this.onError(err)
+      }
+      this.timer = setTimeout(tick, worked ? 1 : intervalMs)
+      this.timer.unref()
+    }
+    this.timer = setTimeout(tick, intervalMs)
+    this.timer.unref()
+  }
+
+  stop (): void {
+    if (this.timer !== null) clearTimeout(this.timer)
+    this.timer = null
+  }
+
+  /** The newest id to delete through in this step, or undefined when every bound holds. */
+  private pruneTarget (now: number): number | undefined {
+    const { writer, limits } = this
+    const oldest = writer.oldestId()
+    if (oldest === undefined) return undefined
+    const expiredThrough = Math.floor(now - limits.maxAgeMs) * ID_SLOTS_PER_MS - 1
+    if (oldest <= expiredThrough) return Math.min(expiredThrough, writer.nthOldestId(BATCH) ?? expiredThrough)
+    if (writer.count > limits.maxProfiles) return writer.nthOldestId(Math.min(writer.count - limits.maxProfiles, BATCH))
+    const used = writer.usedBytes()
+    const target = limits.maxBytes * BYTES_TARGET
+    if (used > target && writer.count > 0) {
+      const bytesPerProfile = used / writer.count
+      const excess = Math.ceil((used - target) / bytesPerProfile)
+      return writer.nthOldestId(Math.max(1, Math.min(excess, BATCH, writer.count)))
+    }
+    return undefined
+  }
+
+  private reclaim (): boolean {
+    const free = this.writer.freePageCount()
+    if (free === 0) return false
+    this.writer.reclaim(Math.min(free, RECLAIM_PAGES))
+    return true
+  }
+
+  /** URLs and IPs that no profile uses any more leave the search side tables. */
+  private sweepOrphans (now: number): boolean {
+    const { deleted, nextAfterId } = this.writer.deleteOrphanUrls(this.urlSweepCursor, BATCH)
+    this.urlSweepCursor = nextAfterId
+    if (now - this.lastIpSweep >= IP_SWEEP_INTERVAL_MS) {
+      this.lastIpSweep = now
+      this.writer.deleteOrphanIps()
+    }
+    return deleted > 0
+  }
+}

@@ -1,0 +1,115 @@
+import { isUtf8 } from 'node:buffer'
+import formbody from '@fastify/formbody'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { parse as parseQueryString } from 'fast-querystring'
+import secureJson from 'secure-json-parse'
+import { HttpError } from '../lib/http-error.js'
+
+/** The body types handlers accept; any other is a 415 that lists these. */
+export const ACCEPTED_CONTENT_TYPES = ['application/json', 'application/*+json', 'application/x-www-form-urlencoded']
+export const BODY_LIMIT = 1024 * 1024
+
+const POISONED_KEY = '__proto__'
+/** Deeper JSON is refused before it is parsed: no client of ours nests that far. */
+export const MAX_JSON_DEPTH = 64
+
+/** Node says "... at position N" (or "Unexpected end of JSON input"); turn that into line and column. */
+function whereParsingFailed (message: string, text: string): string {
+  const match = /position (\d+)/.exec(message)
+  if (match === null && !message.startsWith('Unexpected end')) return ''
+  const position = match === null ? text.length : Number(match[1])
+  const before = text.slice(0, position)
+  const line = before.split('\n').length
+  const column = position - before.lastIndexOf('\n')
+  return ` (line ${line}, column ${column})`
+}
+
+/** V8 quotes a piece of the body in some messages ("Unexpected token 'h', "{"pass..." is not valid JSON"): keep it out. */
+function withoutQuotedBody (message: string): string {
+  return message.replace(/, (\.\.\.)?".*" is not valid JSON$/s, '')
+}
+
+/** Whether brackets outside strings nest deeper than `limit` (a linear scan, stopped early). */
+function nestsDeeperThan (text: string, limit: number): boolean {
+  if (text.length <= limit * 2) return false
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92) i++ // backslash: skip the escaped character
+      else if (c === 34) inString = false
+    } else if (c === 34) {
+      inString = true
+    } else if (c === 123 || c === 91) {
+      if (++depth > limit) return true
+    } else if (c === 125 || c === 93) {
+      depth--
+    }
+  }
+  return false
+}
+
+function describeType (value: unknown): string {
+  if (Array.isArray(value)) return 'an array'
+  return value === null ? 'null' : `a ${typeof value}`
+}
+
+function parseJsonBody (bytes: Buffer): unknown {
+  if (!isUtf8(bytes)) throw new HttpError(400, 'Request body is not valid UTF-8', { name: 'BadRequestError' })
+  const text = bytes.toString('utf8')
+  if (text.trim() === '') return {}
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new HttpError(400, `Request body nests objects or arrays deeper than ${MAX_JSON_DEPTH} levels`, { name: 'BadRequestError' })
+  }
+  let value: unknown
+  try {
+    value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' })
+  } catch (err) {
+    const error = err as Error
+    if (/forbidden (prototype|constructor) property/.test(error.message)) {
+      throw new HttpError(400, 'Request body contains a forbidden key ("__proto__" or "constructor.prototype")', { cause: error, name: 'BadRequestError' })
+    }
+    const message = withoutQuotedBody(error.message)
+    throw new HttpError(400, `Request body is not valid JSON${whereParsingFailed(message, text)}: ${message}`, { cause: new SyntaxError(message), name: 'BadRequestError' })
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new HttpError(400, `Request body must be a JSON object, not ${describeType(value)}`, { name: 'BadRequestError' })
+  }
+  return value
+}
+
+/**
+ * Handlers see one plain object whatever the body type: an absent body is `{}`,
+ * form fields (null-prototype objects from the parser) become a plain object.
+ */
+async function toPlainObjectBody (request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  const body = request.body
+  if (body === undefined || body === null) {
+    request.body = {}
+    return
+  }
+  if (typeof body === 'object' && Object.getPrototypeOf(body) !== Object.prototype) {
+    if (Object.hasOwn(body, POISONED_KEY)) {
+      throw new HttpError(400, 'Request body contains a forbidden key ("__proto__")', { name: 'BadRequestError' })
+    }
+    request.body = Object.assign({}, body)
+  }
+}
+
+/** The JSON request-body transformer: JSON and form bodies -> one plain object, before every handler. */
+export default fp(async function jsonBodyPlugin (app) {
+  app.removeAllContentTypeParsers()
+  for (const type of ['application/json', /^application\/[\w.-]+\+json$/]) {
+    app.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_request, bytes, done) => {
+      try {
+        done(null, parseJsonBody(bytes as Buffer))
+      } catch (err) {
+        done(err as Error, undefined)
+      }
+    })
+  }
+  await app.register(formbody, { bodyLimit: BODY_LIMIT, parser: text => parseQueryString(text) })
+  app.addHook('preValidation', toPlainObjectBody)
+}, { name: 'json-body' })

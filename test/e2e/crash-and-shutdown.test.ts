@@ -1,0 +1,130 @@
+// dist/server.js under load, stopped hard (SIGKILL) and gracefully (SIGTERM).
+import { mkdtempSync, rmSync } from 'node:fs'
+import { connect } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import BetterSqlite3 from 'better-sqlite3'
+import t, { type Test } from 'tap'
+import { startServer, type RunningServer } from '../helpers/server.js'
+
+/** Profiles answered longer ago than this before a SIGKILL must have survived it (see README "Security"). */
+const KILL_LOSS_BOUND_MS = 500
+
+/** Database files outside t.testdir(): a second start in the same test must find them again. */
+function databaseEnv (t: Test): Record<string, string> {
+  const dir = mkdtempSync(join(tmpdir(), 'crash-'))
+  t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
+  return { DATABASE_PATH: join(dir, 'app.sqlite'), PROFILER_DATABASE_PATH: join(dir, 'profiler.sqlite') }
+}
+
+interface Answer { token: string | null, status: number, at: number }
+
+/** `workers` loops of status polls until `stop()`; connection errors end a loop (the server is gone). */
+function load (address: string, workers: number): { answers: Answer[], stop: () => Promise<void> } {
+  const answers: Answer[] = []
+  const state = { running: true }
+  const loops = Array.from({ length: workers }, async (_, worker) => {
+    for (let i = 0; state.running; i++) {
+      try {
+        const res = await fetch(`${address}/monitor/MonitorPooling`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ worker, i }) })
+        await res.arrayBuffer()
+        answers.push({ token: res.headers.get('x-debug-token'), status: res.status, at: Date.now() })
+      } catch {
+        return
+      }
+    }
+  })
+  return { answers, stop: async () => { state.running = false; await Promise.all(loops) } }
+}
+
+function storedTokens (path: string): Set<string> {
+  const db = new BetterSqlite3(path, { readonly: true })
+  try {
+    return new Set(db.prepare('SELECT token FROM profiles').pluck().all() as string[])
+  } finally {
+    db.close()
+  }
+}
+
+function integrity (path: string): string {
+  // Not read-only: opening replays the WAL the killed process left, as the next start would.
+  const db = new BetterSqlite3(path)
+  try {
+    return db.pragma('integrity_check', { simple: true }) as string
+  } finally {
+    db.close()
+  }
+}
+
+t.test('kill -9 under load: both databases intact, the service serves again, only the last moments are missing', async t => {
+  const env = databaseEnv(t)
+  const server = await startServer(t, env)
+  const traffic = load(server.address, 4)
+  await new Promise(resolve => setTimeout(resolve, 1500))
+  const killedAt = Date.now()
+  t.equal(await server.stop('SIGKILL'), null, 'killed')
+  await traffic.stop()
+  const answered = traffic.answers.filter(answer => answer.token !== null)
+  t.ok(answered.length > 100, `${answered.length} requests answered before the kill`)
+
+  t.equal(integrity(env.DATABASE_PATH ?? ''), 'ok', 'business database: integrity_check ok')
+  t.equal(integrity(env.PROFILER_DATABASE_PATH ?? ''), 'ok', 'profile store: integrity_check ok')
+
+  const restarted: RunningServer = await startServer(t, env)
+  const poll = await fetch(`${restarted.address}/monitor/MonitorPooling`, { method: 'POST' })
+  t.equal(poll.status, 200, 'serves after the restart')
+  const listing = await fetch(`${restarted.address}/_profiler/empty/search/results?limit=5`, { headers: { accept: 'application/json' } })
+  t.equal(listing.status, 200, 'the profiler reads its store')
+  t.equal(await restarted.stop(), 0)
+
+  const stored = storedTokens(env.PROFILER_DATABASE_PATH ?? '')
+  const settled = answered.filter(answer => answer.at < killedAt - KILL_LOSS_BOUND_MS)
+  const lost = settled.filter(answer => answer.token !== null && !stored.has(answer.token))
+  t.same(lost, [], `every profile answered more than ${KILL_LOSS_BOUND_MS} ms before the kill is stored (${settled.length})`)
+  const missing = answered.filter(answer => answer.token !== null && !stored.has(answer.token)).length
+  t.ok(missing <= answered.length - settled.length, `${missing} missing, all from the last ${KILL_LOSS_BOUND_MS} ms`)
+})
+
+/** Sends a request's head and half its body now; the rest when `finish()` is called. Resolves with the raw answer. */
+function slowRequest (address: string): { finish: () => void, answer: Promise<string> } {
+  const { port } = new URL(address)
+  const socket = connect(Number(port), '127.0.0.1')
+  const body = '{"code":"ADV1001"}'
+  socket.write(`POST /ccenter/getConseillerByCode HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 8)}`)
+  let raw = ''
+  socket.on('data', chunk => { raw += String(chunk) })
+  const answer = new Promise<string>((resolve, reject) => {
+    socket.on('end', () => resolve(raw))
+    socket.on('close', () => resolve(raw))
+    socket.on('error', reject)
+  })
+  return { finish: () => { socket.end(body.slice(8)) }, answer }
+}
+
+t.test('SIGTERM under load: in-flight requests complete and no answered profile is lost', async t => {
+  const env = databaseEnv(t)
+  const server = await startServer(t, env)
+  const traffic = load(server.address, 4)
+  await new Promise(resolve => setTimeout(resolve, 800))
+  const inFlight = slowRequest(server.address)
+  await new Promise(resolve => setTimeout(resolve, 100))
+  const stopped = server.stop('SIGTERM')
+  await new Promise(resolve => setTimeout(resolve, 300))
+  inFlight.finish()
+  const raw = await inFlight.answer
+  t.match(raw, /^HTTP\/1\.1 200 OK/, 'the request in flight at SIGTERM is answered')
+  t.match(raw, /"lastName":"Martin"/)
+  const token = /x-debug-token: ([0-9a-f]{6})/i.exec(raw)?.[1]
+  t.ok(token !== undefined, 'with its debug token')
+  t.equal(await stopped, 0, 'exits 0')
+  await traffic.stop()
+
+  const stored = storedTokens(env.PROFILER_DATABASE_PATH ?? '')
+  const answered = traffic.answers.filter(answer => answer.token !== null)
+  t.ok(answered.length > 50, `${answered.length} requests answered`)
+  t.same(answered.filter(answer => !stored.has(answer.token ?? '')), [], 'every answered request is in the store')
+  t.ok(stored.has(token ?? ''), 'the in-flight one too')
+  const refused = traffic.answers.filter(answer => answer.token === null)
+  t.ok(refused.every(answer => answer.status === 503), `requests arriving while closing are refused with 503 (${refused.length})`)
+  t.match(server.log(), /SIGTERM received: shutting down/)
+})
