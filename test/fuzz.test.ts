@@ -79,8 +79,8 @@ t.test(`${REQUESTS} random requests (seed ${SEED.toString(16)}): no 5xx, one sto
   t.equal(tokens.size + unprofiled, REQUESTS, 'every request has a token, except successful profiler pages')
   t.ok([...statuses.keys()].filter(status => status >= 400).length >= 4 && statuses.has(200), `a spread of answers: ${JSON.stringify(Object.fromEntries(statuses))}`)
 
-  await app.profiler.flush()
-  t.equal(app.profiler.dropped, 0, 'nothing dropped')
+  await app.profileStore.flush()
+  t.equal(app.profileStore.dropped, 0, 'nothing dropped')
   const db = new BetterSqlite3(app.config.profilerDatabasePath, { readonly: true })
   t.teardown(() => db.close())
   const stored = db.prepare('SELECT token FROM profiles').pluck().all() as string[]

@@ -28,7 +28,7 @@ export interface ProfilerOptions {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    profiler: ProfileStore
+    profileStore: ProfileStore
   }
 }
 
@@ -68,7 +68,7 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
     }
   )
   const store: ProfileStore = new ProfileStore(openReader, writer, { ...DEFAULT_STORE_OPTIONS, ...options.store }, events)
-  app.decorate('profiler', store)
+  app.decorate('profileStore', store)
   const redactor = new Redactor(options.redaction)
   installRecorder(app, { store, collectors, production: options.production, redactor, tokenSource: options.tokenSource })
   await app.register(profilerRoutes, { prefix: '/_profiler', store, collectors, secret: options.secret })

@@ -24,7 +24,7 @@ export interface ProfileSummary {
   url: string
   status: number
   time: string
-  duration_ms: number
+  durationMs: number
 }
 
 /** A stored profile with its panels. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 
-export interface ListedProfile { token: string, ip: string, method: string, url: string, status: number, time: string, duration_ms: number }
+export interface ListedProfile { token: string, ip: string, method: string, url: string, status: number, time: string, durationMs: number }
 
 /** The Authorization header for the profiler pages, `secret` as the password. */
 export function basicAuth (secret: string, user = 'operator'): string {
@@ -15,7 +15,7 @@ function profilerHeaders (app: FastifyInstance): Record<string, string> {
 
 /** The JSON listing (newest first), after writing whatever the profiler still has queued. */
 export async function listProfiles (app: FastifyInstance, query = 'limit=100'): Promise<ListedProfile[]> {
-  await app.profiler.flush()
+  await app.profileStore.flush()
   const res = await app.inject({ url: `/_profiler/empty/search/results?${query}`, headers: profilerHeaders(app) })
   if (res.statusCode !== 200) throw new Error(`listing answered ${res.statusCode}: ${res.body}`)
   return (res.json() as { results: ListedProfile[] }).results
@@ -23,7 +23,7 @@ export async function listProfiles (app: FastifyInstance, query = 'limit=100'): 
 
 /** A profile with its panels through the JSON detail page. */
 export async function profileJson (app: FastifyInstance, token: string, query = ''): Promise<Record<string, any>> {
-  await app.profiler.flush()
+  await app.profileStore.flush()
   const res = await app.inject({ url: `/_profiler/${token}${query}`, headers: profilerHeaders(app) })
   if (res.statusCode !== 200) throw new Error(`profile ${token} answered ${res.statusCode}: ${res.body}`)
   return res.json()

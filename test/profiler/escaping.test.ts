@@ -18,7 +18,7 @@ t.test('every value that came from a request is escaped on every page', async t 
   const badJson = await app.inject({ method: 'POST', url: '/ccenter/getConseillerByCode', headers, payload: `{"code": ${XSS}` })
   t.equal(badJson.statusCode, 400)
   t.notMatch(badJson.body, MARKUP)
-  await app.profiler.flush()
+  await app.profileStore.flush()
 
   const pages = ['/_profiler/empty/search/results?limit=10', `/_profiler/empty/search/results?url=${encodeURIComponent(XSS)}&ip=${encodeURIComponent(XSS)}`]
   for (const res of [notFound, invalid, badJson]) {

@@ -44,7 +44,7 @@ t.test('with a secret, every page and JSON answer needs HTTP Basic with that pas
       const res = await app.inject({ url: `/_profiler/latest?${query}` })
       t.equal(res.statusCode, 401, `not accepted in the query string: ${query.replace(/=.*/, '')}`)
     }
-    await app.profiler.flush()
+    await app.profileStore.flush()
     for (const user of ['', 'admin', 'anyone at all']) {
       const listing = await app.inject({ url: '/_profiler/empty/search/results?limit=100', headers: { accept: 'application/json', authorization: basicAuth(SECRET, user) } })
       t.equal(listing.statusCode, 200, `user name "${user}" is ignored`)
@@ -61,7 +61,7 @@ t.test('with a secret, every page and JSON answer needs HTTP Basic with that pas
 t.test('profiler pages send a CSP that forbids every script, and no-sniff/frame headers', async t => {
   const app = await buildTestApp(t)
   await app.inject({ url: '/nope' })
-  await app.profiler.flush()
+  await app.profileStore.flush()
   for (const url of ['/_profiler/empty/search/results?limit=10', '/_profiler/latest', '/_profiler/latest?panel=nope']) {
     const res = await app.inject({ url })
     const csp = String(res.headers['content-security-policy'])

@@ -12,7 +12,7 @@ async function appWithTraffic (t: Parameters<typeof buildTestApp>[0]) {
   await app.inject({ url: '/robots.txt', remoteAddress: '10.0.0.7' })
   await app.inject({ url: '/monitor/MonitorPooling' })
   await app.inject({ url: '/_profiler' })
-  await app.profiler.flush()
+  await app.profileStore.flush()
   return app
 }
 
@@ -44,7 +44,7 @@ t.test('/_profiler/search redirects to a token, or to the newest match with the 
 t.test('the listing page: heading, count, columns, colours, times and token links, escaped', async t => {
   const app = await appWithTraffic(t)
   await app.inject({ url: '/x?q=%3Cscript%3Ealert(1)%3C/script%3E', headers: { referer: 'x' } })
-  await app.profiler.flush()
+  await app.profileStore.flush()
   const res = await app.inject({ url: '/_profiler/empty/search/results?limit=10', headers: { accept: 'text/html' } })
   t.equal(res.statusCode, 200)
   t.match(res.headers['content-type'], /^text\/html/)
@@ -80,7 +80,7 @@ t.test('the listing as JSON', async t => {
   t.equal(res.statusCode, 200)
   const { results } = res.json()
   t.equal(results.length, 2)
-  t.same(Object.keys(results[0]), ['token', 'ip', 'method', 'url', 'status', 'time', 'duration_ms'])
+  t.same(Object.keys(results[0]), ['token', 'ip', 'method', 'url', 'status', 'time', 'durationMs'])
   t.match(results[0], { method: 'GET', url: 'http://localhost/_profiler', status: 301, ip: '127.0.0.1' })
 })
 

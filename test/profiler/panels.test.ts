@@ -62,7 +62,7 @@ t.test('exception panel: status, message and the whole cause chain (robots.txt)'
   t.match(page.body, /<h3>Exceptions 2<\/h3>/)
   t.match(page.body, /No routes found for &quot;\/robots.txt\/&quot;\./)
   const ok = await app.inject({ method: 'POST', url: '/monitor/MonitorPooling' })
-  await app.profiler.flush()
+  await app.profileStore.flush()
   const none = await app.inject({ url: `/_profiler/${tokenOf(ok)}?panel=exception`, headers: { accept: 'text/html' } })
   t.match(none.body, /No exception was thrown and caught\./)
 })

@@ -34,14 +34,14 @@ t.test('every answered request is recorded, whatever its status, with debug-toke
   const notFound = listed.find(p => p.status === 404)
   t.match(notFound, { method: 'GET', url: 'http://api.example.test:8000/robots.txt?x=1', ip: '127.0.0.1' })
   t.ok(Math.abs(Date.parse(notFound?.time ?? '') - Date.now()) < 10_000, 'time is the request start')
-  t.type(notFound?.duration_ms, 'number')
+  t.type(notFound?.durationMs, 'number')
 })
 
 t.test("the profiler's own pages are not recorded, except when they answer an error", async t => {
   const app = await buildTestApp(t)
   const first = await app.inject({ method: 'POST', url: '/monitor/MonitorPooling' })
   const token = first.headers['x-debug-token'] as string
-  await app.profiler.flush()
+  await app.profileStore.flush()
   for (const url of ['/_profiler/', '/_profiler/search?limit=10', '/_profiler/empty/search/results?limit=10', `/_profiler/${token}`, '/_profiler/latest?panel=router']) {
     const res = await app.inject({ url })
     t.equal(res.headers['x-debug-token'], undefined, url)
@@ -72,7 +72,7 @@ t.test('a token collision picks another token; a stored profile is never overwri
   t.teardown(() => app.close())
   const first = await app.inject({ url: '/one' })
   const second = await app.inject({ url: '/two' }) // aaaaaa is queued: picks bbbbbb
-  await app.profiler.flush()
+  await app.profileStore.flush()
   const third = await app.inject({ url: '/three' }) // both stored: picks cccccc
   t.same([first, second, third].map(res => res.headers['x-debug-token']), ['aaaaaa', 'bbbbbb', 'cccccc'])
   const profiles = await listProfiles(app)
@@ -145,7 +145,7 @@ t.test('a full write queue drops profiles (counted), never the request', async t
   const tight = await buildApp(testConfig(t), { profiler: { store: { maxQueue: 2, flushDelayMs: 60_000, batchSize: 100 } } })
   t.teardown(() => tight.close())
   for (let i = 0; i < 5; i++) t.equal((await tight.inject({ method: 'POST', url: '/monitor/MonitorPooling' })).statusCode, 200)
-  t.equal(tight.profiler.dropped, 3)
+  t.equal(tight.profileStore.dropped, 3)
   const listed = await listProfiles(tight)
   t.equal(listed.length, 2)
   await tight.inject({ method: 'POST', url: '/monitor/MonitorPooling' })

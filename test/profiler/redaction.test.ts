@@ -129,7 +129,7 @@ t.test('the raw bytes of the store file and its WAL hold none of the secrets sen
     payload: { code: 'ADV1001', password: secrets[2], deep: { list: [{ token: secrets[4] }] }, card: VISA, jwt: JWT }
   })
   await app.inject({ url: `/unknown/${VISA}?password=${secrets[2]}`, headers: { referer: `http://x/?token=${secrets[4]}` } })
-  await app.profiler.flush()
+  await app.profileStore.flush()
   const path = app.config.profilerDatabasePath
   const scan = (when: string): void => {
     const files = [path, `${path}-wal`].filter(file => existsSync(file))

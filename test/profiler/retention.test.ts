@@ -9,21 +9,21 @@ t.test('PROFILER_MAX_PROFILES: the oldest profiles go first', async t => {
   const app = await buildTestApp(t, { PROFILER_MAX_PROFILES: '5' })
   const tokens: string[] = []
   for (let i = 0; i < 12; i++) tokens.push((await app.inject({ url: `/page-${i}` })).headers['x-debug-token'] as string)
-  await app.profiler.flush()
-  await app.profiler.prune()
+  await app.profileStore.flush()
+  await app.profileStore.prune()
   const kept = await listProfiles(app)
   t.same(kept.map(p => p.token), tokens.slice(-5).reverse(), 'the five newest remain')
-  t.equal(app.profiler.count, 5)
+  t.equal(app.profileStore.count, 5)
   t.equal((await app.inject({ url: `/_profiler/${tokens[0] ?? ''}`, headers: { accept: 'application/json' } })).statusCode, 404, 'a pruned token is gone, panels and all')
 })
 
 t.test('PROFILER_MAX_AGE: profiles older than the bound go', async t => {
   const app = await buildTestApp(t, { PROFILER_MAX_AGE: '60s' })
   for (let i = 0; i < 4; i++) await app.inject({ url: `/page-${i}` })
-  await app.profiler.flush()
-  await app.profiler.prune()
+  await app.profileStore.flush()
+  await app.profileStore.prune()
   t.equal((await listProfiles(app)).length, 4, 'nothing is older than 60 s yet')
-  await app.profiler.prune(Date.now() + 61_000)
+  await app.profileStore.prune(Date.now() + 61_000)
   t.equal((await listProfiles(app)).length, 0, 'seen from 61 s later, all are expired')
 })
 
@@ -36,9 +36,9 @@ t.test('PROFILER_MAX_BYTES: the store file stays within 10% of the bound', async
     for (let i = 0; i < 40; i++) {
       newest = (await postJson(app, '/monitor/MonitorPooling', { ...payload, i })).headers['x-debug-token'] as string
     }
-    await app.profiler.flush()
-    await app.profiler.prune()
-    t.ok(app.profiler.fileBytes() <= 256 * 1024 * 1.1, `round ${round}: ${app.profiler.fileBytes()} bytes`)
+    await app.profileStore.flush()
+    await app.profileStore.prune()
+    t.ok(app.profileStore.fileBytes() <= 256 * 1024 * 1.1, `round ${round}: ${app.profileStore.fileBytes()} bytes`)
   }
   const kept = await listProfiles(app)
   t.ok(kept.length > 5 && kept.length < 400, `${kept.length} of 400 profiles kept`)
@@ -52,9 +52,9 @@ t.test('pruning runs by itself in the background', async t => {
   const app = await buildApp(testConfig(t, { PROFILER_MAX_PROFILES: '3' }), { profiler: { retentionIntervalMs: 5 } })
   t.teardown(() => app.close())
   for (let i = 0; i < 10; i++) await app.inject({ url: `/page-${i}` })
-  await app.profiler.flush()
-  for (let i = 0; i < 100 && app.profiler.count > 3; i++) await new Promise(resolve => setTimeout(resolve, 10))
-  t.equal(app.profiler.count, 3)
+  await app.profileStore.flush()
+  for (let i = 0; i < 100 && app.profileStore.count > 3; i++) await new Promise(resolve => setTimeout(resolve, 10))
+  t.equal(app.profileStore.count, 3)
   t.same((await listProfiles(app)).map(p => p.url), ['http://localhost/page-9', 'http://localhost/page-8', 'http://localhost/page-7'])
 })
 
@@ -62,8 +62,8 @@ t.test('URLs and IPs that no profile uses any more leave the search tables', asy
   const config = testConfig(t, { PROFILER_MAX_PROFILES: '2' })
   const app = await buildApp(config)
   for (let i = 0; i < 6; i++) await app.inject({ url: `/page-${i}`, remoteAddress: `10.0.0.${i}` })
-  await app.profiler.flush()
-  await app.profiler.prune(Date.now() + 61_000)
+  await app.profileStore.flush()
+  await app.profileStore.prune(Date.now() + 61_000)
   t.same((await listProfiles(app, 'url=page-')).map(p => p.url), ['http://localhost/page-5', 'http://localhost/page-4'])
   t.same((await listProfiles(app, 'url=page-1')), [], 'a pruned URL is not found')
   await app.close()

@@ -59,14 +59,14 @@ function storedTokens (app: FastifyInstance): Set<string> {
 async function faultAndRecovery (t: Test, harness: Harness, fault: { reason: RegExp, start: () => void, clear: () => void, payload?: object }): Promise<void> {
   const { app, logLines } = harness
   const before = await business(t, app, 3)
-  await app.profiler.flush()
-  t.equal(app.profiler.healthSnapshot().state, 'ok')
+  await app.profileStore.flush()
+  t.equal(app.profileStore.healthSnapshot().state, 'ok')
 
   fault.start()
   const during = await business(t, app, 20, fault.payload)
   await until('the store is seen failing', async () => {
-    await app.profiler.flush()
-    return app.profiler.healthSnapshot().state === 'failing'
+    await app.profileStore.flush()
+    return app.profileStore.healthSnapshot().state === 'failing'
   })
   during.push(...await business(t, app, 10, fault.payload))
   t.equal(during.length, 30, 'business requests keep answering 200 during the fault')
@@ -79,12 +79,12 @@ async function faultAndRecovery (t: Test, harness: Harness, fault: { reason: Reg
 
   fault.clear()
   await until('the store has caught up', async () => {
-    await app.profiler.flush()
-    const health = app.profiler.healthSnapshot()
+    await app.profileStore.flush()
+    const health = app.profileStore.healthSnapshot()
     return health.state === 'ok' && health.queued === 0
   })
   const stored = storedTokens(app)
-  const dropped = app.profiler.dropped
+  const dropped = app.profileStore.dropped
   const kept = during.filter(token => stored.has(token)).length
   t.ok(before.every(token => stored.has(token)), 'the profiles from before are intact')
   t.equal(kept + dropped, during.length, `every profile of the fault is stored (${kept}) or counted as dropped (${dropped})`)
@@ -93,7 +93,7 @@ async function faultAndRecovery (t: Test, harness: Harness, fault: { reason: Reg
   t.match(recovered[0], `${dropped} profile(s) could not be stored meanwhile`)
   t.equal(logLines(/profile store cannot be written/).length, 1, 'and the fault still only once')
   const after = await business(t, app, 3)
-  await app.profiler.flush()
+  await app.profileStore.flush()
   t.ok(after.every(token => storedTokens(app).has(token)), 'new profiles are stored again')
 }
 
@@ -107,28 +107,28 @@ function writeLock (t: Test, path: string): { reason: RegExp, start: () => void,
 t.test('locked by another process holding a write transaction: kept in memory, nothing lost', async t => {
   const harness = await buildWithLog(t, {})
   await faultAndRecovery(t, harness, writeLock(t, harness.app.config.profilerDatabasePath))
-  t.equal(harness.app.profiler.dropped, 0, 'a queue of 10,000 held the whole fault')
+  t.equal(harness.app.profileStore.dropped, 0, 'a queue of 10,000 held the whole fault')
 })
 
 t.test('locked with a small queue: what overflows is dropped and counted', async t => {
   const harness = await buildWithLog(t, {}, { maxQueue: 25 })
   await faultAndRecovery(t, harness, writeLock(t, harness.app.config.profilerDatabasePath))
-  t.equal(harness.app.profiler.dropped, 5, '30 during the fault, 25 kept')
+  t.equal(harness.app.profileStore.dropped, 5, '30 during the fault, 25 kept')
 })
 
 t.test('a batch that fails for a reason other than the store (a bad record) is dropped and counted, not retried', async t => {
   const { app, logLines } = await buildWithLog(t, {})
   const [good] = await business(t, app, 1)
-  await app.profiler.flush()
-  const bad = { id: app.profiler.nextId(Date.now()), token: 'bad000', parentToken: null, type: 'request', ip: null, method: 'GET', url: 'http://x/', statusCode: 200, durationMs: 1, route: null, panels: '{}' }
-  app.profiler.reserveToken('bad000')
-  t.ok(app.profiler.enqueue(bad as unknown as Parameters<FastifyInstance['profiler']['enqueue']>[0]))
-  await app.profiler.flush()
-  t.equal(app.profiler.dropped, 1, 'counted')
-  t.equal(app.profiler.healthSnapshot().state, 'ok', 'not a store fault')
+  await app.profileStore.flush()
+  const bad = { id: app.profileStore.nextId(Date.now()), token: 'bad000', parentToken: null, type: 'request', ip: null, method: 'GET', url: 'http://x/', statusCode: 200, durationMs: 1, route: null, panels: '{}' }
+  app.profileStore.reserveToken('bad000')
+  t.ok(app.profileStore.enqueue(bad as unknown as Parameters<FastifyInstance['profileStore']['enqueue']>[0]))
+  await app.profileStore.flush()
+  t.equal(app.profileStore.dropped, 1, 'counted')
+  t.equal(app.profileStore.healthSnapshot().state, 'ok', 'not a store fault')
   t.match(logLines(/could not be written/)[0], /NOT NULL constraint failed: profiles\.ip/)
   const [after] = await business(t, app, 1)
-  await app.profiler.flush()
+  await app.profileStore.flush()
   const stored = storedTokens(app)
   t.ok(stored.has(good ?? '') && stored.has(after ?? '') && !stored.has('bad000'), 'the store carries on')
 })
@@ -200,7 +200,7 @@ t.test('impossible to open at start (a file where its folder should be): the ser
 
   rmSync(join(dir, 'blocked'))
   await until('the profiles are listed', async () => {
-    await app.profiler.flush()
+    await app.profileStore.flush()
     const res = await app.inject({ url: '/_profiler/empty/search/results?limit=100', headers: { accept: 'application/json' } })
     return res.statusCode === 200 && res.json().results.length >= 5
   })

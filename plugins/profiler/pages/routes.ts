@@ -83,7 +83,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
             url: Type.String(),
             status: Type.Integer(),
             time: Type.String(),
-            duration_ms: Type.Number()
+            durationMs: Type.Number()
           })),
           store: Type.Object({
             state: Type.Union([Type.Literal('ok'), Type.Literal('failing')]),

@@ -11,11 +11,11 @@ const MAX_URL_SET = 5_000
 /** The trigram index answers substrings of 3 characters or more. */
 const MIN_TRIGRAM_LENGTH = 3
 
-interface SummaryRow { id: number, token: string, ip: string, method: string, url: string, status: number, time: string, duration_ms: number }
+interface SummaryRow { id: number, token: string, ip: string, method: string, url: string, status: number, time: string, durationMs: number }
 interface ProfileRow extends SummaryRow { parent_token: string | null, type: string, route: string | null, panels: string }
 type Key = { column: 'url_id', values: number[] } | { column: 'ip', values: string[] } | { column: 'url_set', values: number[] }
 
-const SUMMARY_COLUMNS = 'p.id, p.token, p.ip, p.method, p.url, p.status_code AS status, p.time, p.duration_ms'
+const SUMMARY_COLUMNS = 'p.id, p.token, p.ip, p.method, p.url, p.status_code AS status, p.time, p.duration_ms AS durationMs'
 
 /**
  * The trigrams that narrow a URL search: the last one of the term and the one just before it
