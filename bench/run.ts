@@ -1,4 +1,4 @@
-// npm run bench [-- --quick]: profiler overhead, search at 10k and 1M profiles, the store's
+// npm run bench [-- --quick] [-- --only=cpu,search] [-- --cpu-prof]: profiler overhead, CPU per request and thread, search at 10k and 1M profiles, the store's
 // write rate and size, memory over many profiled requests. Prints a table and writes
 // bench/results.json. Every figure is also given as a ratio against a baseline of the same run.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
@@ -8,6 +8,7 @@ import { packageRoot } from '../paths.js'
 import { openProfileDatabase } from '../plugins/profiler/store/open-store.js'
 import { ProfileSearch } from '../plugins/profiler/store/reader.js'
 import { ProfileWriter } from '../plugins/profiler/writer/profile-writer.js'
+import { measureCpu } from './cpu.js'
 import { runLoad, type LoadResult, type Mix } from './load.js'
 import { seedProfiles } from './seed.js'
 import { searchCases, timeInProcess, timeOverHttp, type Timing } from './search.js'
@@ -20,6 +21,7 @@ const SECONDS = quick ? 3 : 10
 const WARMUP_SECONDS = quick ? 1 : 2
 const ROUNDS = 3
 const RSS_REQUESTS = quick ? 100_000 : 1_000_000
+const CPU_RATE = 2000
 const SEARCH_ITERATIONS = quick ? 50 : 200
 const HTTP_ITERATIONS = quick ? 30 : 100
 const SEED_END_MS = Date.UTC(2026, 10, 20, 12)
@@ -124,6 +126,22 @@ async function measureThroughput (): Promise<void> {
   results.throughput = throughput
 }
 
+async function measureCpuPerRequest (): Promise<void> {
+  log('\n## CPU per request, per thread: the profiler against request logging')
+  results.cpu = await measureCpu({
+    dataDir: DATA,
+    largeStore: join(DATA, `store-${SIZES.large}.sqlite`),
+    largeLabel: `${SIZES.large.toLocaleString('en')}-profile`,
+    seconds: SECONDS,
+    warmupSeconds: WARMUP_SECONDS,
+    rounds: ROUNDS,
+    rate: CPU_RATE,
+    cpuProf: process.argv.includes('--cpu-prof'),
+    log,
+    env: UNBOUNDED
+  })
+}
+
 async function measureSearch (): Promise<void> {
   log(`\n## Search (p50/p99 ms; ${SEARCH_ITERATIONS} calls in-process, ${HTTP_ITERATIONS} listing pages over HTTP)`)
   const cases = searchCases(SEED_END_MS)
@@ -187,7 +205,7 @@ mkdirSync(DATA, { recursive: true })
 const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, date: new Date().toISOString(), quick }
 log(`# Profiler benchmark${quick ? ' (--quick)' : ''}: ${machine.nproc} cores, ${machine.cpu}, Node ${machine.node}, ${machine.date}`)
 results.machine = machine
-const sections: Record<string, () => Promise<void>> = { store: measureStore, search: measureSearch, throughput: measureThroughput, memory: measureMemory }
+const sections: Record<string, () => Promise<void>> = { store: measureStore, cpu: measureCpuPerRequest, search: measureSearch, throughput: measureThroughput, memory: measureMemory }
 const only = process.argv.find(arg => arg.startsWith('--only='))?.slice('--only='.length).split(',')
 for (const [name, section] of Object.entries(sections)) {
   if (only === undefined || only.includes(name) || name === 'store') await section()

@@ -2,6 +2,7 @@
 // sends, and prunes in the background. Nothing here runs on the request thread.
 // The store is opened lazily: a store that cannot be opened yet (a read-only or missing folder)
 // fails each write with its reason until it can, and then works like any other.
+import { writeFileSync } from 'node:fs'
 import { parentPort, workerData } from 'node:worker_threads'
 import { isStorageFault } from '../../../lib/sqlite/faults.js'
 import { openProfileDatabase } from '../store/open-store.js'
@@ -13,6 +14,11 @@ const port = parentPort
 if (port === null) throw new Error('writer/worker.ts runs as a worker thread')
 const settings = workerData as WriterSettings
 const send = (message: WriterMessage): void => { port.postMessage(message) }
+
+// Named for `top -H`, `ps -L` and the benchmark's per-thread CPU table (Linux; elsewhere it stays "node").
+try {
+  writeFileSync('/proc/thread-self/comm', 'profiler-writer')
+} catch {}
 
 let store: { writer: ProfileWriter, retention: Retention, close: () => void } | null = null
 
