@@ -91,7 +91,7 @@ export function curlCommand (source: CurlSource): CurlCommand {
   if (body !== null) lines.push(option('--data-raw', body.text))
   return {
     args: lines.flatMap(line => line.args),
-    command: ['curl', ...lines.map(line => line.text)].join(' \\\n  '),
+    command: `curl ${lines.map(line => line.text).join(' \\\n  ')}`,
     truncatedBody: body?.truncated === true
   }
 }
