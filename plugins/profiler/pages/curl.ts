@@ -27,7 +27,7 @@ const SKIPPED_HEADERS = new Set(['host', 'content-length', 'connection', 'keep-a
  * except the quote itself, which closes, is escaped, and reopens ('\''). Newlines and any other
  * character stay literal. (Arguments cannot hold NUL; no request field can either.)
  */
-export function shellQuote (text: string): string {
+function shellQuote (text: string): string {
   return `'${text.replaceAll("'", "'\\''")}'`
 }
 

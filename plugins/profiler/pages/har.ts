@@ -81,7 +81,7 @@ function harResponse (panel: RequestPanel) {
 }
 
 /** One profile as one HAR entry; the profiler's own fields are `_`-prefixed, as HAR allows. */
-export function harEntry (profile: StoredProfile) {
+function harEntry (profile: StoredProfile) {
   const request = profile.panels.request as RequestPanel
   const performance = profile.panels.performance as PerformancePanel | undefined
   const total = performance?.totalMs ?? profile.durationMs

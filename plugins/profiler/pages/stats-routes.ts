@@ -29,7 +29,7 @@ const StatsLine = Type.Object({
 })
 
 /** The listing filtered to one line of the statistics, from the window's start. */
-export function listingHref (line: RouteStats, fromMs: number): string {
+function listingHref (line: RouteStats, fromMs: number): string {
   const params = new URLSearchParams()
   if (line.method !== null) params.append('method', line.method)
   if (line.status !== null) params.append('status_code', String(line.status))

@@ -58,7 +58,7 @@ const TIMELINE_WIDTH = 1000
  * The performance panel in human units, and its phases laid end to end with widths proportional
  * to their durations (SVG attributes: the CSP allows no inline style).
  */
-export function performanceView (data: PerformancePanel) {
+function performanceView (data: PerformancePanel) {
   const phases = [
     { name: 'before', label: 'Before the handler', ms: data.beforeHandlerMs },
     ...(data.handlerMs === null ? [] : [{ name: 'handler', label: 'In the handler', ms: data.handlerMs }]),
@@ -96,7 +96,7 @@ export function panelMenu (profile: StoredProfile, collectors: Collector[], acti
 const REDACTED_TEXT = /\[redacted\]|%5Bredacted%5D/g
 
 /** Text cut into plain and redacted pieces, so that the page can mark each redacted value. */
-export function markRedacted (text: string): Array<{ text: string, redacted: boolean }> {
+function markRedacted (text: string): Array<{ text: string, redacted: boolean }> {
   const parts: Array<{ text: string, redacted: boolean }> = []
   let last = 0
   for (const match of text.matchAll(REDACTED_TEXT)) {
@@ -109,7 +109,7 @@ export function markRedacted (text: string): Array<{ text: string, redacted: boo
 }
 
 /** The request panel's "copy as cURL" box. */
-export function requestView (data: CurlSource) {
+function requestView (data: CurlSource) {
   const curl = curlCommand(data)
   const parts = markRedacted(curl.command)
   return { curl: { parts, redacted: parts.some(part => part.redacted), truncatedBody: curl.truncatedBody } }

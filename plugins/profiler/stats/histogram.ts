@@ -8,7 +8,7 @@ const LOWEST_MS = 0.001
 /** Buckets per doubling: 8 gives buckets 9% wide. */
 const STEPS = 8
 /** The last bucket also holds anything longer (2^49 µs: about 18 years). */
-export const MAX_BUCKET = 400
+const MAX_BUCKET = 400
 /** How far a percentile read from a histogram can be from the exact one, relatively. */
 export const PERCENTILE_ERROR = 2 ** (1 / (2 * STEPS)) - 1
 
@@ -21,12 +21,12 @@ export function bucketOf (ms: number): number {
 }
 
 /** The value a bucket stands for: 0 for bucket 0, else the geometric middle of its bounds. */
-export function bucketValue (bucket: number): number {
+function bucketValue (bucket: number): number {
   return bucket === 0 ? 0 : LOWEST_MS * 2 ** ((bucket - 0.5) / STEPS)
 }
 
 /** The exclusive upper bound of a bucket. */
-export function bucketEnd (bucket: number): number {
+function bucketEnd (bucket: number): number {
   return LOWEST_MS * 2 ** (bucket / STEPS)
 }
 
