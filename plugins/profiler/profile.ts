@@ -42,6 +42,8 @@ export interface SearchFilters {
   statusCode?: number
   url?: string
   urlNegated?: boolean
+  /** The matched route pattern, exactly; null: requests no route matched. */
+  route?: string | null
   start?: number
   end?: number
   type: string

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply } from 'fastify'
+import { html, wantsJson } from './render.js'
 import { Type } from 'typebox'
 import { HttpError } from '../../../lib/http-error.js'
 import type { Collector } from '../collect/collectors/collector.js'
@@ -9,7 +10,10 @@ import type { StoredProfile } from '../profile.js'
 import { parseSearchFilters, SEARCH_PARAMETERS, SearchQuerySchema, type SearchQuery } from './search-filters.js'
 import type { ProfileStore } from '../store/profile-store.js'
 import { TOKEN_PATTERN } from '../collect/token.js'
-import { panelMenu, profileSummary, resultRow, searchForm } from './view-model.js'
+import { panelMenu, panelView, profileSummary, resultRow, searchForm } from './view-model.js'
+import { curlCommand, type CurlSource } from './curl.js'
+import { harDocument } from './har.js'
+import { statsRoutes } from './stats-routes.js'
 
 export interface ProfilerRoutesOptions {
   store: ProfileStore
@@ -21,30 +25,27 @@ export interface ProfilerRoutesOptions {
 const HOME_TARGET = '/_profiler/empty/search/results?limit=10'
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 100 }) })
 const PanelQuery = Type.Object({ panel: Type.Optional(Type.String({ maxLength: 100 })), type: Type.Optional(Type.String({ maxLength: 20 })) })
-const PAGE = { noindex: true, heading: 'Profiler', homeHref: '/_profiler/' }
-
-/** Pages answer HTML unless the client asks for JSON. */
-function wantsJson (request: FastifyRequest): boolean {
-  return request.accepts().type(['text/html', 'application/json']) === 'application/json'
-}
 
 function tokenNotFound (token: string): HttpError {
   return new HttpError(404, `Token "${token}" not found.`, { name: 'NotFoundHttpError' })
 }
 
-/** The same search query, as Symfony passes it on: given parameters only, empty ones kept. */
+/** The same search query, as Symfony passes it on: given parameters only, empty ones kept, `type` always (default "request"). */
 function passOn (query: SearchQuery): string {
   const params = new URLSearchParams()
   for (const name of SEARCH_PARAMETERS) {
-    const value = query[name]
+    const value = name === 'type' ? query.type ?? 'request' : query[name]
     if (value !== undefined) params.append(name, value)
   }
   return params.toString()
 }
 
-async function html (reply: FastifyReply, page: string, model: Record<string, unknown>): Promise<FastifyReply> {
-  const body = await reply.viewAsync(page, { ...PAGE, ...model })
-  return reply.type('text/html; charset=utf-8').send(body)
+/** A HAR document, offered as a file to save. */
+function sendHar (reply: FastifyReply, name: string, document: unknown): FastifyReply {
+  return reply
+    .type('application/json; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${name}.har"`)
+    .send(JSON.stringify(document, null, 2))
 }
 
 /** /_profiler: the search listing and the profile pages, each with a JSON twin. Profiled only when they fail. */
@@ -65,8 +66,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
     const token = request.query.token?.trim() ?? ''
     if (token !== '') return reply.redirect(`/_profiler/${encodeURIComponent(token)}`, 302)
     const newest = store.search({ ...parseSearchFilters(request.query), limit: 1 })[0]
-    const query = passOn(request.query)
-    return reply.redirect(`/_profiler/${newest?.token ?? 'empty'}/search/results${query === '' ? '' : `?${query}`}`, 302)
+    return reply.redirect(`/_profiler/${newest?.token ?? 'empty'}/search/results?${passOn(request.query)}`, 302)
   })
 
   app.get('/:token/search/results', {
@@ -106,16 +106,45 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
       title: 'Profile Search - Profiler',
       results: results.map(resultRow),
       count: results.length,
+      harHref: `/_profiler/${token}/search/har?${passOn(request.query)}`,
       search: searchForm(request.query)
     })
   })
 
-  app.get('/:token', { config, schema: { params: TokenParams, querystring: PanelQuery } }, async (request, reply) => {
-    const { token } = request.params
+  /** The profile of a token, or the newest for `latest`; a 404 otherwise. */
+  const profileOf = (token: string): StoredProfile => {
     let profile: StoredProfile | undefined
     if (token === 'latest') profile = store.latest()
     else if (TOKEN_PATTERN.test(token)) profile = store.find(token)
     if (profile === undefined) throw tokenNotFound(token)
+    return profile
+  }
+
+  app.get('/:token/search/har', { config, schema: { params: TokenParams, querystring: SearchQuerySchema } }, async (request, reply) => {
+    const { token } = request.params
+    if (token !== 'empty' && !TOKEN_PATTERN.test(token)) throw tokenNotFound(token)
+    const profiles = store.search(parseSearchFilters(request.query))
+      .map(summary => store.find(summary.token))
+      // A profile pruned between the search and its read is left out.
+      .filter(profile => profile !== undefined)
+    return sendHar(reply, 'profiles', harDocument(profiles, app.config.version))
+  })
+
+  app.get('/:token/har', { config, schema: { params: TokenParams } }, async (request, reply) => {
+    const profile = profileOf(request.params.token)
+    return sendHar(reply, `profile-${profile.token}`, harDocument([profile], app.config.version))
+  })
+
+  app.get('/:token/curl', { config, schema: { params: TokenParams } }, async (request, reply) => {
+    const profile = profileOf(request.params.token)
+    return reply.type('text/plain; charset=utf-8').send(`${curlCommand(profile.panels.request as CurlSource).command}\n`)
+  })
+
+  await app.register(statsRoutes, { store })
+
+  app.get('/:token', { config, schema: { params: TokenParams, querystring: PanelQuery } }, async (request, reply) => {
+    const { token } = request.params
+    const profile = profileOf(token)
 
     const requested = request.query.panel
     const panel = requested ?? (profile.panels.exception === null || profile.panels.exception === undefined ? 'request' : 'exception')
@@ -131,7 +160,8 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
       title: `${profile.method} ${profile.url} (${profile.token}) - Profiler`,
       profile: profileSummary(profile),
       menu: panelMenu(profile, collectors, panel),
-      panel: { name: panel, label: collector?.label ?? panel, partial: `profiler/partials/panel-${panel}`, data: profile.panels[panel] },
+      panel: { name: panel, label: collector?.label ?? panel, partial: `profiler/partials/panel-${panel}`, data: profile.panels[panel], view: panelView(panel, profile.panels[panel]) },
+      pager: store.neighbours(profile.token),
       search: searchForm({})
     })
   })

@@ -8,6 +8,7 @@ export const SearchQuerySchema = Type.Object({
   method: Type.Optional(Type.String({ maxLength: 20 })),
   status_code: Type.Optional(Type.String({ maxLength: 10 })),
   url: Type.Optional(Type.String({ maxLength: 2048 })),
+  route: Type.Optional(Type.String({ maxLength: 2048 })),
   token: Type.Optional(Type.String({ maxLength: 100 })),
   start: Type.Optional(Type.String({ maxLength: 40 })),
   end: Type.Optional(Type.String({ maxLength: 40 })),
@@ -15,13 +16,16 @@ export const SearchQuerySchema = Type.Object({
   type: Type.Optional(Type.String({ maxLength: 20 }))
 })
 
-export type SearchQuery = Partial<Record<'ip' | 'method' | 'status_code' | 'url' | 'token' | 'start' | 'end' | 'limit' | 'type', string>>
+export type SearchQuery = Partial<Record<'ip' | 'method' | 'status_code' | 'url' | 'route' | 'token' | 'start' | 'end' | 'limit' | 'type', string>>
 
-export const SEARCH_PARAMETERS = ['ip', 'method', 'status_code', 'url', 'start', 'end', 'limit', 'type'] as const
+/** The filters a search passes on, in Symfony's order (`route` is ours: the form has no field for it). */
+export const SEARCH_PARAMETERS = ['ip', 'method', 'status_code', 'url', 'route', 'start', 'end', 'limit', 'type'] as const
+/** The `route` value that selects the requests no route matched (route patterns start with "/"). */
+export const NO_ROUTE = 'none'
 export const DEFAULT_LIMIT = 10
 export const MAX_LIMIT = 100
 
-function invalid (name: string, expected: string, value: string): HttpError {
+export function invalid (name: string, expected: string, value: string): HttpError {
   return new HttpError(400, `Invalid "${name}" parameter "${value}": expected ${expected}`, { name: 'BadRequestError' })
 }
 
@@ -94,6 +98,11 @@ export function parseSearchFilters (query: SearchQuery): SearchFilters {
   if (url !== undefined && url !== '!') {
     filters.urlNegated = url.startsWith('!')
     filters.url = filters.urlNegated ? url.slice(1) : url
+  }
+  const route = given(query.route)
+  if (route !== undefined) {
+    if (route !== NO_ROUTE && !route.startsWith('/')) throw invalid('route', `a route pattern such as /monitor/MonitorPooling, or "${NO_ROUTE}"`, route)
+    filters.route = route === NO_ROUTE ? null : route
   }
   const start = given(query.start)
   if (start !== undefined) filters.start = parseTimeBound('start', start)

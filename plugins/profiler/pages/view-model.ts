@@ -2,6 +2,8 @@ import { STATUS_CODES } from 'node:http'
 import type { Collector } from '../collect/collectors/collector.js'
 import type { ProfileSummary, StoredProfile } from '../profile.js'
 import type { SearchQuery } from './search-filters.js'
+import { formatBytes, formatMs } from './units.js'
+import { curlCommand, type CurlSource } from './curl.js'
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
 const two = (n: number): string => String(n).padStart(2, '0')
@@ -42,9 +44,44 @@ export function profileSummary (profile: StoredProfile) {
     ...resultRow(profile),
     statusText: STATUS_CODES[profile.status] ?? '',
     isError: profile.status > 399,
-    route: profile.route
+    route: profile.route,
+    duration: formatMs(profile.durationMs)
   }
 }
+
+interface PerformancePanel { totalMs: number, beforeHandlerMs: number, handlerMs: number | null, sendingMs: number, heapUsedBytes: number }
+
+/** The timeline's width in SVG user units; each phase gets its share of it. */
+const TIMELINE_WIDTH = 1000
+
+/**
+ * The performance panel in human units, and its phases laid end to end with widths proportional
+ * to their durations (SVG attributes: the CSP allows no inline style).
+ */
+function performanceView (data: PerformancePanel) {
+  const phases = [
+    { name: 'before', label: 'Before the handler', ms: data.beforeHandlerMs },
+    ...(data.handlerMs === null ? [] : [{ name: 'handler', label: 'In the handler', ms: data.handlerMs }]),
+    { name: 'sending', label: 'Sending', ms: data.sendingMs }
+  ]
+  const sum = phases.reduce((total, phase) => total + Math.max(0, phase.ms), 0)
+  let x = 0
+  return {
+    total: formatMs(data.totalMs),
+    beforeHandler: formatMs(data.beforeHandlerMs),
+    handler: data.handlerMs === null ? null : formatMs(data.handlerMs),
+    sending: formatMs(data.sendingMs),
+    heapUsed: formatBytes(data.heapUsedBytes),
+    phases: phases.map(phase => {
+      const width = sum === 0 ? 0 : Math.max(0, phase.ms) / sum * TIMELINE_WIDTH
+      const laid = { name: phase.name, label: phase.label, time: formatMs(phase.ms), x: round2(x), width: round2(width) }
+      x += width
+      return laid
+    })
+  }
+}
+
+const round2 = (n: number): number => Math.round(n * 100) / 100
 
 export function panelMenu (profile: StoredProfile, collectors: Collector[], active: string) {
   return collectors.map(collector => ({
@@ -53,4 +90,35 @@ export function panelMenu (profile: StoredProfile, collectors: Collector[], acti
     active: collector.name === active,
     empty: profile.panels[collector.name] === null || profile.panels[collector.name] === undefined
   }))
+}
+
+/** How a redacted value reads in stored text, and inside a stored URL. */
+const REDACTED_TEXT = /\[redacted\]|%5Bredacted%5D/g
+
+/** Text cut into plain and redacted pieces, so that the page can mark each redacted value. */
+function markRedacted (text: string): Array<{ text: string, redacted: boolean }> {
+  const parts: Array<{ text: string, redacted: boolean }> = []
+  let last = 0
+  for (const match of text.matchAll(REDACTED_TEXT)) {
+    if (match.index > last) parts.push({ text: text.slice(last, match.index), redacted: false })
+    parts.push({ text: match[0], redacted: true })
+    last = match.index + match[0].length
+  }
+  if (last < text.length) parts.push({ text: text.slice(last), redacted: false })
+  return parts
+}
+
+/** The request panel's "copy as cURL" box. */
+function requestView (data: CurlSource) {
+  const curl = curlCommand(data)
+  const parts = markRedacted(curl.command)
+  return { curl: { parts, redacted: parts.some(part => part.redacted), truncatedBody: curl.truncatedBody } }
+}
+
+/** What a panel's partial shows besides its raw data (human units, the timeline, the cURL box). */
+export function panelView (name: string, data: unknown): unknown {
+  if (data === null || data === undefined) return null
+  if (name === 'performance') return performanceView(data as PerformancePanel)
+  if (name === 'request') return requestView(data as CurlSource)
+  return null
 }

@@ -3,6 +3,7 @@ import { HttpError } from '../../../lib/http-error.js'
 import { Reopening } from '../../../lib/sqlite/reopening.js'
 import { ID_SLOTS_PER_MS, type ProfileRecord, type ProfileSummary, type SearchFilters, type StoredProfile } from '../profile.js'
 import { ProfileSearch } from './reader.js'
+import type { RouteStats } from '../stats/rollup.js'
 import { StoreHealth, type HealthLog, type StoreHealthSnapshot } from './health.js'
 import { TokenSet } from '../collect/token.js'
 import type { WriterClient } from './writer-client.js'
@@ -174,6 +175,14 @@ export class ProfileStore {
 
   latest (type = 'request'): StoredProfile | undefined {
     return this.readConnection().latest(type)
+  }
+
+  routeStats (nowMs: number, windowMs: number): { fromMs: number, routes: RouteStats[] } {
+    return this.readConnection().routeStats(nowMs, windowMs)
+  }
+
+  neighbours (token: string, type = 'request'): { previous: string | null, next: string | null } {
+    return this.readConnection().neighbours(token, type)
   }
 
   fileBytes (): number {
