@@ -1,14 +1,12 @@
-import { STATUS_CODES } from 'node:http'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { HttpError } from '../../../lib/http-error.js'
 import type { Collector } from '../collect/collectors/collector.js'
 import { securePages } from './page-security.js'
-import type { StoredProfile } from '../profile.js'
 import { parseSearchFilters, SEARCH_PARAMETERS, SearchQuerySchema, type SearchQuery } from './search-filters.js'
 import type { ProfileStore } from '../store/profile-store.js'
 import { TOKEN_PATTERN } from '../collect/token.js'
+import { choosePanel, findProfile, profileJson, tokenNotFound } from './profile-lookup.js'
 import { panelMenu, profileSummary, resultRow, searchForm } from './view-model.js'
 
 export interface ProfilerRoutesOptions {
@@ -26,10 +24,6 @@ const PAGE = { noindex: true, heading: 'Profiler', homeHref: '/_profiler/' }
 /** Pages answer HTML unless the client asks for JSON. */
 function wantsJson (request: FastifyRequest): boolean {
   return request.accepts().type(['text/html', 'application/json']) === 'application/json'
-}
-
-function tokenNotFound (token: string): HttpError {
-  return new HttpError(404, `Token "${token}" not found.`, { name: 'NotFoundHttpError' })
 }
 
 /** The same search query, as Symfony passes it on: given parameters only, empty ones kept. */
@@ -111,21 +105,10 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
   })
 
   app.get('/:token', { config, schema: { params: TokenParams, querystring: PanelQuery } }, async (request, reply) => {
-    const { token } = request.params
-    let profile: StoredProfile | undefined
-    if (token === 'latest') profile = store.latest()
-    else if (TOKEN_PATTERN.test(token)) profile = store.find(token)
-    if (profile === undefined) throw tokenNotFound(token)
-
+    const profile = findProfile(store, request.params.token)
     const requested = request.query.panel
-    const panel = requested ?? (profile.panels.exception === null || profile.panels.exception === undefined ? 'request' : 'exception')
-    if (!panelNames.includes(panel) || !(panel in profile.panels)) {
-      throw new HttpError(404, `Panel "${panel}" is not available for token "${profile.token}".`, { name: 'NotFoundHttpError' })
-    }
-    if (wantsJson(request)) {
-      const { panels, ...fields } = profile
-      return { ...fields, statusText: STATUS_CODES[profile.status] ?? '', panel, panels: requested === undefined ? panels : { [panel]: panels[panel] } }
-    }
+    const panel = choosePanel(profile, requested, panelNames)
+    if (wantsJson(request)) return profileJson(profile, panel, requested)
     const collector = collectors.find(candidate => candidate.name === panel)
     return html(reply, 'profiler/profile.hbs', {
       title: `${profile.method} ${profile.url} (${profile.token}) - Profiler`,
