@@ -5,8 +5,8 @@ import fp from 'fastify-plugin'
 import { ErrorResponse } from './error-renderer.js'
 import { ACCEPTED_CONTENT_TYPES } from './request-body.js'
 
-export const OPENAPI_PATH = '/openapi.json'
-export const REFERENCE_PAGE_PREFIX = '/docs'
+const OPENAPI_PATH = '/openapi.json'
+const REFERENCE_PAGE_PREFIX = '/docs'
 /** Operator routes, not part of the business API's contract. */
 const OPERATOR_PREFIXES = ['/_profiler']
 

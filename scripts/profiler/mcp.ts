@@ -28,7 +28,7 @@ function answer (produce: () => unknown): ToolResult {
  * The profiler's MCP server: read-only tools over the profile store, for coding agents.
  * Only what the store holds is returned: secrets were redacted before they were stored.
  */
-export function profilerMcpServer (reader: () => ProfileReader, version: string): McpServer {
+function profilerMcpServer (reader: () => ProfileReader, version: string): McpServer {
   const server = new McpServer({ name: 'profiler', version })
 
   server.registerTool('search_profiles', {
