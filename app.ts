@@ -2,6 +2,7 @@ import accepts from '@fastify/accepts'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Config } from './config.js'
 import advisors from './plugins/advisors/index.js'
+import apiDocs from './plugins/api-docs.js'
 import database from './plugins/database.js'
 import errorRenderer from './plugins/error-renderer.js'
 import jsonBody from './plugins/request-body.js'
@@ -65,6 +66,9 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
   }
 
   app.log.info(profilerStatus(config))
+
+  // Before the route groups: it collects their schemas as they are added.
+  await app.register(apiDocs, { version: config.version, reference: config.apiReference })
 
   await app.register(ccenterRoutes, { prefix: '/ccenter' })
   await app.register(monitorRoutes, { prefix: '/monitor' })

@@ -16,6 +16,7 @@ const EnvSchema = Type.Object({
   DATABASE_PATH: Type.String({ minLength: 1, default: 'var/app.sqlite' }),
   PROFILER_DATABASE_PATH: Type.String({ minLength: 1, default: 'var/profiler.sqlite' }),
   PROFILER: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])),
+  API_REFERENCE: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])),
   TRUST_PROXY: Type.String({
     pattern: '^(on|off|[0-9]+|[0-9A-Fa-f.:/]+(,[0-9A-Fa-f.:/]+)*)$',
     default: 'off',
@@ -51,6 +52,8 @@ export interface Config {
   databasePath: string
   profilerDatabasePath: string
   profiler: boolean
+  /** Whether the API's reference page (Swagger UI at /docs/) is served; /openapi.json always is. */
+  apiReference: boolean
   /** false, true, a hop count, or a list of trusted proxy addresses/CIDRs (Fastify's trustProxy). */
   trustProxy: boolean | number | string[]
   logLevel: Env['LOG_LEVEL']
@@ -150,6 +153,7 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     databasePath: resolvePath(parsed.DATABASE_PATH),
     profilerDatabasePath: resolvePath(parsed.PROFILER_DATABASE_PATH),
     profiler,
+    apiReference: parsed.API_REFERENCE === undefined ? !production : parsed.API_REFERENCE === 'on',
     trustProxy: parseTrustProxy(parsed.TRUST_PROXY),
     logLevel: parsed.LOG_LEVEL,
     version: readVersion(),

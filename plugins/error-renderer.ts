@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { Type } from 'typebox'
 import { databaseUnavailable, isDatabaseUnavailable } from '../lib/sqlite/faults.js'
 import { HttpError } from '../lib/http-error.js'
 import { ACCEPTED_CONTENT_TYPES, BODY_LIMIT } from './request-body.js'
@@ -11,6 +12,13 @@ declare module 'fastify' {
     renderedError: Error | null
   }
 }
+
+/** The body of every error response in JSON (route schemas declare it, the OpenAPI document shows it). */
+export const ErrorResponse = Type.Object({
+  statusCode: Type.Integer({ description: 'The HTTP status, repeated' }),
+  error: Type.String({ description: 'The status text, e.g. `Not Found`' }),
+  message: Type.String({ description: 'What is wrong, in one sentence' })
+})
 
 /** Fastify's own errors, reworded so that the client learns what to change. */
 function reword (error: FastifyError, request: FastifyRequest): Error {

@@ -16,6 +16,14 @@ t.test('defaults', async t => {
   t.match(config.profilerDatabasePath, /var\/profiler\.sqlite$/)
 })
 
+t.test('the API reference page is on outside production, off in production unless API_REFERENCE=on', async t => {
+  t.equal(loadConfig({}).apiReference, true)
+  t.equal(loadConfig({ NODE_ENV: 'production' }).apiReference, false)
+  t.equal(loadConfig({ NODE_ENV: 'production', API_REFERENCE: 'on' }).apiReference, true)
+  t.equal(loadConfig({ API_REFERENCE: 'off' }).apiReference, false)
+  t.throws(() => loadConfig({ API_REFERENCE: 'yes' }), { message: 'Invalid environment: API_REFERENCE must be one of on, off (got "yes")' })
+})
+
 t.test('the profiler is off in production unless PROFILER=on', async t => {
   t.equal(loadConfig({ NODE_ENV: 'production' }).profiler, false)
   t.equal(loadConfig({ NODE_ENV: 'production', PROFILER: 'on', PROFILER_SECRET: 'a-long-enough-secret' }).profiler, true)

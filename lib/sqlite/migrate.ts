@@ -28,6 +28,11 @@ function listMigrations (dir: string): Array<{ version: number, file: string }> 
   return migrations
 }
 
+/** The version a database reaches once every migration of `dir` is applied. */
+export function newestVersion (dir: string): number {
+  return listMigrations(dir).at(-1)?.version ?? 0
+}
+
 /**
  * Applies every `NNN-*.sql` file of `dir` above the database's `PRAGMA user_version`,
  * each file and its version bump in one transaction. Two connections may migrate at once (the
@@ -36,7 +41,7 @@ function listMigrations (dir: string): Array<{ version: number, file: string }> 
 export function migrate (db: Database, dir: string): MigrationResult {
   const from = db.pragma('user_version', { simple: true }) as number
   const migrations = listMigrations(dir)
-  const newest = migrations.at(-1)?.version ?? 0
+  const newest = newestVersion(dir)
   if (from > newest) {
     throw new MigrationError(`(none above ${newest})`, new Error(`database is at version ${from}, newer than this code`))
   }

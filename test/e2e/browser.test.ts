@@ -172,4 +172,19 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
     t.same(violations, [], 'no CSP violation on our own pages')
     t.equal(await server.stop(), 0)
   })
+
+  t.test('the API reference page renders both operations under its own CSP', async t => {
+    const server = await startServer(t)
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+    t.teardown(() => browser.close())
+    const page = await browser.newPage()
+    const problems: string[] = []
+    page.on('console', message => { if (message.type() === 'error') problems.push(message.text()) })
+    page.on('pageerror', error => { problems.push(String(error)) })
+    await page.goto(`${server.address}/docs/`)
+    await page.locator('.opblock-summary-path').first().waitFor()
+    t.same(await page.locator('.opblock-summary-path').allTextContents(), ['/ccenter/getConseillerByCode', '/monitor/MonitorPooling'])
+    t.same(problems, [], 'no CSP violation, no script error')
+    t.equal(await server.stop(), 0)
+  })
 }

@@ -1,15 +1,13 @@
-import { STATUS_CODES } from 'node:http'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { html, wantsJson } from './render.js'
 import { Type } from 'typebox'
-import { HttpError } from '../../../lib/http-error.js'
 import type { Collector } from '../collect/collectors/collector.js'
 import { securePages } from './page-security.js'
-import type { StoredProfile } from '../profile.js'
 import { parseSearchFilters, SEARCH_PARAMETERS, SearchQuerySchema, type SearchQuery } from './search-filters.js'
 import type { ProfileStore } from '../store/profile-store.js'
 import { TOKEN_PATTERN } from '../collect/token.js'
+import { choosePanel, findProfile, profileJson, tokenNotFound } from './profile-lookup.js'
 import { panelMenu, panelView, profileSummary, resultRow, searchForm } from './view-model.js'
 import { curlCommand, type CurlSource } from './curl.js'
 import { harDocument } from './har.js'
@@ -25,10 +23,6 @@ export interface ProfilerRoutesOptions {
 const HOME_TARGET = '/_profiler/empty/search/results?limit=10'
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 100 }) })
 const PanelQuery = Type.Object({ panel: Type.Optional(Type.String({ maxLength: 100 })), type: Type.Optional(Type.String({ maxLength: 20 })) })
-
-function tokenNotFound (token: string): HttpError {
-  return new HttpError(404, `Token "${token}" not found.`, { name: 'NotFoundHttpError' })
-}
 
 /** The same search query, as Symfony passes it on: given parameters only, empty ones kept, `type` always (default "request"). */
 function passOn (query: SearchQuery): string {
@@ -111,15 +105,6 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
     })
   })
 
-  /** The profile of a token, or the newest for `latest`; a 404 otherwise. */
-  const profileOf = (token: string): StoredProfile => {
-    let profile: StoredProfile | undefined
-    if (token === 'latest') profile = store.latest()
-    else if (TOKEN_PATTERN.test(token)) profile = store.find(token)
-    if (profile === undefined) throw tokenNotFound(token)
-    return profile
-  }
-
   app.get('/:token/search/har', { config, schema: { params: TokenParams, querystring: SearchQuerySchema } }, async (request, reply) => {
     const { token } = request.params
     if (token !== 'empty' && !TOKEN_PATTERN.test(token)) throw tokenNotFound(token)
@@ -131,30 +116,22 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
   })
 
   app.get('/:token/har', { config, schema: { params: TokenParams } }, async (request, reply) => {
-    const profile = profileOf(request.params.token)
+    const profile = findProfile(store, request.params.token)
     return sendHar(reply, `profile-${profile.token}`, harDocument([profile], app.config.version))
   })
 
   app.get('/:token/curl', { config, schema: { params: TokenParams } }, async (request, reply) => {
-    const profile = profileOf(request.params.token)
+    const profile = findProfile(store, request.params.token)
     return reply.type('text/plain; charset=utf-8').send(`${curlCommand(profile.panels.request as CurlSource).command}\n`)
   })
 
   await app.register(statsRoutes, { store })
 
   app.get('/:token', { config, schema: { params: TokenParams, querystring: PanelQuery } }, async (request, reply) => {
-    const { token } = request.params
-    const profile = profileOf(token)
-
+    const profile = findProfile(store, request.params.token)
     const requested = request.query.panel
-    const panel = requested ?? (profile.panels.exception === null || profile.panels.exception === undefined ? 'request' : 'exception')
-    if (!panelNames.includes(panel) || !(panel in profile.panels)) {
-      throw new HttpError(404, `Panel "${panel}" is not available for token "${profile.token}".`, { name: 'NotFoundHttpError' })
-    }
-    if (wantsJson(request)) {
-      const { panels, ...fields } = profile
-      return { ...fields, statusText: STATUS_CODES[profile.status] ?? '', panel, panels: requested === undefined ? panels : { [panel]: panels[panel] } }
-    }
+    const panel = choosePanel(profile, requested, panelNames)
+    if (wantsJson(request)) return profileJson(profile, panel, requested)
     const collector = collectors.find(candidate => candidate.name === panel)
     return html(reply, 'profiler/profile.hbs', {
       title: `${profile.method} ${profile.url} (${profile.token}) - Profiler`,

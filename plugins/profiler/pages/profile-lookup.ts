@@ -1,0 +1,38 @@
+import { STATUS_CODES } from 'node:http'
+import { HttpError } from '../../../lib/http-error.js'
+import { TOKEN_PATTERN } from '../collect/token.js'
+import type { StoredProfile } from '../profile.js'
+
+/** Where profiles are read from: the service's store, or the command line's read-only one. */
+export interface ProfileSource {
+  find: (token: string) => StoredProfile | undefined
+  latest: () => StoredProfile | undefined
+}
+
+export function tokenNotFound (token: string): HttpError {
+  return new HttpError(404, `Token "${token}" not found.`, { name: 'NotFoundHttpError' })
+}
+
+/** The profile of a token, or the newest for `latest`; a 404 otherwise (anything not 6 hex is unknown). */
+export function findProfile (source: ProfileSource, token: string): StoredProfile {
+  let profile: StoredProfile | undefined
+  if (token === 'latest') profile = source.latest()
+  else if (TOKEN_PATTERN.test(token)) profile = source.find(token)
+  if (profile === undefined) throw tokenNotFound(token)
+  return profile
+}
+
+/** The panel asked for, or the one shown by default (the exception when there was one); a 404 for an unknown panel. */
+export function choosePanel (profile: StoredProfile, requested: string | undefined, panelNames: string[]): string {
+  const panel = requested ?? (profile.panels.exception === null || profile.panels.exception === undefined ? 'request' : 'exception')
+  if (!panelNames.includes(panel) || !(panel in profile.panels)) {
+    throw new HttpError(404, `Panel "${panel}" is not available for token "${profile.token}".`, { name: 'NotFoundHttpError' })
+  }
+  return panel
+}
+
+/** A profile as JSON: the summary, the panel shown, and every panel (or only the one asked for). */
+export function profileJson (profile: StoredProfile, panel: string, requested: string | undefined) {
+  const { panels, ...fields } = profile
+  return { ...fields, statusText: STATUS_CODES[profile.status] ?? '', panel, panels: requested === undefined ? panels : { [panel]: panels[panel] } }
+}
