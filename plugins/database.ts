@@ -13,7 +13,11 @@ declare module 'fastify' {
   }
 }
 
-const RETRY_MS = 1000
+export interface DatabaseOptions {
+  /** While the database cannot be opened, the next request after this delay tries again (1 s). */
+  retryDelayMs?: number
+}
+
 /**
  * The application database (advisors): opened and migrated at start, closed with the app.
  * A database that cannot be opened does not stop the service: requests that need it get a 503
@@ -23,8 +27,8 @@ export class BusinessDatabase {
   private readonly connection: Reopening<Database>
   private readonly openListeners: Array<(db: Database) => void> = []
 
-  constructor (private readonly path: string, private readonly log: { info: (m: string) => void, error: (m: string) => void }) {
-    this.connection = new Reopening(() => this.openNow(), RETRY_MS, (message, first) => {
+  constructor (private readonly path: string, private readonly log: { info: (m: string) => void, error: (m: string) => void }, retryDelayMs = 1000) {
+    this.connection = new Reopening(() => this.openNow(), retryDelayMs, (message, first) => {
       // Logged when it starts failing, not on every retry.
       if (first) log.error(`Database ${path} is unavailable (requests that need it answer 503): ${message}`)
     })
@@ -68,11 +72,11 @@ export class BusinessDatabase {
   }
 }
 
-export default fp(async function databasePlugin (app) {
+export default fp<DatabaseOptions>(async function databasePlugin (app, options) {
   const database = new BusinessDatabase(app.config.databasePath, {
     info: message => { app.log.info(message) },
     error: message => { app.log.error(message) }
-  })
+  }, options.retryDelayMs)
   database.open()
   app.decorate('database', database)
   app.decorate('db', { getter: () => database.get() })
