@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3'
 import fp from 'fastify-plugin'
 import { migrationsDir } from '../paths.js'
-import { databaseUnavailable } from '../lib/sqlite/faults.js'
+import { databaseUnavailable, isDatabaseUnavailable } from '../lib/sqlite/faults.js'
 import { openSqlite } from '../lib/sqlite/open.js'
 import { Reopening } from '../lib/sqlite/reopening.js'
 
@@ -23,7 +23,7 @@ export interface DatabaseOptions {
  * A database that cannot be opened does not stop the service: requests that need it get a 503
  * naming the cause, and the next of them after a second tries to open it again.
  */
-export class BusinessDatabase {
+class BusinessDatabase {
   private readonly connection: Reopening<Database>
   private readonly openListeners: Array<(db: Database) => void> = []
 
@@ -81,4 +81,6 @@ export default fp<DatabaseOptions>(async function databasePlugin (app, options) 
   app.decorate('database', database)
   app.decorate('db', { getter: () => database.get() })
   app.addHook('onClose', async () => { database.close() })
-}, { name: 'database' })
+  // SQLite errors that mean the file is unusable now (locked, corrupt, full) are 503s, not bugs.
+  app.addErrorRewording(error => isDatabaseUnavailable(error) ? databaseUnavailable(error) : undefined)
+}, { name: 'database', dependencies: ['error-renderer'] })

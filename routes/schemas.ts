@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { CODE_MAX_LENGTH } from '../plugins/advisors/record.js'
 
 /** The body of every error response (see plugins/error-renderer.ts). */
 export const ErrorResponse = Type.Object({
@@ -8,7 +9,7 @@ export const ErrorResponse = Type.Object({
 })
 
 /** A code as clients send it: surrounding whitespace is ignored, 1 to 64 characters remain. */
-export const AdvisorCode = Type.String({ minLength: 1, maxLength: 64, pattern: '\\S' })
+export const AdvisorCode = Type.String({ minLength: 1, maxLength: CODE_MAX_LENGTH, pattern: '\\S' })
 
 export function noAdvisorMessage (code: string): string {
   return `No advisor found for code "${code}"`

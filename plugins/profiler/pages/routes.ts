@@ -6,7 +6,8 @@ import { HttpError } from '../../../lib/http-error.js'
 import type { Collector } from '../collect/collectors/collector.js'
 import { securePages } from './page-security.js'
 import type { StoredProfile } from '../profile.js'
-import { parseSearchFilters, SEARCH_PARAMETERS, SearchQuerySchema, type SearchQuery } from './search-filters.js'
+import { DEFAULT_LIMIT, parseSearchFilters, SEARCH_PARAMETERS, SearchQuerySchema, type SearchQuery } from './search-filters.js'
+import { ListingResponseSchema, ProfileResponseSchema } from '../schemas.js'
 import type { ProfileStore } from '../store/profile-store.js'
 import { TOKEN_PATTERN } from '../collect/token.js'
 import { panelMenu, profileSummary, resultRow, searchForm } from './view-model.js'
@@ -18,7 +19,7 @@ export interface ProfilerRoutesOptions {
   secret: string | null
 }
 
-const HOME_TARGET = '/_profiler/empty/search/results?limit=10'
+const HOME_TARGET = `/_profiler/empty/search/results?limit=${DEFAULT_LIMIT}`
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 100 }) })
 const PanelQuery = Type.Object({ panel: Type.Optional(Type.String({ maxLength: 100 })), type: Type.Optional(Type.String({ maxLength: 20 })) })
 const PAGE = { noindex: true, heading: 'Profiler', homeHref: '/_profiler/' }
@@ -74,26 +75,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
     schema: {
       params: TokenParams,
       querystring: SearchQuerySchema,
-      response: {
-        200: Type.Object({
-          results: Type.Array(Type.Object({
-            token: Type.String(),
-            ip: Type.String(),
-            method: Type.String(),
-            url: Type.String(),
-            status: Type.Integer(),
-            time: Type.String(),
-            durationMs: Type.Number()
-          })),
-          store: Type.Object({
-            state: Type.Union([Type.Literal('ok'), Type.Literal('failing')]),
-            since: Type.Union([Type.String(), Type.Null()]),
-            reason: Type.Union([Type.String(), Type.Null()]),
-            dropped: Type.Integer(),
-            queued: Type.Integer()
-          })
-        })
-      }
+      response: { 200: ListingResponseSchema }
     }
   }, async (request, reply) => {
     const { token } = request.params
@@ -110,7 +92,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
     })
   })
 
-  app.get('/:token', { config, schema: { params: TokenParams, querystring: PanelQuery } }, async (request, reply) => {
+  app.get('/:token', { config, schema: { params: TokenParams, querystring: PanelQuery, response: { 200: ProfileResponseSchema } } }, async (request, reply) => {
     const { token } = request.params
     let profile: StoredProfile | undefined
     if (token === 'latest') profile = store.latest()

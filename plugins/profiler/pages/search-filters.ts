@@ -1,4 +1,4 @@
-import { Type } from 'typebox'
+import { Type, type Static } from 'typebox'
 import { HttpError } from '../../../lib/http-error.js'
 import type { SearchFilters } from '../profile.js'
 
@@ -15,7 +15,7 @@ export const SearchQuerySchema = Type.Object({
   type: Type.Optional(Type.String({ maxLength: 20 }))
 })
 
-export type SearchQuery = Partial<Record<'ip' | 'method' | 'status_code' | 'url' | 'token' | 'start' | 'end' | 'limit' | 'type', string>>
+export type SearchQuery = Static<typeof SearchQuerySchema>
 
 export const SEARCH_PARAMETERS = ['ip', 'method', 'status_code', 'url', 'start', 'end', 'limit', 'type'] as const
 export const DEFAULT_LIMIT = 10
@@ -39,7 +39,7 @@ function realDate (date: string): boolean {
  * whole day, an `end` minute the whole minute. Dates and times without a zone are UTC;
  * digits alone are a Unix time in seconds.
  */
-export function parseTimeBound (name: 'start' | 'end', value: string): number {
+function parseTimeBound (name: 'start' | 'end', value: string): number {
   const expected = 'a date (YYYY-MM-DD) or a date-time (YYYY-MM-DDTHH:MM[:SS][Z|±HH:MM])'
   let time: number
   let precisionMs: number

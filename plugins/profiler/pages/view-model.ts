@@ -1,19 +1,19 @@
 import { STATUS_CODES } from 'node:http'
 import type { Collector } from '../collect/collectors/collector.js'
 import type { ProfileSummary, StoredProfile } from '../profile.js'
-import type { SearchQuery } from './search-filters.js'
+import { DEFAULT_LIMIT, MAX_LIMIT, type SearchQuery } from './search-filters.js'
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
 const two = (n: number): string => String(n).padStart(2, '0')
 
 /** `d-M-Y H:i:s` as Symfony's listing shows it (UTC), e.g. 22-Nov-2026 02:28:00. */
-export function listTime (iso: string): string {
+function listTime (iso: string): string {
   const d = new Date(iso)
   return `${two(d.getUTCDate())}-${MONTHS[d.getUTCMonth()] ?? ''}-${d.getUTCFullYear()} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())}`
 }
 
 /** Symfony's colours: above 399 an error, above 299 a warning, else success. */
-export function statusClass (status: number): string {
+function statusClass (status: number): string {
   return status > 399 ? 'status-error' : status > 299 ? 'status-warning' : 'status-success'
 }
 
@@ -23,7 +23,7 @@ export function resultRow (summary: ProfileSummary) {
 
 /** The sidebar search form, filled with the current query. */
 export function searchForm (query: SearchQuery) {
-  const limit = query.limit ?? '10'
+  const limit = query.limit ?? String(DEFAULT_LIMIT)
   return {
     ip: query.ip ?? '',
     method: (query.method ?? '').toUpperCase(),
@@ -33,7 +33,7 @@ export function searchForm (query: SearchQuery) {
     token: query.token ?? '',
     start: query.start ?? '',
     end: query.end ?? '',
-    limits: [10, 50, 100].map(value => ({ value, selected: String(value) === limit }))
+    limits: [DEFAULT_LIMIT, 50, MAX_LIMIT].map(value => ({ value, selected: String(value) === limit }))
   }
 }
 
