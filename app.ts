@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import type { Config } from './config.js'
 import advisors from './plugins/advisors/index.js'
 import apiDocs from './plugins/api-docs.js'
-import database from './plugins/database.js'
+import database, { type DatabaseOptions } from './plugins/database.js'
 import errorRenderer from './plugins/error-renderer.js'
 import jsonBody from './plugins/request-body.js'
 import { logSerializers, profilerStatus } from './plugins/logging.js'
@@ -22,6 +22,8 @@ declare module 'fastify' {
 export interface AppOverrides {
   /** Profiler settings beyond the config (queue sizes, a token source for tests). */
   profiler?: Partial<ProfilerOptions>
+  /** Business database settings beyond the config (a short retry delay for tests). */
+  database?: DatabaseOptions
   /** Where log lines go (tests read them); standard output otherwise. */
   logStream?: { write: (line: string) => void }
 }
@@ -51,7 +53,7 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
   await app.register(jsonBody)
   // Before any route: it mirrors the route table to explain 404/405/301.
   await app.register(routingErrors)
-  await app.register(database)
+  await app.register(database, overrides.database ?? {})
   await app.register(advisors)
   // After routing-errors (its routes must be mirrored), before the route groups (they inherit its hooks).
   if (config.profiler) {

@@ -8,6 +8,9 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 /** A comma-separated list of names (header or field names), possibly empty. */
 const NAME_LIST = '^\\s*([!#$%&\'*+.^_`|~0-9A-Za-z-]+\\s*(,\\s*[!#$%&\'*+.^_`|~0-9A-Za-z-]+\\s*)*)?$'
 const NAME_LIST_RULE = 'must be a comma-separated list of names'
+/** A duration (`2d`) and a size (`256MiB`): checked by the schema, read by parseDuration and parseSize. */
+const DURATION = '^([0-9]+)(ms|s|m|h|d)$'
+const SIZE = '^([0-9]+)(B|KiB|MiB|GiB)?$'
 
 const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8000 }),
@@ -25,12 +28,12 @@ const EnvSchema = Type.Object({
   LOG_LEVEL: Type.Union(LOG_LEVELS.map(level => Type.Literal(level)), { default: 'info' }),
   PROFILER_MAX_PROFILES: Type.Integer({ minimum: 1, default: 100_000 }),
   PROFILER_MAX_AGE: Type.String({
-    pattern: '^[0-9]+(ms|s|m|h|d)$',
+    pattern: DURATION,
     default: '2d',
     description: 'must be a duration such as 90s, 30m, 12h or 2d'
   }),
   PROFILER_MAX_BYTES: Type.String({
-    pattern: '^[0-9]+(B|KiB|MiB|GiB)?$',
+    pattern: SIZE,
     default: '256MiB',
     description: 'must be a size in bytes, or with a unit: 512KiB, 256MiB, 2GiB'
   }),
@@ -98,14 +101,14 @@ const DURATION_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_60
 const SIZE_BYTES: Record<string, number> = { B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 }
 
 /** `2d` -> milliseconds (the schema has checked the form). */
-export function parseDuration (value: string): number {
-  const [, amount = '0', unit = 'ms'] = /^([0-9]+)(ms|s|m|h|d)$/.exec(value) ?? []
+function parseDuration (value: string): number {
+  const [, amount = '0', unit = 'ms'] = new RegExp(DURATION).exec(value) ?? []
   return Number(amount) * (DURATION_MS[unit] ?? 1)
 }
 
 /** `256MiB` -> bytes (the schema has checked the form). */
-export function parseSize (value: string): number {
-  const [, amount = '0', unit = 'B'] = /^([0-9]+)(B|KiB|MiB|GiB)?$/.exec(value) ?? []
+function parseSize (value: string): number {
+  const [, amount = '0', unit = 'B'] = new RegExp(SIZE).exec(value) ?? []
   return Number(amount) * (SIZE_BYTES[unit] ?? 1)
 }
 

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 interface ProfileNode { id: number, callFrame: { functionName: string, url: string, lineNumber: number } }
 interface CpuProfile { nodes: ProfileNode[], samples: number[], timeDeltas: number[] }
 
-export interface HotFunction { name: string, selfMs: number }
+interface HotFunction { name: string, selfMs: number }
 export interface ThreadProfile { file: string, thread: 'request' | 'writer', busyMs: number, top: HotFunction[] }
 
 function label ({ functionName, url, lineNumber }: ProfileNode['callFrame']): string {

@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3'
 import fp from 'fastify-plugin'
 import { migrationsDir } from '../paths.js'
-import { databaseUnavailable } from '../lib/sqlite/faults.js'
+import { databaseUnavailable, isDatabaseUnavailable } from '../lib/sqlite/faults.js'
 import { openSqlite } from '../lib/sqlite/open.js'
 import { Reopening } from '../lib/sqlite/reopening.js'
 
@@ -13,18 +13,22 @@ declare module 'fastify' {
   }
 }
 
-const RETRY_MS = 1000
+export interface DatabaseOptions {
+  /** While the database cannot be opened, the next request after this delay tries again (1 s). */
+  retryDelayMs?: number
+}
+
 /**
  * The application database (advisors): opened and migrated at start, closed with the app.
  * A database that cannot be opened does not stop the service: requests that need it get a 503
  * naming the cause, and the next of them after a second tries to open it again.
  */
-export class BusinessDatabase {
+class BusinessDatabase {
   private readonly connection: Reopening<Database>
   private readonly openListeners: Array<(db: Database) => void> = []
 
-  constructor (private readonly path: string, private readonly log: { info: (m: string) => void, error: (m: string) => void }) {
-    this.connection = new Reopening(() => this.openNow(), RETRY_MS, (message, first) => {
+  constructor (private readonly path: string, private readonly log: { info: (m: string) => void, error: (m: string) => void }, retryDelayMs = 1000) {
+    this.connection = new Reopening(() => this.openNow(), retryDelayMs, (message, first) => {
       // Logged when it starts failing, not on every retry.
       if (first) log.error(`Database ${path} is unavailable (requests that need it answer 503): ${message}`)
     })
@@ -68,13 +72,15 @@ export class BusinessDatabase {
   }
 }
 
-export default fp(async function databasePlugin (app) {
+export default fp<DatabaseOptions>(async function databasePlugin (app, options) {
   const database = new BusinessDatabase(app.config.databasePath, {
     info: message => { app.log.info(message) },
     error: message => { app.log.error(message) }
-  })
+  }, options.retryDelayMs)
   database.open()
   app.decorate('database', database)
   app.decorate('db', { getter: () => database.get() })
   app.addHook('onClose', async () => { database.close() })
-}, { name: 'database' })
+  // SQLite errors that mean the file is unusable now (locked, corrupt, full) are 503s, not bugs.
+  app.addErrorRewording(error => isDatabaseUnavailable(error) ? databaseUnavailable(error) : undefined)
+}, { name: 'database', dependencies: ['error-renderer'] })

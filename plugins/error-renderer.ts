@@ -2,11 +2,20 @@ import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { Type } from 'typebox'
-import { databaseUnavailable, isDatabaseUnavailable } from '../lib/sqlite/faults.js'
 import { HttpError } from '../lib/http-error.js'
-import { ACCEPTED_CONTENT_TYPES, BODY_LIMIT } from './request-body.js'
+
+/**
+ * Turns an error thrown by a library (Fastify, a plugin, SQLite) into the error the client sees,
+ * or answers undefined when the error is not of its kind. Each plugin adds the rewordings of the
+ * errors it causes, beside the code that causes them; the renderer only applies them.
+ */
+type ErrorRewording = (error: FastifyError, request: FastifyRequest) => Error | undefined
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** Adds a rewording, tried after the ones added before it (the first that answers wins). */
+    addErrorRewording: (rewording: ErrorRewording) => void
+  }
   interface FastifyRequest {
     /** The error as rendered to the client (its cause chain leads to what was thrown). */
     renderedError: Error | null
@@ -19,22 +28,6 @@ export const ErrorResponse = Type.Object({
   error: Type.String({ description: 'The status text, e.g. `Not Found`' }),
   message: Type.String({ description: 'What is wrong, in one sentence' })
 })
-
-/** Fastify's own errors, reworded so that the client learns what to change. */
-function reword (error: FastifyError, request: FastifyRequest): Error {
-  switch (error.code) {
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new HttpError(415, `Unsupported Content-Type "${request.headers['content-type'] ?? ''}": send ${ACCEPTED_CONTENT_TYPES.join(', ')}`,
-        { cause: error, name: 'UnsupportedMediaTypeError' })
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new HttpError(413, `Request body is larger than the ${BODY_LIMIT / 1024 / 1024} MiB limit (${BODY_LIMIT} bytes)`,
-        { cause: error, name: 'PayloadTooLargeError' })
-    case 'FST_BASIC_AUTH_MISSING_OR_BAD_AUTHORIZATION_HEADER':
-      return new HttpError(401, 'This page requires HTTP Basic authentication', { cause: error, name: 'UnauthorizedError' })
-    default:
-      return isDatabaseUnavailable(error) ? databaseUnavailable(error) : error
-  }
-}
 
 function statusOf (error: Error & { statusCode?: number, validation?: unknown }): number {
   if (error.validation !== undefined) return 400
@@ -49,6 +42,15 @@ function prefersHtml (request: FastifyRequest): boolean {
 /** One renderer for every error: JSON by default, an HTML page for clients that prefer it. */
 export default fp(async function errorRendererPlugin (app) {
   const production = app.config.production
+  const rewordings: ErrorRewording[] = []
+  const reword = (error: FastifyError, request: FastifyRequest): Error => {
+    for (const rewording of rewordings) {
+      const reworded = rewording(error, request)
+      if (reworded !== undefined) return reworded
+    }
+    return error
+  }
+  app.decorate('addErrorRewording', (rewording: ErrorRewording) => { rewordings.push(rewording) })
   app.decorateRequest('renderedError', null)
   app.setErrorHandler(async function renderError (thrown: FastifyError, request: FastifyRequest, reply: FastifyReply) {
     const error = reword(thrown, request)

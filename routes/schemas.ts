@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { CODE_MAX_LENGTH } from '../plugins/advisors/record.js'
 import { ErrorResponse } from '../plugins/error-renderer.js'
 
 export { ErrorResponse }
@@ -15,7 +16,7 @@ export const BODY_ERRORS = {
 }
 
 /** A code as clients send it: surrounding whitespace is ignored, 1 to 64 characters remain. */
-export const AdvisorCode = Type.String({ minLength: 1, maxLength: 64, pattern: '\\S' })
+export const AdvisorCode = Type.String({ minLength: 1, maxLength: CODE_MAX_LENGTH, pattern: '\\S' })
 
 export function noAdvisorMessage (code: string): string {
   return `No advisor found for code "${code}"`

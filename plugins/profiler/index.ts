@@ -21,6 +21,8 @@ export interface ProfilerOptions {
   retention: RetentionLimits
   /** How often the background pruning looks at the bounds when idle. */
   retentionIntervalMs?: number
+  /** How long a write waits for another connection's lock before the store counts as failing (5 s). */
+  busyTimeoutMs?: number
   store?: Partial<StoreOptions>
   /** Where tokens come from (tests pass a fixed sequence to prove collisions are handled). */
   tokenSource?: () => string
@@ -42,7 +44,7 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
   // The request thread reads (and migrates) on its own connection; the writer thread writes.
   // A store that cannot be opened does not stop the service: the profiler reports it and retries.
   const openReader = (): Database => {
-    const { db, migration } = openProfileDatabase(options.databasePath)
+    const { db, migration } = openProfileDatabase(options.databasePath, options.busyTimeoutMs)
     if (migration.applied.length > 0) {
       app.log.info(`Profiler store ${options.databasePath}: migrated from version ${migration.from} to ${migration.to}`)
     }
@@ -61,7 +63,7 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
     info: message => { app.log.info(message) }
   }
   const writer = new WriterClient(
-    { databasePath: options.databasePath, retention: options.retention, retentionIntervalMs: options.retentionIntervalMs ?? 1000 },
+    { databasePath: options.databasePath, busyTimeoutMs: options.busyTimeoutMs, retention: options.retention, retentionIntervalMs: options.retentionIntervalMs ?? 1000 },
     message => {
       if (message.type === 'error') store.health.fail(message.message)
       else store.onWriterMessage(message)

@@ -6,7 +6,7 @@ import { requestOrigin, splitUrl } from './request-origin.js'
 import { RouteMirror } from './route-mirror.js'
 
 /** What the router tried when no route matched; the profiler's router panel shows it. */
-export interface RoutingFailure {
+interface RoutingFailure {
   outcome: 'redirect' | 'method-not-allowed' | 'not-found'
   method: string
   path: string

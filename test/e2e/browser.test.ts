@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs'
 import { chromium } from 'playwright-core'
 import t from 'tap'
 import { startServer } from '../helpers/server.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 // The machine's network is closed: Chromium's background services must not try to reach out.
@@ -31,11 +32,10 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
     await fetch(`${address}/robots.txt`, { headers: { referer: `${address}/home` } })
     await fetch(`${address}/monitor/MonitorPooling`)
     // Profiles are written in the background within a few milliseconds; wait until all three are listed.
-    for (let i = 0; i < 50; i++) {
+    await waitFor(async () => {
       const listing = await fetch(`${address}/_profiler/empty/search/results`, { headers: { accept: 'application/json' } })
-      if ((await listing.json() as { results: unknown[] }).results.length === 3) break
-      await new Promise(resolve => setTimeout(resolve, 20))
-    }
+      return (await listing.json() as { results: unknown[] }).results.length === 3
+    }, { what: 'three listed profiles' })
 
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
     t.teardown(() => browser.close())
@@ -143,10 +143,8 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
     const token = attack.headers.get('x-debug-token') ?? ''
     const authorization = `Basic ${Buffer.from(`operator:${secret}`).toString('base64')}`
     // Profiles are written in the background: wait until this one can be read.
-    for (let i = 0; i < 200; i++) {
-      if ((await fetch(`${address}/_profiler/${token}`, { headers: { accept: 'application/json', authorization } })).status === 200) break
-      await new Promise(resolve => setTimeout(resolve, 25))
-    }
+    await waitFor(async () => (await fetch(`${address}/_profiler/${token}`, { headers: { accept: 'application/json', authorization } })).status === 200,
+      { what: `profile ${token}` })
 
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
     t.teardown(() => browser.close())

@@ -4,13 +4,14 @@ import t from 'tap'
 import { buildTestApp, postJson } from '../helpers/app.js'
 import { blockedDir } from '../helpers/blocked.js'
 import { profileJson } from '../helpers/profiler.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 const POLL = '/monitor/MonitorPooling'
 const LOOKUP = '/ccenter/getConseillerByCode'
 
 t.test('business database unavailable: 503 degraded poll, 503 lookup with a clear message, recovery by itself', async t => {
   const dir = blockedDir(t)
-  const app = await buildTestApp(t, { DATABASE_PATH: join(dir, 'blocked', 'app.sqlite') })
+  const app = await buildTestApp(t, { DATABASE_PATH: join(dir, 'blocked', 'app.sqlite') }, undefined, { database: { retryDelayMs: 50 } })
 
   const poll = await app.inject({ method: 'POST', url: POLL })
   t.equal(poll.statusCode, 503)
@@ -25,9 +26,9 @@ t.test('business database unavailable: 503 degraded poll, 503 lookup with a clea
   t.match(exception.chain, [{ name: 'ServiceUnavailableError' }, { message: /cannot open the SQLite database .*blocked\/app\.sqlite/ }], 'the profile says why')
   for (let i = 0; i < 20; i++) t.equal((await app.inject({ method: 'POST', url: POLL })).statusCode, 503, 'still standing')
 
-  // The fault clears: the next request after the retry delay opens, migrates and serves.
+  // The fault clears: a request after the retry delay opens, migrates and serves.
   rmSync(join(dir, 'blocked'))
-  await new Promise(resolve => setTimeout(resolve, 1100))
+  await waitFor(async () => (await app.inject({ method: 'POST', url: POLL })).statusCode === 200, { what: 'the database to open again' })
   const again = await app.inject({ method: 'POST', url: POLL })
   t.equal(again.statusCode, 200)
   t.equal(again.json().status, 'ok')

@@ -49,4 +49,7 @@ export async function securePages (app: FastifyInstance, secret: string | null):
     }
   })
   app.addHook('onRequest', app.basicAuth)
+  app.addErrorRewording(error => error.code === 'FST_BASIC_AUTH_MISSING_OR_BAD_AUTHORIZATION_HEADER'
+    ? new HttpError(401, 'This page requires HTTP Basic authentication', { cause: error, name: 'UnauthorizedError' })
+    : undefined)
 }

@@ -4,7 +4,8 @@ import { html, wantsJson } from './render.js'
 import { Type } from 'typebox'
 import type { Collector } from '../collect/collectors/collector.js'
 import { securePages } from './page-security.js'
-import { parseSearchFilters, SEARCH_PARAMETERS, SearchQuerySchema, type SearchQuery } from './search-filters.js'
+import { DEFAULT_LIMIT, parseSearchFilters, SEARCH_PARAMETERS, SearchQuerySchema, type SearchQuery } from './search-filters.js'
+import { ListingResponseSchema, ProfileResponseSchema } from '../schemas.js'
 import type { ProfileStore } from '../store/profile-store.js'
 import { TOKEN_PATTERN } from '../collect/token.js'
 import { choosePanel, findProfile, profileJson, tokenNotFound } from './profile-lookup.js'
@@ -20,7 +21,7 @@ export interface ProfilerRoutesOptions {
   secret: string | null
 }
 
-const HOME_TARGET = '/_profiler/empty/search/results?limit=10'
+const HOME_TARGET = `/_profiler/empty/search/results?limit=${DEFAULT_LIMIT}`
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 100 }) })
 const PanelQuery = Type.Object({ panel: Type.Optional(Type.String({ maxLength: 100 })), type: Type.Optional(Type.String({ maxLength: 20 })) })
 
@@ -68,26 +69,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
     schema: {
       params: TokenParams,
       querystring: SearchQuerySchema,
-      response: {
-        200: Type.Object({
-          results: Type.Array(Type.Object({
-            token: Type.String(),
-            ip: Type.String(),
-            method: Type.String(),
-            url: Type.String(),
-            status: Type.Integer(),
-            time: Type.String(),
-            durationMs: Type.Number()
-          })),
-          store: Type.Object({
-            state: Type.Union([Type.Literal('ok'), Type.Literal('failing')]),
-            since: Type.Union([Type.String(), Type.Null()]),
-            reason: Type.Union([Type.String(), Type.Null()]),
-            dropped: Type.Integer(),
-            queued: Type.Integer()
-          })
-        })
-      }
+      response: { 200: ListingResponseSchema }
     }
   }, async (request, reply) => {
     const { token } = request.params
@@ -127,7 +109,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
 
   await app.register(statsRoutes, { store })
 
-  app.get('/:token', { config, schema: { params: TokenParams, querystring: PanelQuery } }, async (request, reply) => {
+  app.get('/:token', { config, schema: { params: TokenParams, querystring: PanelQuery, response: { 200: ProfileResponseSchema } } }, async (request, reply) => {
     const profile = findProfile(store, request.params.token)
     const requested = request.query.panel
     const panel = choosePanel(profile, requested, panelNames)

@@ -1,4 +1,4 @@
-import { Type } from 'typebox'
+import { Type, type Static } from 'typebox'
 import { HttpError } from '../../../lib/http-error.js'
 import type { SearchFilters } from '../profile.js'
 
@@ -16,7 +16,7 @@ export const SearchQuerySchema = Type.Object({
   type: Type.Optional(Type.String({ maxLength: 20 }))
 })
 
-export type SearchQuery = Partial<Record<'ip' | 'method' | 'status_code' | 'url' | 'route' | 'token' | 'start' | 'end' | 'limit' | 'type', string>>
+export type SearchQuery = Static<typeof SearchQuerySchema>
 
 /** The filters a search passes on, in Symfony's order (`route` is ours: the form has no field for it). */
 export const SEARCH_PARAMETERS = ['ip', 'method', 'status_code', 'url', 'route', 'start', 'end', 'limit', 'type'] as const
@@ -46,7 +46,7 @@ function realDate (date: string): boolean {
  * whole day, an `end` minute the whole minute. Dates and times without a zone are UTC;
  * digits alone are a Unix time in seconds.
  */
-export function parseTimeBound (name: 'start' | 'end', value: string, spelled: string = name): number {
+function parseTimeBound (name: 'start' | 'end', value: string, spelled: string = name): number {
   const expected = 'a date (YYYY-MM-DD) or a date-time (YYYY-MM-DDTHH:MM[:SS][Z|±HH:MM])'
   let time: number
   let precisionMs: number

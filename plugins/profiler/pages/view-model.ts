@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { Collector } from '../collect/collectors/collector.js'
 import type { ProfileSummary, StoredProfile } from '../profile.js'
-import type { SearchQuery } from './search-filters.js'
+import { DEFAULT_LIMIT, MAX_LIMIT, type SearchQuery } from './search-filters.js'
 import { formatBytes, formatMs } from './units.js'
 import { curlCommand, type CurlSource } from './curl.js'
 
@@ -25,7 +25,7 @@ export function resultRow (summary: ProfileSummary) {
 
 /** The sidebar search form, filled with the current query. */
 export function searchForm (query: SearchQuery) {
-  const limit = query.limit ?? '10'
+  const limit = query.limit ?? String(DEFAULT_LIMIT)
   return {
     ip: query.ip ?? '',
     method: (query.method ?? '').toUpperCase(),
@@ -35,7 +35,7 @@ export function searchForm (query: SearchQuery) {
     token: query.token ?? '',
     start: query.start ?? '',
     end: query.end ?? '',
-    limits: [10, 50, 100].map(value => ({ value, selected: String(value) === limit }))
+    limits: [DEFAULT_LIMIT, 50, MAX_LIMIT].map(value => ({ value, selected: String(value) === limit }))
   }
 }
 

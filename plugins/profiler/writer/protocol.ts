@@ -2,7 +2,7 @@
 import type { ProfileRecord } from '../profile.js'
 import type { RetentionLimits } from './retention.js'
 
-export interface WriterSettings { databasePath: string, retention: RetentionLimits, retentionIntervalMs: number }
+export interface WriterSettings { databasePath: string, busyTimeoutMs?: number, retention: RetentionLimits, retentionIntervalMs: number }
 
 export type WriterRequest =
   | { id: number, type: 'write', batch: ProfileRecord[] }

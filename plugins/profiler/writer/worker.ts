@@ -24,7 +24,7 @@ let store: { writer: ProfileWriter, retention: Retention, close: () => void } | 
 
 function openStore (): { writer: ProfileWriter, retention: Retention } {
   if (store !== null) return store
-  const { db } = openProfileDatabase(settings.databasePath)
+  const { db } = openProfileDatabase(settings.databasePath, settings.busyTimeoutMs)
   const writer = new ProfileWriter(db, tokens => { send({ type: 'deleted', tokens, count: writer.count }) })
   const retention = new Retention(writer, settings.retention, err => { send({ type: 'error', message: `pruning failed: ${(err as Error).message}` }) })
   retention.start(settings.retentionIntervalMs)
