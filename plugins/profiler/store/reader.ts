@@ -220,9 +220,10 @@ function withoutId ({ id: _id, ...summary }: SummaryRow): ProfileSummary {
 
 function toStoredProfile (row: ProfileRow | undefined): StoredProfile | undefined {
   if (row === undefined) return undefined
+  const { parent_token: parentToken, panels: _panels, type: _type, route: _route, ...summary } = row
   return {
-    ...withoutId(row),
-    parentToken: row.parent_token,
+    ...withoutId(summary),
+    parentToken,
     type: row.type,
     route: row.route,
     panels: JSON.parse(row.panels) as Record<string, unknown>
