@@ -12,17 +12,35 @@ const SECRET_NAME = /pass(word|wd|phrase)?|pwd|secret|token|api[-_ ]?key|authori
 const MAX_DEPTH = 32
 
 /**
+ * Texts longer than this are scanned up to here; the rest is replaced by a marker, never kept in
+ * clear. 64 KiB is the largest request body the request panel keeps in full, and far above any
+ * URL, header or message (Node refuses headers over 16 KiB). A scan of 64 KiB of the worst shapes
+ * measured here takes a few milliseconds.
+ */
+export const MAX_SCAN_CHARS = 64 * 1024
+/** How far back from the cap the cut looks for a separator, so that no secret is cut in half and kept. */
+const CUT_LOOKBACK = 4096
+
+// Every alternative below runs in time linear in the text: a pattern that can start inside a run
+// of characters it also repeats over (`\beyJ[\w-]{4,}` after each dash of "eyJ-eyJ-...") would
+// rescan the run from every start. So a JWT starts only where no base64url character precedes it,
+// a pair's name only after a separator, and a card number's digits are bounded.
+const JWT = /(?<![\w-])eyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*/.source
+const BEARER = /\b[Bb]earer\s+[\w.~+/-]{6,}=*/.source
+const CARD = /(?<!\d)[2-6](?:[ -]?\d){12,18}(?!\d)/.source
+const PAIR = /(?<=^|[?&\s;,])([\w.%[\]-]+)=([^&\s"'#<>,;]*)/.source
+
+/**
  * One pass finds every value-shaped secret in a text:
  * a JWT (three base64url parts, the first a JSON header), a Bearer credential,
  * a card number (13-19 digits, spaces or dashes allowed, starting 2-6 as issuers' numbers do,
  * checked with Luhn below), and a `name=value` pair (URLs, forms, messages) whose name is secret.
  */
-const SECRET_TEXT = new RegExp([
-  /\beyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*/.source,
-  /\b[Bb]earer\s+[\w.~+/-]{6,}=*/.source,
-  /(?<!\d)[2-6](?:[ -]?\d){12,18}(?!\d)/.source,
-  /(?<=^|[?&\s;,])([\w.%[\]-]+)=([^&\s"'#<>,;]*)/.source
-].join('|'), 'g')
+const SECRET_TEXT = new RegExp([JWT, BEARER, CARD, PAIR].join('|'), 'g')
+/** Inside a pair's value (no whitespace there, so no Bearer): JWTs and card numbers. */
+const SECRET_IN_VALUE = new RegExp([JWT, CARD].join('|'), 'g')
+/** Inside a pair's value, the names of nested pairs (`a=password=x`): a name run right before an '='. */
+const NESTED_NAME = /(?<![\w.%[\]-])([\w.%[\]-]+)=/g
 
 const CARD_DIGITS_MIN = 13
 
@@ -70,6 +88,22 @@ function decodeName (raw: string): string {
   }
 }
 
+/**
+ * The first MAX_SCAN_CHARS of a text, cut back to the last separator (whitespace, &, ;, ,) within
+ * CUT_LOOKBACK characters of the cap, so that a secret straddling the cap is dropped, not kept in part.
+ */
+function cutForScan (text: string): string {
+  for (let i = MAX_SCAN_CHARS - 1; i >= MAX_SCAN_CHARS - CUT_LOOKBACK; i--) {
+    const c = text.charCodeAt(i)
+    if (c === 32 || c === 9 || c === 10 || c === 13 || c === 38 || c === 59 || c === 44) return text.slice(0, i + 1)
+  }
+  return text.slice(0, MAX_SCAN_CHARS)
+}
+
+function beyondScanMarker (characters: number): string {
+  return `[redacted: ${characters} characters beyond the ${MAX_SCAN_CHARS}-character scan limit]`
+}
+
 export interface RedactionRules {
   /** Header names redacted on top of the built-in ones. */
   headers?: string[]
@@ -93,19 +127,45 @@ export class Redactor {
     return this.extraFields.some(fragment => lower.includes(fragment))
   }
 
-  /** A text with every value-shaped secret, and the value of every secret-named pair, replaced. */
+  /**
+   * A text with every value-shaped secret, and the value of every secret-named pair, replaced.
+   * Linear in the text, no recursion; beyond MAX_SCAN_CHARS the text is replaced by a marker.
+   */
   text (text: string): string {
+    if (text.length <= MAX_SCAN_CHARS) return this.scan(text)
+    const kept = cutForScan(text)
+    return this.scan(kept) + beyondScanMarker(text.length - kept.length)
+  }
+
+  private scan (text: string): string {
     if (!mayHoldSecret(text)) return text
     return text.replace(SECRET_TEXT, (match: string, name: string | undefined, value: string | undefined) => {
       if (name !== undefined) {
         // A pair's whole value goes when its name is secret or the value holds a secret.
-        if (value === '' || value === REDACTED_IN_URL) return match
-        return this.isSecretName(decodeName(name)) || this.text(value ?? '') !== value ? `${name}=${REDACTED_IN_URL}` : match
+        if (value === undefined || value === '' || value === REDACTED_IN_URL) return match
+        return this.isSecretName(decodeName(name)) || this.valueHoldsSecret(value) ? `${name}=${REDACTED_IN_URL}` : match
       }
       if (match.startsWith('eyJ')) return REDACTED
       if (/^[Bb]earer/.test(match)) return `${match.slice(0, 6)} ${REDACTED}`
       return isCardNumber(match) ? REDACTED : match
     })
+  }
+
+  /**
+   * Whether a pair's value holds a JWT, a card number, or a nested pair with a secret name
+   * (`a=b=password=x`). Replaces what was a recursive call per nested '=': "a=a=a=..." of 12 KB
+   * overflowed the stack (and took seconds at 1 MB).
+   */
+  private valueHoldsSecret (value: string): boolean {
+    if (!mayHoldSecret(value)) return false
+    for (const [match] of value.matchAll(SECRET_IN_VALUE)) {
+      if (match.startsWith('eyJ') || isCardNumber(match)) return true
+    }
+    if (!value.includes('=')) return false
+    for (const [, name = ''] of value.matchAll(NESTED_NAME)) {
+      if (this.isSecretName(decodeName(name))) return true
+    }
+    return false
   }
 
   /** The URL with secret-named query values and value-shaped secrets replaced; the rest kept byte for byte. */
