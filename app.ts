@@ -11,6 +11,7 @@ import routingErrors from './plugins/routing/index.js'
 import views from './plugins/views.js'
 import { HttpError } from './lib/http-error.js'
 import { escapeMalformedPath } from './plugins/routing/malformed-url.js'
+import { ROUTER_OPTIONS } from './plugins/routing/route-mirror.js'
 import ccenterRoutes from './routes/ccenter/index.js'
 import monitorRoutes from './routes/monitor/index.js'
 
@@ -31,9 +32,8 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
     logger: { level: config.logLevel, serializers: logSerializers(config), ...(overrides.logStream === undefined ? {} : { stream: overrides.logStream }) },
     // A path that cannot be decoded is answered 400 by routing-errors, hooks and profiler included.
     rewriteUrl: escapeMalformedPath,
-    // Route parameters are bounded by their schemas; the router's own limit (100) would answer
-    // before any hook, unprofiled.
-    routerOptions: { maxParamLength: 16_384 },
+    // The same options build the route mirror (routing errors).
+    routerOptions: ROUTER_OPTIONS,
     // Whatever else fails inside the router still goes through the error renderer (unprofiled:
     // these requests skip the hooks).
     frameworkErrors: (error, _request, reply) => {
