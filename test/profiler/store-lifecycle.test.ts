@@ -35,8 +35,17 @@ t.test('a read connection that fails while writes succeed: reported once as unre
   })
   t.teardown(() => store.close())
   const profile = (i: number): ProfileRecord => ({
-    id: store.nextId(Date.now()), token: `00000${i}`, parentToken: null, type: 'request', ip: '127.0.0.1', method: 'GET',
-    url: 'http://localhost/', statusCode: 200, durationMs: 1, route: null, panels: '{}'
+    id: store.nextId(Date.now()),
+    token: `00000${i}`,
+    parentToken: null,
+    type: 'request',
+    ip: '127.0.0.1',
+    method: 'GET',
+    url: 'http://localhost/',
+    statusCode: 200,
+    durationMs: 1,
+    route: null,
+    panels: '{}'
   })
   for (let i = 0; i < 4; i++) {
     store.enqueue(profile(i))
