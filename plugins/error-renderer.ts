@@ -47,7 +47,10 @@ export default fp(async function errorRendererPlugin (app) {
     const statusCode = statusOf(error)
     const statusText = STATUS_CODES[statusCode] ?? 'Error'
     request.renderedError = error
-    if (statusCode >= 500) request.log.error({ err: thrown }, 'request failed')
+    // A deliberate 503 (database outage, load shedding) is reported once by whoever declared it,
+    // not once per request that meets it.
+    const deliberate503 = statusCode === 503 && error instanceof HttpError
+    if (statusCode >= 500 && !deliberate503) request.log.error({ err: thrown }, 'request failed')
     // Unexpected errors (bugs) are masked in production; our own HttpErrors say what they mean.
     const message = statusCode >= 500 && production && !(error instanceof HttpError) ? statusText : error.message
     if (error instanceof HttpError) reply.headers(error.headers)

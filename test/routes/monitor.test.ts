@@ -62,3 +62,12 @@ t.test('a failing database check is a 503 with status degraded', async t => {
   t.equal(res.statusCode, 503)
   t.match(res.json(), { status: 'degraded', checks: { database: 'failed' }, version: '0.1.0' })
 })
+
+t.test('no type coercion: {"code": true} is a 400 that names the field (it was looked up as "true")', async t => {
+  const app = await buildTestApp(t)
+  for (const code of [true, 1001, ['ADV1001']]) {
+    const res = await postJson(app, URL, { code })
+    t.equal(res.statusCode, 400, JSON.stringify(code))
+    t.equal(res.json().message, 'body/code must be string')
+  }
+})

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { HttpError } from '../../../lib/http-error.js'
 import type { Collector } from '../collect/collectors/collector.js'
-import { securePages } from './page-security.js'
+import { securePages, type LoginRateLimit } from './page-security.js'
 import type { StoredProfile } from '../profile.js'
 import { parseSearchFilters, SEARCH_PARAMETERS, SearchQuerySchema, type SearchQuery } from './search-filters.js'
 import type { ProfileStore } from '../store/profile-store.js'
@@ -16,6 +16,8 @@ export interface ProfilerRoutesOptions {
   collectors: Collector[]
   /** The HTTP Basic password of every page; null: open pages. */
   secret: string | null
+  /** Wrong passwords allowed per client IP and window (tests shorten the window). */
+  loginRateLimit?: LoginRateLimit
 }
 
 const HOME_TARGET = '/_profiler/empty/search/results?limit=10'
@@ -48,9 +50,9 @@ async function html (reply: FastifyReply, page: string, model: Record<string, un
 }
 
 /** /_profiler: the search listing and the profile pages, each with a JSON twin. Profiled only when they fail. */
-export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = async (app, { store, collectors, secret }) => {
+export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = async (app, { store, collectors, secret, loginRateLimit }) => {
   const config = { profile: false }
-  await securePages(app, secret)
+  await securePages(app, secret, loginRateLimit)
   const panelNames = collectors.map(collector => collector.name)
 
   app.addHook('onSend', (_request, reply, payload, done) => {
