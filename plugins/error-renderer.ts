@@ -59,6 +59,8 @@ export default fp(async function errorRendererPlugin (app) {
       const html = await reply.viewAsync('error.hbs', { title: `${statusCode} ${statusText}`, statusCode, statusText, message })
       return reply.type('text/html; charset=utf-8').send(html)
     }
-    return reply.type('application/json; charset=utf-8').send({ statusCode, error: statusText, message })
+    // Sent as text: a route's response schema for this status (the poll's 503 "degraded" body)
+    // must not be applied to an error (a shed 503 on the poll failed to serialise: a 500).
+    return reply.type('application/json; charset=utf-8').send(JSON.stringify({ statusCode, error: statusText, message }))
   })
 }, { name: 'error-renderer', dependencies: ['views', '@fastify/accepts'] })

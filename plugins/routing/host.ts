@@ -30,7 +30,7 @@ export function checkHost (request: FastifyRequest, trustedHosts: RegExp[]): voi
   const host = request.host
   if (host === '' || host === undefined) return
   if (!isValidHost(host)) {
-    throw new HttpError(400, `Invalid Host "${host.slice(0, 1024)}".`, { name: 'SuspiciousOperationError' })
+    throw new HttpError(400, `Invalid Host "${host}".`, { name: 'SuspiciousOperationError' })
   }
   if (trustedHosts.length > 0) {
     const name = hostName(host)
