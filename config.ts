@@ -11,6 +11,7 @@ const NAME_LIST_RULE = 'must be a comma-separated list of names'
 /** A duration (`2d`) and a size (`256MiB`): checked by the schema, read by parseDuration and parseSize. */
 const DURATION = '^([0-9]+)(ms|s|m|h|d)$'
 const SIZE = '^([0-9]+)(B|KiB|MiB|GiB)?$'
+const DURATION_RULE = 'must be a duration such as 500ms, 90s, 30m, 12h or 2d'
 
 const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8000 }),
@@ -30,7 +31,7 @@ const EnvSchema = Type.Object({
   PROFILER_MAX_AGE: Type.String({
     pattern: DURATION,
     default: '2d',
-    description: 'must be a duration such as 90s, 30m, 12h or 2d'
+    description: DURATION_RULE
   }),
   PROFILER_MAX_BYTES: Type.String({
     pattern: SIZE,
@@ -39,7 +40,15 @@ const EnvSchema = Type.Object({
   }),
   PROFILER_SECRET: Type.Optional(Type.String({ minLength: 16, description: 'must be at least 16 characters' })),
   PROFILER_REDACT_HEADERS: Type.String({ pattern: NAME_LIST, default: '', description: NAME_LIST_RULE }),
-  PROFILER_REDACT_FIELDS: Type.String({ pattern: NAME_LIST, default: '', description: NAME_LIST_RULE })
+  PROFILER_REDACT_FIELDS: Type.String({ pattern: NAME_LIST, default: '', description: NAME_LIST_RULE }),
+  // Timeouts of the HTTP server (see README "Security"): a client that sends slowly is cut off.
+  REQUEST_TIMEOUT: Type.String({ pattern: DURATION, default: '30s', description: DURATION_RULE }),
+  HEADERS_TIMEOUT: Type.String({ pattern: DURATION, default: '10s', description: DURATION_RULE }),
+  KEEP_ALIVE_TIMEOUT: Type.String({ pattern: DURATION, default: '5s', description: DURATION_RULE }),
+  CONNECTION_TIMEOUT: Type.String({ pattern: DURATION, default: '60s', description: DURATION_RULE }),
+  /** Past this event-loop delay new requests are shed (503); 0 turns shedding off. */
+  MAX_EVENT_LOOP_DELAY: Type.String({ pattern: DURATION, default: '1s', description: DURATION_RULE }),
+  TRUSTED_HOSTS: Type.String({ default: '' })
 })
 
 /** Variables whose value is never repeated in an error message. */
@@ -70,6 +79,15 @@ export interface Config {
   /** Header and field names redacted on top of the built-in ones (lower case). */
   profilerRedactHeaders: string[]
   profilerRedactFields: string[]
+  /** Server timeouts in milliseconds (0: none): whole request, headers, idle keep-alive, idle socket. */
+  requestTimeoutMs: number
+  headersTimeoutMs: number
+  keepAliveTimeoutMs: number
+  connectionTimeoutMs: number
+  /** Event-loop delay past which requests are shed with a 503; 0: never. */
+  maxEventLoopDelayMs: number
+  /** Host patterns (anchored, case-insensitive) a request's Host must match; empty: any valid host. */
+  trustedHosts: RegExp[]
 }
 
 /** Thrown for an invalid environment; `message` is one line per bad variable. */
@@ -116,6 +134,23 @@ function parseNameList (value: string): string[] {
   return value.split(',').map(name => name.trim().toLowerCase()).filter(name => name !== '')
 }
 
+/**
+ * TRUSTED_HOSTS: comma-separated regular expressions, as Symfony's framework.trusted_hosts, matched
+ * case-insensitively against the host without its port. Unlike Symfony (Request::setTrustedHosts
+ * wraps each pattern as `{pattern}i`, unanchored), each is anchored (`^(?:pattern)$`): `example\.com`
+ * does not also trust `example.com.evil.test`.
+ */
+function parseTrustedHosts (value: string): RegExp[] {
+  const patterns = value.split(',').map(pattern => pattern.trim()).filter(pattern => pattern !== '')
+  return patterns.map(pattern => {
+    try {
+      return new RegExp(`^(?:${pattern})$`, 'i')
+    } catch (err) {
+      throw new ConfigError(`Invalid environment: TRUSTED_HOSTS has an invalid regular expression "${pattern}": ${(err as Error).message}`)
+    }
+  })
+}
+
 function readVersion (): string {
   const pkg = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }
   return pkg.version
@@ -142,6 +177,17 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     const lines = [...byVariable.values()].map(error => describe(error, env))
     throw new ConfigError(`Invalid environment: ${lines.join('; ')}`)
   }
+  // The reader and the writer thread would each open their own, different in-memory database.
+  if (parsed.PROFILER_DATABASE_PATH === ':memory:') {
+    throw new ConfigError('Invalid environment: PROFILER_DATABASE_PATH cannot be ":memory:" (the writer thread and the pages would open two different databases): give a file path')
+  }
+  const requestTimeoutMs = parseDuration(parsed.REQUEST_TIMEOUT)
+  const headersTimeoutMs = parseDuration(parsed.HEADERS_TIMEOUT)
+  // Node refuses a headers timeout longer than the request timeout.
+  if (requestTimeoutMs > 0 && (headersTimeoutMs === 0 || headersTimeoutMs > requestTimeoutMs)) {
+    throw new ConfigError(`Invalid environment: HEADERS_TIMEOUT (${parsed.HEADERS_TIMEOUT}) must not be longer than REQUEST_TIMEOUT (${parsed.REQUEST_TIMEOUT})`)
+  }
+  const trustedHosts = parseTrustedHosts(parsed.TRUSTED_HOSTS)
   const production = parsed.NODE_ENV === 'production'
   const profiler = parsed.PROFILER === undefined ? !production : parsed.PROFILER === 'on'
   // An exposed profiler leaks every request it recorded: in production it needs a password.
@@ -165,6 +211,12 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     profilerMaxBytes: parseSize(parsed.PROFILER_MAX_BYTES),
     profilerSecret: parsed.PROFILER_SECRET ?? null,
     profilerRedactHeaders: parseNameList(parsed.PROFILER_REDACT_HEADERS),
-    profilerRedactFields: parseNameList(parsed.PROFILER_REDACT_FIELDS)
+    profilerRedactFields: parseNameList(parsed.PROFILER_REDACT_FIELDS),
+    requestTimeoutMs,
+    headersTimeoutMs,
+    keepAliveTimeoutMs: parseDuration(parsed.KEEP_ALIVE_TIMEOUT),
+    connectionTimeoutMs: parseDuration(parsed.CONNECTION_TIMEOUT),
+    maxEventLoopDelayMs: parseDuration(parsed.MAX_EVENT_LOOP_DELAY),
+    trustedHosts
   }
 }

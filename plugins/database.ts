@@ -26,12 +26,27 @@ export interface DatabaseOptions {
 class BusinessDatabase {
   private readonly connection: Reopening<Database>
   private readonly openListeners: Array<(db: Database) => void> = []
+  private inOutage = false
 
   constructor (private readonly path: string, private readonly log: { info: (m: string) => void, error: (m: string) => void }, retryDelayMs = 1000) {
-    this.connection = new Reopening(() => this.openNow(), retryDelayMs, (message, first) => {
-      // Logged when it starts failing, not on every retry.
-      if (first) log.error(`Database ${path} is unavailable (requests that need it answer 503): ${message}`)
-    })
+    this.connection = new Reopening(() => this.openNow(), retryDelayMs, message => { this.reportOutage(message) })
+  }
+
+  /**
+   * One log line per outage, whoever notices it (a failed open, a query failing with an
+   * "unusable" code, the status poll's check); the requests answered 503 meanwhile log nothing.
+   */
+  reportOutage (message: string): void {
+    if (this.inOutage) return
+    this.inOutage = true
+    this.log.error(`Database ${this.path} is unavailable (requests that need it answer 503): ${message}`)
+  }
+
+  /** One log line when it answers again after an outage. */
+  reportRecovery (): void {
+    if (!this.inOutage) return
+    this.inOutage = false
+    this.log.info(`Database ${this.path} is available again`)
   }
 
   /** The connection, opened now if it could not be before; throws a 503 HttpError while unavailable. */
@@ -67,7 +82,7 @@ class BusinessDatabase {
       db.close()
       throw err
     }
-    if (this.connection.failure !== '') this.log.info(`Database ${this.path} is available again`)
+    this.reportRecovery()
     return db
   }
 }
@@ -80,6 +95,10 @@ export default fp<DatabaseOptions>(async function databasePlugin (app, options) 
   database.open()
   app.decorate('database', database)
   app.decorate('db', { getter: () => database.get() })
+  // A query that fails because the file is unusable (locked, corrupt, I/O) starts an outage too.
+  app.addHook('onError', async (_request, _reply, error) => {
+    if (isDatabaseUnavailable(error)) database.reportOutage(error.message)
+  })
   app.addHook('onClose', async () => { database.close() })
   // SQLite errors that mean the file is unusable now (locked, corrupt, full) are 503s, not bugs.
   app.addErrorRewording(error => isDatabaseUnavailable(error) ? databaseUnavailable(error) : undefined)

@@ -57,7 +57,10 @@ export default fp(async function errorRendererPlugin (app) {
     const statusCode = statusOf(error)
     const statusText = STATUS_CODES[statusCode] ?? 'Error'
     request.renderedError = error
-    if (statusCode >= 500) request.log.error({ err: thrown }, 'request failed')
+    // A deliberate 503 (database outage, load shedding) is reported once by whoever declared it,
+    // not once per request that meets it.
+    const deliberate503 = statusCode === 503 && error instanceof HttpError
+    if (statusCode >= 500 && !deliberate503) request.log.error({ err: thrown }, 'request failed')
     // Unexpected errors (bugs) are masked in production; our own HttpErrors say what they mean.
     const message = statusCode >= 500 && production && !(error instanceof HttpError) ? statusText : error.message
     if (error instanceof HttpError) reply.headers(error.headers)
@@ -66,6 +69,8 @@ export default fp(async function errorRendererPlugin (app) {
       const html = await reply.viewAsync('error.hbs', { title: `${statusCode} ${statusText}`, statusCode, statusText, message })
       return reply.type('text/html; charset=utf-8').send(html)
     }
-    return reply.type('application/json; charset=utf-8').send({ statusCode, error: statusText, message })
+    // Sent as text: a route's response schema for this status (the poll's 503 "degraded" body)
+    // must not be applied to an error (a shed 503 on the poll failed to serialise: a 500).
+    return reply.type('application/json; charset=utf-8').send(JSON.stringify({ statusCode, error: statusText, message }))
   })
 }, { name: 'error-renderer', dependencies: ['views', '@fastify/accepts'] })

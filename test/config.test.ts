@@ -84,3 +84,18 @@ t.test('PROFILER_REDACT_HEADERS and PROFILER_REDACT_FIELDS: comma-separated name
   t.same(loadConfig({}).profilerRedactHeaders, [])
   t.throws(() => loadConfig({ PROFILER_REDACT_HEADERS: 'a b,' }), /PROFILER_REDACT_HEADERS must be a comma-separated list of names \(got "a b,"\)/)
 })
+
+t.test('PROFILER_DATABASE_PATH=":memory:" is refused (the reader and the writer thread would open two databases)', async t => {
+  t.throws(() => loadConfig({ PROFILER_DATABASE_PATH: ':memory:' }), new ConfigError('Invalid environment: PROFILER_DATABASE_PATH cannot be ":memory:" (the writer thread and the pages would open two different databases): give a file path'))
+})
+
+t.test('server timeouts, load shedding and trusted hosts: documented defaults, validated values', async t => {
+  t.match(loadConfig({}), { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5000, connectionTimeoutMs: 60_000, maxEventLoopDelayMs: 1000, trustedHosts: [] })
+  t.match(loadConfig({ REQUEST_TIMEOUT: '2s', HEADERS_TIMEOUT: '1500ms', MAX_EVENT_LOOP_DELAY: '0ms' }), { requestTimeoutMs: 2000, headersTimeoutMs: 1500, maxEventLoopDelayMs: 0 })
+  t.throws(() => loadConfig({ REQUEST_TIMEOUT: 'soon' }), { message: 'Invalid environment: REQUEST_TIMEOUT must be a duration such as 500ms, 90s, 30m, 12h or 2d (got "soon")' })
+  t.throws(() => loadConfig({ REQUEST_TIMEOUT: '5s', HEADERS_TIMEOUT: '10s' }), { message: 'Invalid environment: HEADERS_TIMEOUT (10s) must not be longer than REQUEST_TIMEOUT (5s)' })
+  const [pattern] = loadConfig({ TRUSTED_HOSTS: 'example\\.com, .*\\.example\\.com' }).trustedHosts
+  t.ok(pattern?.test('EXAMPLE.com'), 'case-insensitive')
+  t.notOk(pattern?.test('example.com.evil.test'), 'anchored')
+  t.throws(() => loadConfig({ TRUSTED_HOSTS: '(unclosed' }), { message: /^Invalid environment: TRUSTED_HOSTS has an invalid regular expression "\(unclosed"/ })
+})

@@ -6,6 +6,7 @@ import { Redactor, type RedactionRules } from '../../lib/redact.js'
 import { installRecorder } from './collect/recorder.js'
 import type { RetentionLimits } from './writer/retention.js'
 import { profilerRoutes } from './pages/routes.js'
+import type { LoginRateLimit } from './pages/page-security.js'
 import { DEFAULT_STORE_OPTIONS, ProfileStore, type StoreEvents, type StoreOptions } from './store/profile-store.js'
 import { WriterClient } from './store/writer-client.js'
 
@@ -24,6 +25,8 @@ export interface ProfilerOptions {
   /** How long a write waits for another connection's lock before the store counts as failing (5 s). */
   busyTimeoutMs?: number
   store?: Partial<StoreOptions>
+  /** Wrong passwords allowed per client IP and window before logins are refused (default 10 a minute). */
+  loginRateLimit?: LoginRateLimit
   /** Where tokens come from (tests pass a fixed sequence to prove collisions are handled). */
   tokenSource?: () => string
 }
@@ -73,6 +76,6 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
   app.decorate('profileStore', store)
   const redactor = new Redactor(options.redaction)
   installRecorder(app, { store, collectors, production: options.production, redactor, tokenSource: options.tokenSource })
-  await app.register(profilerRoutes, { prefix: '/_profiler', store, collectors, secret: options.secret })
+  await app.register(profilerRoutes, { prefix: '/_profiler', store, collectors, secret: options.secret, loginRateLimit: options.loginRateLimit })
   app.addHook('onClose', async () => { await store.close() })
 }, { name: 'profiler', dependencies: ['routing-errors', 'error-renderer', 'views'] })

@@ -13,6 +13,9 @@ export function testConfig (t: Test, env: Record<string, string> = {}): Config {
     LOG_LEVEL: 'silent',
     DATABASE_PATH: join(dir, 'app.sqlite'),
     PROFILER_DATABASE_PATH: join(dir, 'profiler.sqlite'),
+    // Tests drive the loop flat out with inject() (and run instrumented, two files at a time):
+    // load shedding would answer 503s there. test/plugins/load-shedding.test.ts turns it on.
+    MAX_EVENT_LOOP_DELAY: '0ms',
     ...env
   })
 }

@@ -190,7 +190,10 @@ t.test('impossible to open at start (a file where its folder should be): the ser
   const listing = await app.inject({ url: '/_profiler/empty/search/results', headers: { accept: 'application/json' } })
   t.equal(listing.statusCode, 503)
   t.match(listing.json().message, /^The profile store is unavailable: cannot open the SQLite database .*blocked\/var\/profiler\.sqlite/)
+  // The writer thread reports its own failure (asynchronously); the read connection's is reported apart.
+  await waitFor(() => logLines(/profile store cannot be written/).length > 0, { what: 'the writer to report the fault' })
   t.equal(logLines(/profile store cannot be written/).length, 1, 'logged once')
+  t.equal(logLines(/profile store cannot be read/).length, 1, 'the read connection\'s failure, once')
 
   rmSync(join(dir, 'blocked'))
   await waitFor(async () => {
@@ -202,4 +205,5 @@ t.test('impossible to open at start (a file where its folder should be): the ser
   t.ok(tokens.every(token => stored.has(token)), 'every profile of the outage was kept and stored')
   t.ok(stored.size >= 6, 'with the 503s of the listing itself (profiler pages that failed are recorded)')
   t.equal(logLines(/profile store is writable again/).length, 1)
+  t.equal(logLines(/profile store can be read again/).length, 1)
 })

@@ -76,3 +76,12 @@ t.test('a database that fails after the check (busy while recording the advisor)
   t.equal(res.statusCode, 503)
   t.same(res.json(), { statusCode: 503, error: 'Service Unavailable', message: 'The advisor database is unavailable at the moment; try again later' })
 })
+
+t.test('no type coercion: {"code": true} is a 400 that names the field (it was looked up as "true")', async t => {
+  const app = await buildTestApp(t)
+  for (const code of [true, 1001, ['ADV1001']]) {
+    const res = await postJson(app, URL, { code })
+    t.equal(res.statusCode, 400, JSON.stringify(code))
+    t.equal(res.json().message, 'body/code must be string')
+  }
+})

@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify'
 import { html, wantsJson } from './render.js'
 import { Type } from 'typebox'
 import type { Collector } from '../collect/collectors/collector.js'
-import { securePages } from './page-security.js'
+import { securePages, type LoginRateLimit } from './page-security.js'
 import { DEFAULT_LIMIT, parseSearchFilters, SEARCH_PARAMETERS, SearchQuerySchema, type SearchQuery } from './search-filters.js'
 import { ListingResponseSchema, ProfileResponseSchema } from '../schemas.js'
 import type { ProfileStore } from '../store/profile-store.js'
@@ -19,6 +19,8 @@ export interface ProfilerRoutesOptions {
   collectors: Collector[]
   /** The HTTP Basic password of every page; null: open pages. */
   secret: string | null
+  /** Wrong passwords allowed per client IP and window (tests shorten the window). */
+  loginRateLimit?: LoginRateLimit
 }
 
 const HOME_TARGET = `/_profiler/empty/search/results?limit=${DEFAULT_LIMIT}`
@@ -44,9 +46,9 @@ function sendHar (reply: FastifyReply, name: string, document: unknown): Fastify
 }
 
 /** /_profiler: the search listing and the profile pages, each with a JSON twin. Profiled only when they fail. */
-export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = async (app, { store, collectors, secret }) => {
+export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = async (app, { store, collectors, secret, loginRateLimit }) => {
   const config = { profile: false }
-  await securePages(app, secret)
+  await securePages(app, secret, loginRateLimit)
   const panelNames = collectors.map(collector => collector.name)
 
   app.addHook('onSend', (_request, reply, payload, done) => {

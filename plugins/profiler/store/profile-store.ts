@@ -56,7 +56,11 @@ export class ProfileStore {
   ) {
     this.count = 0
     this.health = new StoreHealth(events, () => ({ dropped: this.dropped, queued: this.queue.length + this.inFlight }))
-    this.reader = new Reopening(() => this.openSearch(), options.retryDelayMs, message => { this.health.fail(message) })
+    // The read connection is reported on its own: a failing reader is not a store that "cannot be
+    // written", and reporting it as such made the write health flap fail/recover on every batch.
+    this.reader = new Reopening(() => this.openSearch(), options.retryDelayMs, (message, first) => {
+      if (first) events.error(`profiler: the profile store cannot be read (${message}); its pages answer 503 until it can`)
+    })
     this.reader.tryOpen()
   }
 
@@ -78,6 +82,7 @@ export class ProfileStore {
         count++
       }
       this.count = count
+      if (this.reader.failure !== '') this.events.info('profiler: the profile store can be read again')
       return { db, search }
     } catch (err) {
       db.close()
@@ -222,7 +227,8 @@ export class ProfileStore {
     this.batches.add(written)
   }
 
-  private drop (reason: string, profiles = 1): void {
+  /** Counts profiles that will not be stored and reports them (at most every few seconds, never during a fault). */
+  drop (reason: string, profiles = 1): void {
     this.dropped += profiles
     // During a fault the recovery line reports the losses.
     if (!this.health.failing) this.events.onDrop(reason)

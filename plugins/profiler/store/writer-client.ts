@@ -64,8 +64,10 @@ export class WriterClient {
     })
   }
 
-  /** Closes the writer's database and waits for the thread to end. */
+  /** Closes the writer's database and waits for the thread to end (at once if it has ended already). */
   async close (): Promise<void> {
+    // An 'exit' that has fired does not fire again: waiting for it hung app.close() for good.
+    if (this.ended) return
     const exited = new Promise(resolve => this.worker.once('exit', resolve))
     await this.request({ type: 'close' })
     this.worker.ref()
