@@ -11,7 +11,7 @@ const SECRET_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'set-c
 const SECRET_NAME = /pass(word|wd|phrase)?|pwd|secret|token|api[-_ ]?key|authori[sz]ation|auth(?!or)|credential|cookie|session[-_]?id|^pin$|cvv|card[-_]?number/i
 const MAX_DEPTH = 32
 /** Values a deep copy visits at most; 10,000 is far above any body of ours (one field). */
-export const MAX_FIELDS = 10_000
+const MAX_FIELDS = 10_000
 const BEYOND_FIELDS = `[redacted: beyond the ${MAX_FIELDS}-value scan limit]`
 
 /**

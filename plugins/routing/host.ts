@@ -16,7 +16,7 @@ export function isValidHost (host: string): boolean {
 }
 
 /** The host name without its port, lower case. */
-export function hostName (host: string): string {
+function hostName (host: string): string {
   const end = host.startsWith('[') ? host.indexOf(']') + 1 : host.lastIndexOf(':')
   return (end > 0 ? host.slice(0, end) : host).toLowerCase()
 }

@@ -3,24 +3,24 @@
 import fc from 'fast-check'
 
 /** Units whose repetition is the dangerous shape: each is repeated to build one run. */
-export const HOSTILE_UNITS = [
+const HOSTILE_UNITS = [
   'a=', '=', 'a=a&', '&a', '&', '?a=', '[', ']', '{', '{"a":', '[[', '%', '%E0%A4', '%25', '%00', '\u0000', '\\', '"', '\\"',
   'eyJ-', 'eyJa.', 'Bearer ', '2-', '4111 ', '0', ' ', '\t', '\n', ';', ',', '.', '/', '../', '-',
   'é', 'Ж', '中', 'ع', '😀', '\u0301', '\u202e', '\uD800', '\uDC00', '\uFFFF', 'A', 'Z', 'password=', 'token'
 ] as const
 
 /** One unit repeated up to `maxRepeat` times ("a=a=a=...", "[[[[", "%%%%", lone surrogates...). */
-export function repeatedUnit (maxRepeat: number): fc.Arbitrary<string> {
+function repeatedUnit (maxRepeat: number): fc.Arbitrary<string> {
   return fc.tuple(fc.constantFrom(...HOSTILE_UNITS), fc.integer({ min: 1, max: maxRepeat }))
     .map(([unit, times]) => unit.repeat(times))
 }
 
 /** Any UTF-16 code units, lone surrogates included. */
-export const codeUnits = (maxLength: number): fc.Arbitrary<string> =>
+const codeUnits = (maxLength: number): fc.Arbitrary<string> =>
   fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength }).map(units => String.fromCharCode(...units))
 
 /** Mixed scripts, control characters, emoji: any code point. */
-export const anyText = (maxLength: number): fc.Arbitrary<string> => fc.string({ unit: 'binary', maxLength })
+const anyText = (maxLength: number): fc.Arbitrary<string> => fc.string({ unit: 'binary', maxLength })
 
 /** A concatenation of hostile runs and arbitrary text: the general adversarial text. */
 export function hostileText (maxRepeat = 2000, pieces = 6): fc.Arbitrary<string> {

@@ -19,7 +19,7 @@ const digest = (text: string): Buffer => createHash('sha256').update(text).diges
 
 /** Wrong passwords allowed per client IP and window before every login from that IP is refused (429). */
 export interface LoginRateLimit { maxFailures: number, windowMs: number }
-export const DEFAULT_LOGIN_RATE_LIMIT: LoginRateLimit = { maxFailures: 10, windowMs: 60_000 }
+const DEFAULT_LOGIN_RATE_LIMIT: LoginRateLimit = { maxFailures: 10, windowMs: 60_000 }
 
 /**
  * Security of the /_profiler pages (call it inside their encapsulated plugin): strict headers
