@@ -22,7 +22,7 @@ t.test('an event loop blocked past MAX_EVENT_LOOP_DELAY: 503 with Retry-After, p
   }
   if (shed === null) return t.fail('never shed')
   t.equal(shed.headers['retry-after'], '10')
-  t.match(shed.json().message, /^The service is overloaded \(event-loop delay \d+ ms, bound 20 ms\): retry in 10 s$/)
+  t.match(shed.json().message, 'The service is overloaded (event-loop delay over 20 ms): retry in 10 s')
   const profile = await profileJson(app, shed.headers['x-debug-token'] as string)
   t.equal(profile.status, 503, 'the shed request is profiled')
   let served = false
