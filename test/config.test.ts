@@ -61,7 +61,7 @@ t.test('retention bounds: durations and sizes with units', async t => {
   const custom = loadConfig({ PROFILER_MAX_PROFILES: '500', PROFILER_MAX_AGE: '90s', PROFILER_MAX_BYTES: '512KiB' })
   t.same([custom.profilerMaxProfiles, custom.profilerMaxAgeMs, custom.profilerMaxBytes], [500, 90_000, 512 * 1024])
   t.equal(loadConfig({ PROFILER_MAX_AGE: '12h', PROFILER_MAX_BYTES: '2GiB' }).profilerMaxBytes, 2 * 1024 ** 3)
-  t.throws(() => loadConfig({ PROFILER_MAX_AGE: '2 days' }), /PROFILER_MAX_AGE must be a duration such as 90s, 30m, 12h or 2d \(got "2 days"\)/)
+  t.throws(() => loadConfig({ PROFILER_MAX_AGE: '2 days' }), /PROFILER_MAX_AGE must be a duration such as 500ms, 90s, 30m, 12h or 2d \(got "2 days"\)/)
   t.throws(() => loadConfig({ PROFILER_MAX_BYTES: '1GB' }), /PROFILER_MAX_BYTES must be a size in bytes, or with a unit: 512KiB, 256MiB, 2GiB/)
   t.throws(() => loadConfig({ PROFILER_MAX_PROFILES: '0' }), /PROFILER_MAX_PROFILES must be >= 1/)
 })
