@@ -15,7 +15,7 @@ export interface RouteStatsSource {
   routeStats: (nowMs: number, windowMs: number) => { fromMs: number, routes: RouteStats[] }
 }
 
-export interface RouteStatsLine extends RouteStats {
+interface RouteStatsLine extends RouteStats {
   /** The listing filtered to this line's requests, from the window's start (a page URL). */
   listing: string
 }
