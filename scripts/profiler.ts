@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The profiler's command line: search, show, tail, and an MCP server for coding agents.
+// The profiler's command line: search, show, tail, stats, export, and an MCP server for coding agents.
 // Reads the store the service's own variables name, read-only, while the service runs.
 // Exit codes: 0 success, 1 the store failed, 2 a usage error or an unknown token (one line on stderr).
 import { Command, CommanderError, Option } from 'commander'
@@ -7,8 +7,10 @@ import { ConfigError, loadConfig, type Config } from '../config.js'
 import { HttpError } from '../lib/http-error.js'
 import { isStorageFault } from '../lib/sqlite/faults.js'
 import { DEFAULT_LIMIT } from '../plugins/profiler/pages/search-filters.js'
+import { DEFAULT_WINDOW, routeStatsJson, WINDOW_NAMES } from '../plugins/profiler/pages/stats-json.js'
 import { openReadOnlyStore, StoreUnavailableError, type ProfileReader } from '../plugins/profiler/store/read-only.js'
-import { profileText, resultsTable } from './profiler/format.js'
+import { exportProfile } from './profiler/export.js'
+import { profileText, resultsTable, statsTable } from './profiler/format.js'
 import { OPTION_NAMES, searchFilters, searchProfiles, type SearchOptions } from './profiler/search.js'
 import { PANEL_NAMES, showProfile } from './profiler/show.js'
 import { tailProfiles } from './profiler/tail.js'
@@ -110,8 +112,28 @@ function buildProgram (): Command {
       }))
     })
 
+  program.command('stats')
+    .description('Route statistics: per route and method (unmatched requests per status), slowest p95 first (the /_profiler/stats page)')
+    .option('--window <window>', `${WINDOW_NAMES.join(', ')} (default ${DEFAULT_WINDOW})`)
+    .option('--json', 'JSON for machines (the page\'s JSON)')
+    .action(async (options: { window?: string, json?: boolean }) => {
+      const stats = await withStore(reader => routeStatsJson(reader, options.window, '--window'))
+      write(options.json === true ? `${JSON.stringify(stats)}\n` : statsTable(stats, colour))
+    })
+
+  program.command('export')
+    .description('One profile as a curl command that repeats the request, or as a HAR file (what /_profiler/<token>/curl and /har answer)')
+    .argument('<token>', 'a token, or latest')
+    .addOption(new Option('--curl', 'the curl command line').conflicts('har'))
+    .addOption(new Option('--har', 'a HAR 1.2 document (JSON)'))
+    .action(async (token: string, options: { curl?: boolean, har?: boolean }) => {
+      if (options.curl !== true && options.har !== true) throw new UsageError('export needs --curl or --har')
+      const { version } = config()
+      write(await withStore(reader => exportProfile(reader, token, options.curl === true ? 'curl' : 'har', version)))
+    })
+
   program.command('mcp')
-    .description('Serve the Model Context Protocol on stdio for coding agents (tools: search_profiles, get_profile, compare_profiles)')
+    .description('Serve the Model Context Protocol on stdio for coding agents (tools: search_profiles, get_profile, compare_profiles, route_stats, export_profile)')
     .action(async () => {
       const { profilerDatabasePath, version } = config()
       // Opened at the first call and kept: a store that is missing now may exist by then.

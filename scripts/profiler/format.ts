@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http'
+import { routeStatsText, type RouteStatsAnswer } from '../../plugins/profiler/pages/stats-json.js'
 import { listTime, statusClass } from '../../plugins/profiler/pages/view-model.js'
 import type { ProfileSummary, StoredProfile } from '../../plugins/profiler/profile.js'
 
@@ -24,34 +25,70 @@ const COLOURS: Record<string, [number, number]> = {
   'status-success': [32, 39]
 }
 
-/** The status, coloured as on the page (error red, warning yellow, success green) when `colour` is on. */
-function statusText (status: number, colour: boolean): string {
+/** The status (or `text` about it), coloured as on the page (error red, warning yellow, success green) when `colour` is on. */
+function statusText (status: number, colour: boolean, text = String(status)): string {
   const [open, close] = COLOURS[statusClass(status)] ?? [39, 39]
-  return colour ? `\u001b[${open}m${status}\u001b[${close}m` : String(status)
+  return colour ? `\u001b[${open}m${text}\u001b[${close}m` : text
 }
+
+/** A cell: its plain text (which sets the width) and, when coloured, what is printed instead. */
+type Cell = string | { text: string, shown: string }
+
+/**
+ * Columns aligned on the cells' plain text, two spaces apart; numbers (the `right` columns) aligned
+ * right. The last column is not padded, so a long URL or route does not pad every other line.
+ */
+function alignedTable (titles: readonly string[], rows: Cell[][], right: ReadonlySet<number> = new Set()): string {
+  const plain = (cell: Cell | undefined): string => typeof cell === 'string' ? cell : cell?.text ?? ''
+  const widths = titles.map((title, i) => Math.max(title.length, ...rows.map(row => plain(row[i]).length)))
+  const line = (cells: Cell[]) => cells.map((cell, i) => {
+    const text = plain(cell)
+    const shown = typeof cell === 'string' ? cell : cell.shown
+    const padding = ' '.repeat((widths[i] ?? 0) - text.length)
+    if (right.has(i)) return padding + shown
+    return i === cells.length - 1 ? shown : shown + padding
+  }).join('  ').trimEnd()
+  return [line([...titles]), ...rows.map(line)].join('\n') + '\n'
+}
+
+/** The status cell, coloured when `colour` is on. */
+const statusCell = (status: number, text: string, colour: boolean): Cell => ({ text, shown: statusText(status, colour, text) })
 
 const COLUMNS = ['Token', 'Time', 'Status', 'Method', 'Duration', 'IP', 'URL'] as const
 
 /** The listing as an aligned table, newest first, or the page's sentence when there is nothing. */
 export function resultsTable (results: ProfileSummary[], colour: boolean): string {
   if (results.length === 0) return 'The query returned no result.\n'
-  const rows = results.map(result => [
+  return alignedTable(COLUMNS, results.map(result => [
     result.token,
     listTime(result.time),
-    String(result.status),
+    statusCell(result.status, String(result.status), colour),
     printable(result.method),
     `${result.durationMs.toFixed(1)} ms`,
     printable(result.ip),
     printable(result.url)
-  ])
-  const widths = COLUMNS.map((title, i) => Math.max(title.length, ...rows.map(row => row[i]?.length ?? 0)))
-  const STATUS = COLUMNS.indexOf('Status')
-  // Widths are measured on the plain text; the status's colour codes wrap it afterwards.
-  const line = (cells: string[], status?: number) => cells.map((cell, i) => {
-    const padding = i === cells.length - 1 ? '' : ' '.repeat((widths[i] ?? 0) - cell.length)
-    return (i === STATUS && status !== undefined ? statusText(status, colour) : cell) + padding
-  }).join('  ').trimEnd()
-  return [line([...COLUMNS]), ...rows.map((row, i) => line(row, results[i]?.status))].join('\n') + '\n'
+  ]))
+}
+
+const STATS_COLUMNS = ['Route', 'Method', 'Status', 'Requests', '1xx', '2xx', '3xx', '4xx', '5xx', 'p50', 'p95', 'p99', 'Max'] as const
+const STATS_NUMBERS = new Set([...STATS_COLUMNS.keys()].filter(i => i >= STATS_COLUMNS.indexOf('Requests')))
+
+/** The route statistics as the page shows them: the window, then one line per route (slowest p95 first). */
+export function statsTable (stats: RouteStatsAnswer, colour: boolean): string {
+  const heading = `Route statistics, last ${stats.window}: ${listTime(stats.from)} to ${listTime(stats.to)} (UTC)\n`
+  if (stats.routes.length === 0) return `${heading}No request was recorded in this window.\n`
+  return heading + alignedTable(STATS_COLUMNS, stats.routes.map(line => {
+    const text = routeStatsText(line)
+    const classes = line.statusClasses
+    return [
+      printable(text.label),
+      printable(text.methodText),
+      line.status === null || text.statusText === null ? '' : statusCell(line.status, text.statusText, colour),
+      String(line.count),
+      String(classes['1xx']), String(classes['2xx']), String(classes['3xx']), String(classes['4xx']), String(classes['5xx']),
+      text.p50, text.p95, text.p99, text.max
+    ]
+  }), STATS_NUMBERS)
 }
 
 /** One profile: its summary, then the panel as indented JSON. */

@@ -4,8 +4,10 @@ import { z } from 'zod'
 import { HttpError } from '../../lib/http-error.js'
 import { MAX_LIMIT } from '../../plugins/profiler/pages/search-filters.js'
 import { findProfile } from '../../plugins/profiler/pages/profile-lookup.js'
+import { routeStatsJson, WINDOW_NAMES } from '../../plugins/profiler/pages/stats-json.js'
 import type { ProfileReader } from '../../plugins/profiler/store/read-only.js'
 import { compareProfiles, IGNORED_HEADERS } from './compare.js'
+import { EXPORT_FORMATS, exportProfile } from './export.js'
 import { ARGUMENT_NAMES, searchProfiles } from './search.js'
 import { PANEL_NAMES, profileWithPanels } from './show.js'
 
@@ -14,14 +16,19 @@ const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: 
 
 type ToolResult = { content: Array<{ type: 'text', text: string }>, isError?: boolean }
 
-/** A tool's answer as indented JSON; a bad argument or an unknown token is an error result that says what is wrong. */
-function answer (produce: () => unknown): ToolResult {
+/** A tool's answer as text; a bad argument or an unknown token is an error result that says what is wrong. */
+function answerText (produce: () => string): ToolResult {
   try {
-    return { content: [{ type: 'text', text: JSON.stringify(produce(), null, 2) }] }
+    return { content: [{ type: 'text', text: produce() }] }
   } catch (err) {
     const message = err instanceof HttpError || err instanceof Error ? err.message : String(err)
     return { content: [{ type: 'text', text: message }], isError: true }
   }
+}
+
+/** A tool's answer as indented JSON. */
+function answer (produce: () => unknown): ToolResult {
+  return answerText(() => JSON.stringify(produce(), null, 2))
 }
 
 /**
@@ -74,6 +81,30 @@ function profilerMcpServer (reader: () => ProfileReader, version: string): McpSe
     const store = reader()
     return compareProfiles(findProfile(store, a), findProfile(store, b))
   }))
+
+  server.registerTool('route_stats', {
+    title: 'Route statistics',
+    description: 'Per route pattern and method over a recent window: request count, counts per status class (1xx to 5xx), mean, p50, p95, p99 and max ' +
+      'duration in ms, slowest p95 first. Requests no route matched have route and method null and one line per status. ' +
+      'Use it to find the slowest or most failing routes, then search_profiles (method, status, from = the window\'s start) for examples. ' +
+      'Percentiles come from histograms (within 4.4% of the exact value); counts, mean and max are exact.',
+    inputSchema: {
+      window: z.enum(WINDOW_NAMES).optional().describe('How far back from now: 1h (default), 24h or 7d')
+    },
+    annotations: { title: 'Route statistics', ...READ_ONLY }
+  }, async ({ window }) => answer(() => routeStatsJson(reader(), window)))
+
+  server.registerTool('export_profile', {
+    title: 'Export a recorded request (curl or HAR)',
+    description: 'One recorded request as a curl command line that repeats it (every value shell-quoted; redacted values stay "[redacted]" ' +
+      'and must be replaced by real ones), or as a HAR 1.2 document (JSON) with the request, the response and the server\'s timings. ' +
+      'Exactly what the profiler\'s /curl and /har pages answer.',
+    inputSchema: {
+      token: TOKEN,
+      format: z.enum(EXPORT_FORMATS).describe('"curl" for a command line, "har" for a HAR document')
+    },
+    annotations: { title: 'Export a recorded request', ...READ_ONLY }
+  }, async ({ token, format }) => answerText(() => exportProfile(reader(), token, format, version)))
 
   return server
 }

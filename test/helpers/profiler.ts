@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import type { Test } from 'tap'
 
 export interface ListedProfile { token: string, ip: string, method: string, url: string, status: number, time: string, durationMs: number }
 
@@ -27,4 +28,30 @@ export async function profileJson (app: FastifyInstance, token: string, query = 
   const res = await app.inject({ url: `/_profiler/${token}${query}`, headers: profilerHeaders(app) })
   if (res.statusCode !== 200) throw new Error(`profile ${token} answered ${res.statusCode}: ${res.body}`)
   return res.json()
+}
+
+/** A profiler page's answer as it is sent (status, content type, body), after writing whatever is queued. */
+export async function profilerPage (app: FastifyInstance, path: string): Promise<{ statusCode: number, type: string, body: string }> {
+  await app.profileStore.flush()
+  const res = await app.inject({ url: `/_profiler${path}`, headers: profilerHeaders(app) })
+  return { statusCode: res.statusCode, type: String(res.headers['content-type']), body: res.body }
+}
+
+/** The route statistics page's JSON twin (`query`: e.g. `?window=24h`). */
+export async function statsJson (app: FastifyInstance, query = ''): Promise<{ window: string, from: string, to: string, routes: Array<Record<string, any>> }> {
+  const res = await profilerPage(app, `/stats${query}`)
+  if (res.statusCode !== 200) throw new Error(`stats answered ${res.statusCode}: ${res.body}`)
+  return JSON.parse(res.body)
+}
+
+type StatsAnswer = Awaited<ReturnType<typeof statsJson>>
+
+/**
+ * `answer` (from the command line or the MCP server) is the page's JSON, read between `before` and
+ * `after`: the same window and lines, its end between theirs, its start theirs (a minute may turn).
+ */
+export function sameStats (t: Test, answer: StatsAnswer, before: StatsAnswer, after: StatsAnswer): void {
+  t.ok(before.to <= answer.to && answer.to <= after.to, `ends between the two page reads (${before.to} <= ${answer.to} <= ${after.to})`)
+  const page = answer.from === before.from ? before : after
+  t.same({ ...answer, to: page.to }, page, `the page's JSON for window ${page.window}`)
 }

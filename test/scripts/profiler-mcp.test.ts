@@ -1,45 +1,16 @@
 import { join } from 'node:path'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import t, { type Test } from 'tap'
-import { packageRoot } from '../../paths.js'
+import t from 'tap'
+import { call, json, mcpClient } from '../helpers/mcp-client.js'
 import { listProfiles, profileJson } from '../helpers/profiler.js'
 import { CLI } from '../helpers/profiler-cli.js'
 import { recordedApp, SECRET_BEARER } from '../helpers/profile-store.js'
 import { spawnNode } from '../helpers/run.js'
 
-/** The SDK's own client, talking to the built command line's `mcp` over stdio. */
-async function mcpClient (t: Test, env: Record<string, string>): Promise<Client> {
-  const client = new Client({ name: 'profiler-test', version: '1.0.0' })
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [join(packageRoot, 'dist', CLI), 'mcp'],
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stderr: 'pipe'
-  })
-  await client.connect(transport)
-  t.teardown(async () => { await client.close() })
-  return client
-}
-
-interface ToolAnswer { text: string, isError: boolean }
-
-async function call (client: Client, name: string, args: Record<string, unknown>): Promise<ToolAnswer> {
-  const result = await client.callTool({ name, arguments: args }) as { content: Array<{ type: string, text: string }>, isError?: boolean }
-  return { text: result.content.map(part => part.text).join(''), isError: result.isError === true }
-}
-
-async function json (client: Client, name: string, args: Record<string, unknown>): Promise<any> {
-  const answer = await call(client, name, args)
-  if (answer.isError) throw new Error(`${name} failed: ${answer.text}`)
-  return JSON.parse(answer.text)
-}
-
 t.test('the MCP server lists its read-only tools, each with a description and an input schema', async t => {
   const { env } = await recordedApp(t)
   const client = await mcpClient(t, env)
   const { tools } = await client.listTools()
-  t.same(tools.map(tool => tool.name).sort(), ['compare_profiles', 'get_profile', 'search_profiles'])
+  t.same(tools.map(tool => tool.name).sort(), ['compare_profiles', 'export_profile', 'get_profile', 'route_stats', 'search_profiles'])
   const byName = Object.fromEntries(tools.map(tool => [tool.name, tool]))
   for (const tool of tools) {
     t.ok((tool.description ?? '').length > 80, `${tool.name} says what it does and when to use it`)
@@ -48,6 +19,8 @@ t.test('the MCP server lists its read-only tools, each with a description and an
   t.same(Object.keys(byName.search_profiles?.inputSchema.properties ?? {}).sort(), ['from', 'ip', 'limit', 'method', 'status', 'token', 'until', 'url'])
   t.same(byName.get_profile?.inputSchema.required, ['token'])
   t.same(byName.compare_profiles?.inputSchema.required, ['a', 'b'])
+  t.same(byName.route_stats?.inputSchema.properties?.window, { type: 'string', enum: ['1h', '24h', '7d'], description: 'How far back from now: 1h (default), 24h or 7d' })
+  t.same(byName.export_profile?.inputSchema.required, ['token', 'format'])
 })
 
 t.test('search_profiles and get_profile answer what the pages answer; secrets stay redacted', async t => {
@@ -108,7 +81,7 @@ t.test('a store that cannot be read is an error answer, and the server keeps ser
   const client = await mcpClient(t, { PROFILER_DATABASE_PATH: missing })
   const answer = await call(client, 'search_profiles', {})
   t.same(answer, { isError: true, text: `The profile store ${missing} does not exist (PROFILER_DATABASE_PATH); start the service once to create it` })
-  t.equal((await client.listTools()).tools.length, 3, 'still serving')
+  t.equal((await client.listTools()).tools.length, 5, 'still serving')
 
   const child = spawnNode(CLI, ['mcp'], { PROFILER_DATABASE_PATH: missing })
   const exited = new Promise<number | null>(resolve => child.once('exit', code => resolve(code)))

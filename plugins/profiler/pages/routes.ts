@@ -10,8 +10,7 @@ import type { ProfileStore } from '../store/profile-store.js'
 import { TOKEN_PATTERN } from '../collect/token.js'
 import { choosePanel, findProfile, profileJson, tokenNotFound } from './profile-lookup.js'
 import { panelMenu, panelView, profileSummary, resultRow, searchForm } from './view-model.js'
-import { curlCommand, type CurlSource } from './curl.js'
-import { harDocument } from './har.js'
+import { curlText, harText } from './export.js'
 import { statsRoutes } from './stats-routes.js'
 
 export interface ProfilerRoutesOptions {
@@ -38,11 +37,11 @@ function passOn (query: SearchQuery): string {
 }
 
 /** A HAR document, offered as a file to save. */
-function sendHar (reply: FastifyReply, name: string, document: unknown): FastifyReply {
+function sendHar (reply: FastifyReply, name: string, document: string): FastifyReply {
   return reply
     .type('application/json; charset=utf-8')
     .header('content-disposition', `attachment; filename="${name}.har"`)
-    .send(JSON.stringify(document, null, 2))
+    .send(document)
 }
 
 /** /_profiler: the search listing and the profile pages, each with a JSON twin. Profiled only when they fail. */
@@ -96,17 +95,17 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
       .map(summary => store.find(summary.token))
       // A profile pruned between the search and its read is left out.
       .filter(profile => profile !== undefined)
-    return sendHar(reply, 'profiles', harDocument(profiles, app.config.version))
+    return sendHar(reply, 'profiles', harText(profiles, app.config.version))
   })
 
   app.get('/:token/har', { config, schema: { params: TokenParams } }, async (request, reply) => {
     const profile = findProfile(store, request.params.token)
-    return sendHar(reply, `profile-${profile.token}`, harDocument([profile], app.config.version))
+    return sendHar(reply, `profile-${profile.token}`, harText([profile], app.config.version))
   })
 
   app.get('/:token/curl', { config, schema: { params: TokenParams } }, async (request, reply) => {
     const profile = findProfile(store, request.params.token)
-    return reply.type('text/plain; charset=utf-8').send(`${curlCommand(profile.panels.request as CurlSource).command}\n`)
+    return reply.type('text/plain; charset=utf-8').send(curlText(profile))
   })
 
   await app.register(statsRoutes, { store })

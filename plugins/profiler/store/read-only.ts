@@ -3,11 +3,12 @@ import BetterSqlite3, { type Database } from 'better-sqlite3'
 import { newestVersion } from '../../../lib/sqlite/migrate.js'
 import { profilerMigrationsDir } from '../../../paths.js'
 import type { ProfileSource } from '../pages/profile-lookup.js'
+import type { RouteStatsSource } from '../pages/stats-json.js'
 import type { ProfileSummary, SearchFilters } from '../profile.js'
 import { ProfileSearch } from './reader.js'
 
-/** What the command line and the MCP server read: searches and profiles, nothing written. */
-export interface ProfileReader extends ProfileSource {
+/** What the command line and the MCP server read: searches, profiles and route statistics, nothing written. */
+export interface ProfileReader extends ProfileSource, RouteStatsSource {
   /** Where the profiles come from, for messages. */
   readonly location: string
   search: (filters: SearchFilters) => ProfileSummary[]
@@ -44,6 +45,7 @@ export function openReadOnlyStore (path: string): ProfileReader {
       search: filters => search.search(filters),
       find: token => search.find(token),
       latest: () => search.latest(),
+      routeStats: (nowMs, windowMs) => search.routeStats(nowMs, windowMs),
       close: () => { db.close() }
     }
   } catch (err) {

@@ -1,0 +1,61 @@
+// The route statistics of a window, as the page's JSON twin answers them: shared by the page, the
+// command line (`profiler stats`) and the MCP tool (`route_stats`), so that all three say the same.
+import { STATUS_CODES } from 'node:http'
+import type { RouteStats } from '../stats/rollup.js'
+import { invalid, NO_ROUTE } from './search-filters.js'
+import { formatMs } from './units.js'
+
+/** The windows offered, and the default. */
+const WINDOWS: Record<string, number> = { '1h': 3_600_000, '24h': 86_400_000, '7d': 604_800_000 }
+export const WINDOW_NAMES = Object.keys(WINDOWS) as [string, ...string[]]
+export const DEFAULT_WINDOW = '1h'
+
+/** Where the rollups are read from: the service's store, or the command line's read-only one. */
+export interface RouteStatsSource {
+  routeStats: (nowMs: number, windowMs: number) => { fromMs: number, routes: RouteStats[] }
+}
+
+interface RouteStatsLine extends RouteStats {
+  /** The listing filtered to this line's requests, from the window's start (a page URL). */
+  listing: string
+}
+
+/** The listing filtered to one line of the statistics, from the window's start. */
+function listingHref (line: RouteStats, fromMs: number): string {
+  const params = new URLSearchParams()
+  if (line.method !== null) params.append('method', line.method)
+  if (line.status !== null) params.append('status_code', String(line.status))
+  params.append('route', line.route ?? NO_ROUTE)
+  params.append('start', String(fromMs / 1000))
+  params.append('limit', '10')
+  params.append('type', 'request')
+  return `/_profiler/empty/search/results?${params.toString()}`
+}
+
+export interface RouteStatsAnswer { window: string, from: string, to: string, routes: RouteStatsLine[] }
+
+/**
+ * The statistics of the window named (`1h` when empty or absent) ending at `nowMs`; an unknown
+ * window is the page's 400, naming the parameter as the caller spells it (`--window` on the command line).
+ */
+export function routeStatsJson (source: RouteStatsSource, window: string | undefined, parameterName = 'window', nowMs = Date.now()): RouteStatsAnswer {
+  const name = window === undefined || window === '' ? DEFAULT_WINDOW : window
+  const windowMs = Object.hasOwn(WINDOWS, name) ? WINDOWS[name] : undefined
+  if (windowMs === undefined) throw invalid(parameterName, WINDOW_NAMES.join(', '), name)
+  const { fromMs, routes } = source.routeStats(nowMs, windowMs)
+  const lines = routes.map(line => ({ ...line, listing: listingHref(line, fromMs) }))
+  return { window: name, from: new Date(fromMs).toISOString(), to: new Date(nowMs).toISOString(), routes: lines }
+}
+
+/** A line's cells for people: the route (or that none matched), the method, the status, durations in ms. */
+export function routeStatsText (line: RouteStats) {
+  return {
+    label: line.route ?? '(no route matched)',
+    methodText: line.method ?? 'any',
+    statusText: line.status === null ? null : `${line.status} ${STATUS_CODES[line.status] ?? ''}`.trim(),
+    p50: formatMs(line.p50Ms),
+    p95: formatMs(line.p95Ms),
+    p99: formatMs(line.p99Ms),
+    max: formatMs(line.maxMs)
+  }
+}

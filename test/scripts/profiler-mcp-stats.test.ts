@@ -1,0 +1,34 @@
+import t from 'tap'
+import { call, json, mcpClient } from '../helpers/mcp-client.js'
+import { profilerPage, sameStats, statsJson } from '../helpers/profiler.js'
+import { recordedApp, SECRET_BEARER } from '../helpers/profile-store.js'
+
+t.test('route_stats answers what the statistics page answers, for each window', async t => {
+  const { app, env } = await recordedApp(t)
+  const client = await mcpClient(t, env)
+  for (const [args, query] of [[{}, ''], [{ window: '24h' }, '?window=24h'], [{ window: '7d' }, '?window=7d']] as const) {
+    const before = await statsJson(app, query)
+    const answer = await json(client, 'route_stats', args)
+    sameStats(t, answer, before, await statsJson(app, query))
+  }
+  t.equal((await statsJson(app)).routes.length, 4, 'the recorded requests are in the lines compared')
+  const bad = await call(client, 'route_stats', { window: '2h' })
+  t.equal(bad.isError, true, 'the input schema allows only the three windows')
+  t.match(bad.text, /window/)
+})
+
+t.test('export_profile answers what the /curl and /har pages answer', async t => {
+  const { app, env, tokens } = await recordedApp(t)
+  const client = await mcpClient(t, env)
+  for (const format of ['curl', 'har'] as const) {
+    const answer = await call(client, 'export_profile', { token: tokens.found, format })
+    t.same(answer, { isError: false, text: (await profilerPage(app, `/${tokens.found}/${format}`)).body }, format)
+    t.notOk(answer.text.includes(SECRET_BEARER.slice(7)), 'the bearer token stays redacted')
+  }
+  const latest = await call(client, 'export_profile', { token: 'latest', format: 'curl' })
+  t.equal(latest.text, (await profilerPage(app, `/${tokens.poll}/curl`)).body)
+  t.same(await call(client, 'export_profile', { token: 'ffffff', format: 'har' }), { isError: true, text: 'Token "ffffff" not found.' })
+  const bad = await call(client, 'export_profile', { token: tokens.found, format: 'pdf' })
+  t.equal(bad.isError, true)
+  t.match(bad.text, /format/)
+})
