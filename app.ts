@@ -55,7 +55,7 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
   // After routing-errors (its routes must be mirrored), before the route groups (they inherit its hooks).
   if (config.profiler) {
     await app.register(profiler, {
-      databasePath: config.profilerDatabasePath,
+      target: { engine: 'sqlite', path: config.profilerDatabasePath },
       production: config.production,
       secret: config.profilerSecret,
       redaction: { headers: config.profilerRedactHeaders, fields: config.profilerRedactFields },

@@ -64,7 +64,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
   app.get('/search', { config, schema: { querystring: SearchQuerySchema } }, async (request, reply) => {
     const token = request.query.token?.trim() ?? ''
     if (token !== '') return reply.redirect(`/_profiler/${encodeURIComponent(token)}`, 302)
-    const newest = store.search({ ...parseSearchFilters(request.query), limit: 1 })[0]
+    const newest = (await store.search({ ...parseSearchFilters(request.query), limit: 1 }))[0]
     const query = passOn(request.query)
     return reply.redirect(`/_profiler/${newest?.token ?? 'empty'}/search/results${query === '' ? '' : `?${query}`}`, 302)
   })
@@ -98,7 +98,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
   }, async (request, reply) => {
     const { token } = request.params
     if (token !== 'empty' && !TOKEN_PATTERN.test(token)) throw tokenNotFound(token)
-    const results = store.search(parseSearchFilters(request.query))
+    const results = await store.search(parseSearchFilters(request.query))
     const health = store.healthSnapshot()
     if (wantsJson(request)) return { results, store: health }
     return html(reply, 'profiler/results.hbs', {
@@ -113,8 +113,8 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
   app.get('/:token', { config, schema: { params: TokenParams, querystring: PanelQuery } }, async (request, reply) => {
     const { token } = request.params
     let profile: StoredProfile | undefined
-    if (token === 'latest') profile = store.latest()
-    else if (TOKEN_PATTERN.test(token)) profile = store.find(token)
+    if (token === 'latest') profile = await store.latest()
+    else if (TOKEN_PATTERN.test(token)) profile = await store.find(token)
     if (profile === undefined) throw tokenNotFound(token)
 
     const requested = request.query.panel

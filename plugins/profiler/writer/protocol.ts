@@ -1,8 +1,9 @@
-// Messages between the request thread (writer-client.ts) and the writer thread (writer-worker.ts).
+// Messages between the request thread (writer-client.ts) and the writer thread (worker.ts).
 import type { ProfileRecord } from '../profile.js'
+import type { StoreTarget } from '../store/engine.js'
 import type { RetentionLimits } from './retention.js'
 
-export interface WriterSettings { databasePath: string, retention: RetentionLimits, retentionIntervalMs: number }
+export interface WriterSettings { target: StoreTarget, retention: RetentionLimits, retentionIntervalMs: number }
 
 export type WriterRequest =
   | { id: number, type: 'write', batch: ProfileRecord[] }

@@ -1,0 +1,53 @@
+// One interface per side of a store engine (SQLite or PostgreSQL): the request thread's reader
+// and the writer thread's writer. The queue, the facade and the pages know only these.
+import type { ProfileRecord, ProfileSummary, SearchFilters, StoredProfile } from '../profile.js'
+import type { WriteResult } from '../writer/profile-writer.js'
+
+/** Which store the writer thread opens (plain data: it crosses to the worker). */
+export type StoreTarget =
+  | { engine: 'sqlite', path: string }
+  | { engine: 'postgres', url: string, /** Width of a time partition (default one hour). */ partitionMs?: number }
+
+/** Every read of a store, on the request thread. Rejections that mean "store unusable" close it (the facade reopens). */
+export interface StoreReader {
+  search: (filters: SearchFilters) => Promise<ProfileSummary[]>
+  find: (token: string) => Promise<StoredProfile | undefined>
+  latest: (type: string) => Promise<StoredProfile | undefined>
+  /** Bytes the stored profiles take (what the byte bound is measured on). */
+  storeBytes: () => Promise<number>
+  /** Calls `each` with every stored token (at open, to fill the token set); resolves with the count. */
+  eachToken: (each: (token: string) => void) => Promise<number>
+  close: () => Promise<void>
+}
+
+export type { WriteResult } from '../writer/profile-writer.js'
+
+/** Every write of a store, in the writer thread. */
+export interface StoreWriter {
+  /** Stored profiles, as far as this writer knows. */
+  readonly count: number
+  /** Writes a batch in one transaction. */
+  write: (batch: ProfileRecord[]) => Promise<WriteResult>
+  /** Runs the retention bounds (as seen at `now`) until they hold. */
+  prune: (now: number) => Promise<void>
+  /** Whether an error means the store failed (and may clear), rather than the data being bad. */
+  isFault: (err: unknown) => boolean
+  close: () => Promise<void>
+}
+
+/** A redacted description of a target, for log lines and status: never a password. */
+export function describeTarget (target: StoreTarget): string {
+  if (target.engine === 'sqlite') return target.path
+  return withoutPassword(target.url)
+}
+
+/** A database URL with its password (if any) replaced by ***. */
+export function withoutPassword (url: string): string {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password !== '') parsed.password = '***'
+    return parsed.toString()
+  } catch {
+    return '(an unparsable database URL)'
+  }
+}

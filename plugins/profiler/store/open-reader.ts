@@ -1,0 +1,8 @@
+import type { StoreReader, StoreTarget } from './engine.js'
+import { SqliteReader } from './sqlite-reader.js'
+
+/** The read side of whichever engine `target` names, opened and migrated. */
+export async function openStoreReader (target: StoreTarget, onMigrated: (message: string) => void): Promise<StoreReader> {
+  if (target.engine === 'sqlite') return await SqliteReader.open(target.path, onMigrated)
+  throw new Error('the PostgreSQL profile store is not available yet')
+}

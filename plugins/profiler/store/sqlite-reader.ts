@@ -1,0 +1,55 @@
+import type { Database } from 'better-sqlite3'
+import type { ProfileSummary, SearchFilters, StoredProfile } from '../profile.js'
+import type { StoreReader } from './engine.js'
+import { openProfileDatabase } from './open-store.js'
+import { ProfileSearch } from './reader.js'
+
+/** The SQLite engine's reader: ProfileSearch on its own connection (WAL: never waits for the writer). */
+export class SqliteReader implements StoreReader {
+  private readonly searches: ProfileSearch
+
+  constructor (private readonly db: Database) {
+    this.searches = new ProfileSearch(db)
+  }
+
+  /** Opens (and migrates) the file; `onMigrated` hears the versions when migrations ran. */
+  static async open (path: string, onMigrated: (message: string) => void): Promise<SqliteReader> {
+    const { db, migration } = openProfileDatabase(path)
+    if (migration.applied.length > 0) onMigrated(`migrated from version ${migration.from} to ${migration.to}`)
+    try {
+      return new SqliteReader(db)
+    } catch (err) {
+      db.close()
+      throw err
+    }
+  }
+
+  async search (filters: SearchFilters): Promise<ProfileSummary[]> {
+    return this.searches.search(filters)
+  }
+
+  async find (token: string): Promise<StoredProfile | undefined> {
+    return this.searches.find(token)
+  }
+
+  async latest (type: string): Promise<StoredProfile | undefined> {
+    return this.searches.latest(type)
+  }
+
+  async storeBytes (): Promise<number> {
+    return this.searches.fileBytes()
+  }
+
+  async eachToken (each: (token: string) => void): Promise<number> {
+    let count = 0
+    for (const token of this.searches.tokens()) {
+      each(token)
+      count++
+    }
+    return count
+  }
+
+  async close (): Promise<void> {
+    this.db.close()
+  }
+}
