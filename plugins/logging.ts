@@ -2,6 +2,7 @@
 // lines whose URL is redacted like the profiles are.
 import type { FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
+import { withoutPassword } from '../lib/postgres/url.js'
 import { REDACTED, Redactor } from '../lib/redact.js'
 
 /** The start-up line that says whether the profiler records, where, and who may read it. */
@@ -12,7 +13,8 @@ export function profilerStatus (config: Config): string {
   const access = config.profilerSecret === null
     ? 'pages NOT protected: anyone who reaches this port can read the profiles (set PROFILER_SECRET)'
     : 'pages protected by HTTP Basic authentication (PROFILER_SECRET)'
-  return `Profiler: on, store ${config.profilerDatabasePath}, ${access}`
+  const store = config.profilerDatabaseUrl === null ? config.profilerDatabasePath : `PostgreSQL ${withoutPassword(config.profilerDatabaseUrl)}`
+  return `Profiler: on, store ${store}, ${access}; deployment ${config.profilerDeployment}`
 }
 
 /** Request log lines carry the URL with its secrets redacted, like the profiles. */

@@ -1,6 +1,7 @@
 // One interface per side of a store engine (SQLite or PostgreSQL): the request thread's reader
 // and the writer thread's writer. The queue, the facade and the pages know only these.
 import type { ProfileRecord, ProfileSummary, SearchFilters, StoredProfile } from '../profile.js'
+import { withoutPassword } from '../../../lib/postgres/url.js'
 import type { WriteResult } from '../writer/profile-writer.js'
 
 /** Which store the writer thread opens (plain data: it crosses to the worker). */
@@ -39,15 +40,4 @@ export interface StoreWriter {
 export function describeTarget (target: StoreTarget): string {
   if (target.engine === 'sqlite') return target.path
   return withoutPassword(target.url)
-}
-
-/** A database URL with its password (if any) replaced by ***. */
-export function withoutPassword (url: string): string {
-  try {
-    const parsed = new URL(url)
-    if (parsed.password !== '') parsed.password = '***'
-    return parsed.toString()
-  } catch {
-    return '(an unparsable database URL)'
-  }
 }
