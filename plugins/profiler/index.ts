@@ -12,6 +12,8 @@ import { WriterClient } from './store/writer-client.js'
 export interface ProfilerOptions {
   /** The profiler's own store: a SQLite file or a PostgreSQL database. */
   target: StoreTarget
+  /** This deployment's name, recorded with every profile. */
+  deployment: string
   production: boolean
   /** The password of the /_profiler pages (HTTP Basic); null leaves them open. */
   secret: string | null
@@ -56,7 +58,7 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
     info: message => { app.log.info(message) }
   }
   const writer = new WriterClient(
-    { target: options.target, retention: options.retention, retentionIntervalMs: options.retentionIntervalMs ?? 1000 },
+    { target: options.target, deployment: options.deployment, retention: options.retention, retentionIntervalMs: options.retentionIntervalMs ?? 1000 },
     message => {
       if (message.type === 'error') store.health.fail(message.message)
       else store.onWriterMessage(message)

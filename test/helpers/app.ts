@@ -4,14 +4,17 @@ import type { Test } from 'tap'
 import { buildApp } from '../../app.js'
 import { loadConfig, type Config } from '../../config.js'
 
-/** A config on real SQLite files in the test's own temp dir; env values as strings, like the real thing. */
+/**
+ * A config on real SQLite files in the test's own temp dir (or on PostgreSQL where the env gives
+ * PROFILER_DATABASE_URL / DATABASE_URL); env values as strings, like the real thing.
+ */
 export function testConfig (t: Test, env: Record<string, string> = {}): Config {
   const dir = t.testdir()
   return loadConfig({
     NODE_ENV: 'development',
     LOG_LEVEL: 'silent',
-    DATABASE_PATH: join(dir, 'app.sqlite'),
-    PROFILER_DATABASE_PATH: join(dir, 'profiler.sqlite'),
+    ...(env.DATABASE_URL === undefined ? { DATABASE_PATH: join(dir, 'app.sqlite') } : {}),
+    ...(env.PROFILER_DATABASE_URL === undefined ? { PROFILER_DATABASE_PATH: join(dir, 'profiler.sqlite') } : {}),
     ...env
   })
 }

@@ -3,7 +3,13 @@ import type { ProfileRecord } from '../profile.js'
 import type { StoreTarget } from '../store/engine.js'
 import type { RetentionLimits } from './retention.js'
 
-export interface WriterSettings { target: StoreTarget, retention: RetentionLimits, retentionIntervalMs: number }
+export interface WriterSettings {
+  target: StoreTarget
+  /** This deployment's name, written with every profile. */
+  deployment: string
+  retention: RetentionLimits
+  retentionIntervalMs: number
+}
 
 export type WriterRequest =
   | { id: number, type: 'write', batch: ProfileRecord[] }

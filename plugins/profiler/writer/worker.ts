@@ -4,6 +4,7 @@
 // a database server that is down) fails each write with its reason until it can, and then works
 // like any other. Requests are handled one at a time, in the order they came.
 import { parentPort, workerData } from 'node:worker_threads'
+import { isPostgresFault } from '../../../lib/postgres/faults.js'
 import { isStorageFault } from '../../../lib/sqlite/faults.js'
 import type { StoreWriter } from '../store/engine.js'
 import type { WriterMessage, WriterRequest, WriterSettings } from './protocol.js'
@@ -22,11 +23,12 @@ let store: StoreWriter | null = null
 
 async function openStore (): Promise<StoreWriter> {
   if (store !== null) return store
-  const { target, retention, retentionIntervalMs } = settings
+  const { target, deployment, retention, retentionIntervalMs } = settings
   if (target.engine === 'sqlite') {
     store = SqliteWriter.open(target.path, retention, retentionIntervalMs, events)
   } else {
-    throw new Error('the PostgreSQL profile store is not available yet')
+    const { PostgresWriter } = await import('./postgres-writer.js')
+    store = await PostgresWriter.open(target, deployment, retention, retentionIntervalMs, events)
   }
   return store
 }
@@ -58,9 +60,9 @@ async function handle (request: WriterRequest): Promise<void> {
   }
 }
 
-/** A store that cannot be opened yet is a fault (it may clear), whichever engine. */
+/** Whether a store that cannot be opened yet may open later (a fault), by engine. */
 function isOpenFault (err: unknown): boolean {
-  return settings.target.engine === 'postgres' || isStorageFault(err)
+  return settings.target.engine === 'postgres' ? isPostgresFault(err) : isStorageFault(err)
 }
 
 let queue: Promise<void> = openStore().then(() => {}, (err: unknown) => { send({ type: 'error', message: (err as Error).message }) })

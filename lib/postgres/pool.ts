@@ -1,0 +1,52 @@
+import pg from 'pg'
+
+// int8 (bigint) columns come back as numbers: our ids (start_ms * 1024 + n) stay below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, value => Number(value))
+
+export interface PoolOptions {
+  /** Connections at most. */
+  max: number
+  /** Give up connecting after this long (a server that does not answer is a fault, not a hang). */
+  connectTimeoutMs?: number
+  /** A statement running longer than this is cancelled. */
+  statementTimeoutMs?: number
+  /** Shown in pg_stat_activity. */
+  applicationName: string
+}
+
+/**
+ * A connection pool that survives the server going away: node-postgres emits 'error' on idle
+ * connections the server terminated, which would end the process if nobody listened. The pool
+ * replaces them on the next query; queries in flight fail with a fault (lib/postgres/faults.ts).
+ */
+export function createPool (url: string, options: PoolOptions): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: options.statementTimeoutMs ?? 30_000,
+    application_name: options.applicationName,
+    allowExitOnIdle: true
+  })
+  pool.on('error', () => { /* an idle connection ended; the next query opens another */ })
+  return pool
+}
+
+/** Runs `work` in one transaction on one connection of the pool. */
+export async function inTransaction<T> (pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect()
+  let broken: Error | undefined
+  try {
+    await client.query('BEGIN')
+    const result = await work(client)
+    await client.query('COMMIT')
+    return result
+  } catch (err) {
+    await client.query('ROLLBACK').catch((rollbackError: Error) => { broken = rollbackError })
+    throw err
+  } finally {
+    // A connection that could not even roll back is discarded.
+    client.release(broken)
+  }
+}
