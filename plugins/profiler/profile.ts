@@ -25,6 +25,8 @@ export interface ProfileSummary {
   status: number
   time: string
   durationMs: number
+  /** The deployment that recorded it (PROFILER_DEPLOYMENT). */
+  deployment: string
 }
 
 /** A stored profile with its panels. */

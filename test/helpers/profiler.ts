@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 
-export interface ListedProfile { token: string, ip: string, method: string, url: string, status: number, time: string, durationMs: number }
+export interface ListedProfile { token: string, ip: string, method: string, url: string, status: number, time: string, durationMs: number, deployment: string }
 
 /** The Authorization header for the profiler pages, `secret` as the password. */
 export function basicAuth (secret: string, user = 'operator'): string {

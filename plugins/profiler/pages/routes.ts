@@ -83,7 +83,8 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
             url: Type.String(),
             status: Type.Integer(),
             time: Type.String(),
-            durationMs: Type.Number()
+            durationMs: Type.Number(),
+            deployment: Type.String()
           })),
           store: Type.Object({
             state: Type.Union([Type.Literal('ok'), Type.Literal('failing')]),
@@ -101,8 +102,11 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
     const results = await store.search(parseSearchFilters(request.query))
     const health = store.healthSnapshot()
     if (wantsJson(request)) return { results, store: health }
+    // The Deployment column only when several deployments share this store.
+    const deployments = await store.deployments()
     return html(reply, 'profiler/results.hbs', {
       health,
+      showDeployment: deployments.length > 1,
       title: 'Profile Search - Profiler',
       results: results.map(resultRow),
       count: results.length,

@@ -12,12 +12,13 @@ export const SearchQuerySchema = Type.Object({
   start: Type.Optional(Type.String({ maxLength: 40 })),
   end: Type.Optional(Type.String({ maxLength: 40 })),
   limit: Type.Optional(Type.String({ maxLength: 10 })),
-  type: Type.Optional(Type.String({ maxLength: 20 }))
+  type: Type.Optional(Type.String({ maxLength: 20 })),
+  deployment: Type.Optional(Type.String({ maxLength: 64 }))
 })
 
-export type SearchQuery = Partial<Record<'ip' | 'method' | 'status_code' | 'url' | 'token' | 'start' | 'end' | 'limit' | 'type', string>>
+export type SearchQuery = Partial<Record<'ip' | 'method' | 'status_code' | 'url' | 'token' | 'start' | 'end' | 'limit' | 'type' | 'deployment', string>>
 
-export const SEARCH_PARAMETERS = ['ip', 'method', 'status_code', 'url', 'start', 'end', 'limit', 'type'] as const
+export const SEARCH_PARAMETERS = ['ip', 'method', 'status_code', 'url', 'start', 'end', 'limit', 'type', 'deployment'] as const
 export const DEFAULT_LIMIT = 10
 export const MAX_LIMIT = 100
 
@@ -78,6 +79,8 @@ export function parseSearchFilters (query: SearchQuery): SearchFilters {
     if (!/^\d{1,3}$/.test(limit) || Number(limit) < 1 || Number(limit) > MAX_LIMIT) throw invalid('limit', `a whole number from 1 to ${MAX_LIMIT}`, limit)
     filters.limit = Number(limit)
   }
+  const deployment = given(query.deployment)
+  if (deployment !== undefined) filters.deployment = deployment
   const ip = given(query.ip)
   if (ip !== undefined) filters.ip = ip
   const method = given(query.method)

@@ -33,6 +33,7 @@ export function searchForm (query: SearchQuery) {
     token: query.token ?? '',
     start: query.start ?? '',
     end: query.end ?? '',
+    deployment: query.deployment ?? '',
     limits: [10, 50, 100].map(value => ({ value, selected: String(value) === limit }))
   }
 }
@@ -42,7 +43,8 @@ export function profileSummary (profile: StoredProfile) {
     ...resultRow(profile),
     statusText: STATUS_CODES[profile.status] ?? '',
     isError: profile.status > 399,
-    route: profile.route
+    route: profile.route,
+    deployment: profile.deployment
   }
 }
 

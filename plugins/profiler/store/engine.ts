@@ -16,6 +16,8 @@ export interface StoreReader {
   latest: (type: string) => Promise<StoredProfile | undefined>
   /** Bytes the stored profiles take (what the byte bound is measured on). */
   storeBytes: () => Promise<number>
+  /** The deployments that ever wrote to this store, by name. */
+  deployments: () => Promise<string[]>
   /** Calls `each` with every stored token (at open, to fill the token set); resolves with the count. */
   eachToken: (each: (token: string) => void) => Promise<number>
   close: () => Promise<void>

@@ -82,6 +82,10 @@ export class PostgresReader implements StoreReader {
     }
   }
 
+  async deployments (): Promise<string[]> {
+    return (await this.query<{ name: string }>('SELECT name FROM profile_deployments ORDER BY name', [])).map(row => row.name)
+  }
+
   async eachToken (each: (token: string) => void): Promise<number> {
     const rows = await this.query<{ token: string }>('SELECT token FROM profiles', [])
     for (const row of rows) each(row.token)
@@ -103,7 +107,7 @@ export class PostgresReader implements StoreReader {
 
 function toSummary (row: SummaryRow): ProfileSummary {
   const startMs = Math.floor(row.id / ID_SLOTS_PER_MS)
-  return { token: row.token, ip: row.ip, method: row.method, url: row.url, status: row.status, time: new Date(startMs).toISOString(), durationMs: row.duration_ms }
+  return { token: row.token, ip: row.ip, method: row.method, url: row.url, status: row.status, time: new Date(startMs).toISOString(), durationMs: row.duration_ms, deployment: row.deployment }
 }
 
 function toStoredProfile (row: ProfileRow | undefined): StoredProfile | undefined {

@@ -130,6 +130,10 @@ export class ProfileStore {
     return await this.reader.use(reader => reader.latest(type))
   }
 
+  async deployments (): Promise<string[]> {
+    return await this.reader.use(reader => reader.deployments())
+  }
+
   /** Bytes the stored profiles take (the SQLite file, or the PostgreSQL relations). */
   async storeBytes (): Promise<number> {
     return await this.reader.use(reader => reader.storeBytes())

@@ -11,11 +11,11 @@ const MAX_URL_SET = 5_000
 /** The trigram index answers substrings of 3 characters or more. */
 const MIN_TRIGRAM_LENGTH = 3
 
-interface SummaryRow { id: number, token: string, ip: string, method: string, url: string, status: number, time: string, durationMs: number }
+interface SummaryRow { id: number, token: string, ip: string, method: string, url: string, status: number, time: string, durationMs: number, deployment: string }
 interface ProfileRow extends SummaryRow { parent_token: string | null, type: string, route: string | null, panels: string }
 type Key = { column: 'url_id', values: number[] } | { column: 'ip', values: string[] } | { column: 'url_set', values: number[] }
 
-const SUMMARY_COLUMNS = 'p.id, p.token, p.ip, p.method, p.url, p.status_code AS status, p.time, p.duration_ms AS durationMs'
+const SUMMARY_COLUMNS = 'p.id, p.token, p.ip, p.method, p.url, p.status_code AS status, p.time, p.duration_ms AS durationMs, p.deployment'
 
 /**
  * The trigrams that narrow a URL search: the last one of the term and the one just before it
@@ -44,6 +44,7 @@ function prepareReadStatements (db: Database) {
       WHERE profile_urls_fts MATCH ? AND instr(u.url, ?) > 0 LIMIT ${MAX_URL_SET + 1}`).pluck(),
     matchingIps: db.prepare(`SELECT ip FROM profile_ips WHERE instr(ip, ?) > 0 LIMIT ${MAX_KEYED_LOOKUPS + 1}`).pluck(),
     allTokens: db.prepare('SELECT token FROM profiles').pluck(),
+    deployments: db.prepare('SELECT name FROM profile_deployments ORDER BY name').pluck(),
     countAll: db.prepare('SELECT count(*) FROM profiles').pluck(),
     pageCount: db.prepare('PRAGMA page_count').pluck(),
     pageSize: db.prepare('PRAGMA page_size').pluck()
@@ -84,6 +85,11 @@ export class ProfileSearch {
   /** Every stored token (read once at start, to fill the request thread's token set). */
   tokens (): IterableIterator<string> {
     return this.statements.allTokens.iterate() as IterableIterator<string>
+  }
+
+  /** The deployments that ever wrote to this store. */
+  deployments (): string[] {
+    return this.statements.deployments.all() as string[]
   }
 
   count (): number {
@@ -129,6 +135,10 @@ export class ProfileSearch {
     if (filters.ip !== undefined && key?.column !== 'ip') {
       where.push('instr(p.ip, @ip) > 0')
       params.ip = filters.ip
+    }
+    if (filters.deployment !== undefined) {
+      where.push('p.deployment = @deployment')
+      params.deployment = filters.deployment
     }
     if (filters.method !== undefined) {
       where.push('p.method = @method')

@@ -40,6 +40,10 @@ export class SqliteReader implements StoreReader {
     return this.searches.fileBytes()
   }
 
+  async deployments (): Promise<string[]> {
+    return this.searches.deployments()
+  }
+
   async eachToken (each: (token: string) => void): Promise<number> {
     let count = 0
     for (const token of this.searches.tokens()) {

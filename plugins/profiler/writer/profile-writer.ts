@@ -1,3 +1,4 @@
+import { hostname } from 'node:os'
 import type { Database } from 'better-sqlite3'
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../profile.js'
 
@@ -7,8 +8,8 @@ const CACHE_SIZE = 5_000
 function prepareWriteStatements (db: Database) {
   return {
     insertProfile: db.prepare(`
-      INSERT INTO profiles (id, token, parent_token, type, ip, method, url, url_id, status_code, duration_ms, route)
-      VALUES (@id, @token, @parentToken, @type, @ip, @method, @url, @urlId, @statusCode, @durationMs, @route)
+      INSERT INTO profiles (id, token, parent_token, type, ip, method, url, url_id, status_code, duration_ms, route, deployment)
+      VALUES (@id, @token, @parentToken, @type, @ip, @method, @url, @urlId, @statusCode, @durationMs, @route, @deployment)
       ON CONFLICT DO NOTHING`),
     insertPanels: db.prepare('INSERT INTO profile_data (profile_id, panels) VALUES (?, ?)'),
     findUrl: db.prepare('SELECT id FROM profile_urls WHERE url = ?').pluck(),
@@ -49,9 +50,14 @@ export class ProfileWriter {
   private readonly insertBatch: (batch: ProfileRecord[]) => WriteResult
   private readonly deleteBatch: (throughId: number) => string[]
 
-  /** `onDeleted` hears the tokens of pruned profiles (the request thread keeps a set of tokens in use). */
-  constructor (private readonly db: Database, private readonly onDeleted: (tokens: string[]) => void = () => {}) {
+  /**
+   * `onDeleted` hears the tokens of pruned profiles (the request thread keeps a set of tokens in use);
+   * `deployment` is written with every profile (and given to rows from before the column existed).
+   */
+  constructor (private readonly db: Database, private readonly onDeleted: (tokens: string[]) => void = () => {}, private readonly deployment = hostname()) {
     this.statements = prepareWriteStatements(db)
+    db.prepare('INSERT OR IGNORE INTO profile_deployments (name) VALUES (?)').run(deployment)
+    db.prepare("UPDATE profiles SET deployment = ? WHERE deployment = ''").run(deployment)
     this.count = this.statements.countAll.get() as number
     this.insertBatch = db.transaction((batch: ProfileRecord[]) => {
       const result: WriteResult = { written: 0, rejected: [] }
@@ -150,7 +156,7 @@ export class ProfileWriter {
    * A stored profile is never overwritten: a taken token (or a full millisecond) rejects the new one.
    */
   private insertOne (profile: ProfileRecord): boolean {
-    const row = { ...profile, urlId: this.urlIdOf(profile.url) }
+    const row = { ...profile, urlId: this.urlIdOf(profile.url), deployment: this.deployment }
     this.noteIp(profile.ip)
     const msBase = profile.id - (profile.id % ID_SLOTS_PER_MS)
     for (let attempt = 0; attempt < ID_SLOTS_PER_MS; attempt++) {

@@ -9,9 +9,9 @@ import { openProfileDatabase } from '../store/open-store.js'
 export class SqliteWriter implements StoreWriter {
   private constructor (private readonly writer: ProfileWriter, private readonly retention: Retention, private readonly closeDb: () => void) {}
 
-  static open (path: string, limits: RetentionLimits, intervalMs: number, events: { onDeleted: (tokens: string[], count: number) => void, onError: (message: string) => void }): SqliteWriter {
+  static open (path: string, deployment: string, limits: RetentionLimits, intervalMs: number, events: { onDeleted: (tokens: string[], count: number) => void, onError: (message: string) => void }): SqliteWriter {
     const { db } = openProfileDatabase(path)
-    const writer: ProfileWriter = new ProfileWriter(db, tokens => { events.onDeleted(tokens, writer.count) })
+    const writer: ProfileWriter = new ProfileWriter(db, tokens => { events.onDeleted(tokens, writer.count) }, deployment)
     const retention = new Retention(writer, limits, err => { events.onError(`pruning failed: ${(err as Error).message}`) })
     retention.start(intervalMs)
     return new SqliteWriter(writer, retention, () => { retention.stop(); db.close() })

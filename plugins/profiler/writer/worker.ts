@@ -25,7 +25,7 @@ async function openStore (): Promise<StoreWriter> {
   if (store !== null) return store
   const { target, deployment, retention, retentionIntervalMs } = settings
   if (target.engine === 'sqlite') {
-    store = SqliteWriter.open(target.path, retention, retentionIntervalMs, events)
+    store = SqliteWriter.open(target.path, deployment, retention, retentionIntervalMs, events)
   } else {
     const { PostgresWriter } = await import('./postgres-writer.js')
     store = await PostgresWriter.open(target, deployment, retention, retentionIntervalMs, events)
