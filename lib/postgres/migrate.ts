@@ -23,7 +23,7 @@ export async function migratePostgres (pool: pg.Pool, dir: string, table = 'sche
     applied_at timestamptz NOT NULL DEFAULT now()
   )`).catch(async (err: Error & { code?: string }) => {
     // Two instances creating it at the same moment: one of them loses the race, harmlessly.
-    if (err.code !== '23505' && err.code !== '42P07') throw err
+    if (err.code !== '23505' && err.code !== '42P07' && err.code !== '42710') throw err
   })
   const current = async (client: pg.PoolClient | pg.Pool): Promise<number> =>
     Number((await client.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${table}`)).rows[0]?.v ?? 0)

@@ -36,6 +36,10 @@ export function createPool (url: string, options: PoolOptions): pg.Pool {
 /** Runs `work` in one transaction on one connection of the pool. */
 export async function inTransaction<T> (pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect()
+  // A connection the server ends between two statements emits 'error' (nobody else listens while
+  // it is checked out): the next statement fails with the fault instead of the process ending.
+  const ignore = (): void => {}
+  client.on('error', ignore)
   let broken: Error | undefined
   try {
     await client.query('BEGIN')
@@ -47,6 +51,7 @@ export async function inTransaction<T> (pool: pg.Pool, work: (client: pg.PoolCli
     throw err
   } finally {
     // A connection that could not even roll back is discarded.
+    client.off('error', ignore)
     client.release(broken)
   }
 }
