@@ -15,7 +15,7 @@ const monitorRoutes: FastifyPluginAsyncTypebox = async app => {
       version: app.config.version
     }
     try {
-      app.advisors.check()
+      await app.advisors.check()
     } catch (err) {
       request.log.error({ err }, 'status poll: database check failed')
       return reply.code(503).send({ status: 'degraded' as const, ...base, checks: { database: 'failed' as const } })
@@ -23,9 +23,9 @@ const monitorRoutes: FastifyPluginAsyncTypebox = async app => {
     const poll = { status: 'ok' as const, ...base, checks: { database: 'ok' as const } }
     if (request.body.code === undefined) return poll
     const code = request.body.code.trim()
-    const advisor = app.advisors.findByCode(code)
+    const advisor = await app.advisors.findByCode(code)
     if (advisor === undefined) throw new HttpError(404, noAdvisorMessage(code), { name: 'NotFoundHttpError' })
-    app.advisors.recordSeen(code, now)
+    await app.advisors.recordSeen(code, now)
     return { ...poll, advisor: { code: advisor.code, status: advisor.status } }
   })
 }
