@@ -42,7 +42,8 @@ const EnvSchema = Type.Object({
   // Several deployments, one store: PostgreSQL for the profile store and the advisors (issue #12).
   PROFILER_DATABASE_URL: Type.Optional(Type.String({ pattern: POSTGRES_URL, description: POSTGRES_URL_RULE })),
   DATABASE_URL: Type.Optional(Type.String({ pattern: POSTGRES_URL, description: POSTGRES_URL_RULE })),
-  PROFILER_DEPLOYMENT: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$', description: 'must be a name of up to 64 letters, digits, dots, dashes, underscores or colons' }))
+  PROFILER_DEPLOYMENT: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$', description: 'must be a name of up to 64 letters, digits, dots, dashes, underscores or colons' })),
+  PROFILER_PARTITION: Type.String({ pattern: '^[1-9][0-9]*(s|m|h|d)$', default: '1h', description: 'must be a duration such as 15m, 1h or 1d' })
 })
 
 /** Variables whose value is never repeated in an error message. */
@@ -77,6 +78,8 @@ export interface Config {
   databaseUrl: string | null
   /** This deployment's name, recorded with every profile (default: the host name). */
   profilerDeployment: string
+  /** PostgreSQL store: the width of a time partition (retention drops whole partitions). */
+  profilerPartitionMs: number
 }
 
 /** Thrown for an invalid environment; `message` is one line per bad variable. */
@@ -179,6 +182,7 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     profilerRedactFields: parseNameList(parsed.PROFILER_REDACT_FIELDS),
     profilerDatabaseUrl: parsed.PROFILER_DATABASE_URL ?? null,
     databaseUrl: parsed.DATABASE_URL ?? null,
-    profilerDeployment: parsed.PROFILER_DEPLOYMENT ?? hostname()
+    profilerDeployment: parsed.PROFILER_DEPLOYMENT ?? hostname(),
+    profilerPartitionMs: parseDuration(parsed.PROFILER_PARTITION)
   }
 }

@@ -85,6 +85,9 @@ t.test('PostgreSQL stores and the deployment name', async t => {
   t.equal(config.profilerDatabaseUrl, url)
   t.equal(config.databaseUrl, 'postgresql://app:pw@db/app')
   t.equal(config.profilerDeployment, 'A')
+  t.equal(config.profilerPartitionMs, 3_600_000, 'hourly partitions by default')
+  t.equal(loadConfig({ PROFILER_PARTITION: '15m' }).profilerPartitionMs, 900_000)
+  t.match(String(t.throws(() => loadConfig({ PROFILER_PARTITION: '0s' }))), /PROFILER_PARTITION must be a duration/)
   t.equal(loadConfig({}).profilerDeployment, hostname(), 'the host name by default')
   t.equal(loadConfig({}).profilerDatabaseUrl, null, 'SQLite by default')
 

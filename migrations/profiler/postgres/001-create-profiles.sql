@@ -43,11 +43,15 @@ CREATE INDEX profile_data_token ON profile_data (token);
 -- Tokens are unique across every deployment: a token is claimed here, in the same transaction as
 -- its profile. A claim whose profile was pruned (profile_id below the horizon) may be taken again;
 -- a live one never is: the second profile is rejected, not stored over the first.
+-- `seq` grows with every claim: each instance reads the claims made since it last looked, so
+-- that it stops drawing tokens other instances hold (a clash then needs two draws within a second).
 CREATE TABLE profile_tokens (
-  token      text   PRIMARY KEY,
-  profile_id bigint NOT NULL
+  token      text      PRIMARY KEY,
+  profile_id bigint    NOT NULL,
+  seq        bigserial NOT NULL
 );
 CREATE INDEX profile_tokens_profile_id ON profile_tokens (profile_id);
+CREATE INDEX profile_tokens_seq ON profile_tokens (seq);
 
 -- Every profile with an id below `horizon` has been pruned.
 CREATE TABLE profile_horizon (

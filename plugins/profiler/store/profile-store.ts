@@ -63,6 +63,8 @@ export class ProfileStore {
     if (message.type === 'deleted') {
       for (const token of message.tokens) this.releaseToken(token)
       this.count = message.count
+    } else if (message.type === 'taken') {
+      for (const token of message.tokens) this.reservations.reserve(token)
     }
   }
 

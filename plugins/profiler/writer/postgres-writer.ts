@@ -31,15 +31,44 @@ export class PostgresWriter implements StoreWriter {
     private readonly pool: pg.Pool,
     private readonly deployment: string,
     private readonly partitions: Partitions,
-    private readonly retention: PostgresRetention
+    private readonly retention: PostgresRetention,
+    private readonly onTaken: (tokens: string[]) => void,
+    /** The newest token claim already passed on to the request thread. */
+    private lastSeq: number
   ) {}
+
+  private claimsTimer: NodeJS.Timeout | null = null
+
+  /** Passes on the tokens claimed (by any instance) since the last look, every `intervalMs` and after each write. */
+  followClaims (intervalMs: number): void {
+    const tick = async (): Promise<void> => {
+      await this.passOnClaims().catch(() => { /* a fault: the next write reports it */ })
+      if (this.claimsTimer === null) return
+      this.claimsTimer = setTimeout(tick, intervalMs)
+      this.claimsTimer.unref()
+    }
+    this.claimsTimer = setTimeout(tick, intervalMs)
+    this.claimsTimer.unref()
+  }
+
+  private async passOnClaims (): Promise<void> {
+    for (;;) {
+      const { rows } = await this.pool.query<{ token: string, seq: number }>(
+        'SELECT token, seq FROM profile_tokens WHERE seq > $1 ORDER BY seq LIMIT 10000', [this.lastSeq])
+      const newest = rows.at(-1)
+      if (newest === undefined) return
+      this.lastSeq = newest.seq
+      this.onTaken(rows.map(row => row.token))
+      if (rows.length < 10000) return
+    }
+  }
 
   static async open (
     target: Extract<StoreTarget, { engine: 'postgres' }>,
     deployment: string,
     limits: RetentionLimits,
     intervalMs: number,
-    events: { onDeleted: (tokens: string[], count: number) => void, onError: (message: string) => void }
+    events: { onDeleted: (tokens: string[], count: number) => void, onError: (message: string) => void, onTaken: (tokens: string[]) => void }
   ): Promise<PostgresWriter> {
     const pool = createPool(target.url, { max: 2, applicationName: `profiler writer (${deployment})` })
     try {
@@ -52,7 +81,10 @@ export class PostgresWriter implements StoreWriter {
       })
       retention.count = Number((await pool.query<{ n: number }>('SELECT count(*)::bigint AS n FROM profiles')).rows[0]?.n ?? 0)
       retention.start(intervalMs)
-      return new PostgresWriter(pool, deployment, partitions, retention)
+      const lastSeq = Number((await pool.query<{ seq: number | null }>('SELECT max(seq) AS seq FROM profile_tokens')).rows[0]?.seq ?? 0)
+      const writer = new PostgresWriter(pool, deployment, partitions, retention, events.onTaken, lastSeq)
+      writer.followClaims(intervalMs)
+      return writer
     } catch (err) {
       await pool.end().catch(() => {})
       throw err
@@ -82,6 +114,8 @@ export class PostgresWriter implements StoreWriter {
   }
 
   async close (): Promise<void> {
+    if (this.claimsTimer !== null) clearTimeout(this.claimsTimer)
+    this.claimsTimer = null
     this.retention.stop()
     await this.pool.end()
   }
@@ -99,7 +133,7 @@ export class PostgresWriter implements StoreWriter {
     const written = await inTransaction(this.pool, async client => {
       const claimed = await client.query<{ token: string }>(`INSERT INTO profile_tokens (token, profile_id)
         SELECT * FROM unnest($1::text[], $2::bigint[])
-        ON CONFLICT (token) DO UPDATE SET profile_id = excluded.profile_id
+        ON CONFLICT (token) DO UPDATE SET profile_id = excluded.profile_id, seq = DEFAULT
           WHERE profile_tokens.profile_id < (SELECT horizon FROM profile_horizon)
         RETURNING token`, [candidates.map(p => p.token), candidates.map(p => p.id)])
       const ours = new Set(claimed.rows.map(row => row.token))
@@ -122,6 +156,8 @@ export class PostgresWriter implements StoreWriter {
       return stored.length
     })
     this.retention.count += written
+    // The batch is stored: failing to look at the claims now must not make it be written again.
+    await this.passOnClaims().catch(() => {})
     return { written, rejected }
   }
 }

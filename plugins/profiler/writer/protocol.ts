@@ -21,4 +21,6 @@ export type WriterMessage =
   | { type: 'done', id: number, count: number, written?: number, rejected?: string[], error?: string, /** The store failed (may clear), not the data. */ fault?: boolean }
   /** Profiles pruned in the background: their tokens are free again. */
   | { type: 'deleted', tokens: string[], count: number }
+  /** Tokens other instances sharing the store have claimed: not to be drawn here. */
+  | { type: 'taken', tokens: string[] }
   | { type: 'error', message: string }

@@ -16,7 +16,8 @@ const settings = workerData as WriterSettings
 const send = (message: WriterMessage): void => { port.postMessage(message) }
 const events = {
   onDeleted: (tokens: string[], count: number) => { send({ type: 'deleted', tokens, count }) },
-  onError: (message: string) => { send({ type: 'error', message }) }
+  onError: (message: string) => { send({ type: 'error', message }) },
+  onTaken: (tokens: string[]) => { send({ type: 'taken', tokens }) }
 }
 
 let store: StoreWriter | null = null
