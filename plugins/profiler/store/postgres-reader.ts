@@ -29,6 +29,8 @@ function containing (text: string): string {
  * A query that fails because the server is unreachable is a 503 naming the cause.
  */
 export class PostgresReader implements StoreReader {
+  private readonly statementNames = new Map<string, string>()
+
   private constructor (private readonly pool: pg.Pool) {}
 
   static async open (target: Extract<StoreTarget, { engine: 'postgres' }>, onMigrated: (message: string) => void): Promise<PostgresReader> {
@@ -96,9 +98,18 @@ export class PostgresReader implements StoreReader {
     await this.pool.end()
   }
 
+  /**
+   * Every statement is prepared once per connection (a name per distinct SQL text: a bounded set,
+   * one per combination of filters): planning over many partitions is then not paid per query.
+   */
   private async query<R extends pg.QueryResultRow> (sql: string, params: unknown[]): Promise<R[]> {
+    let name = this.statementNames.get(sql)
+    if (name === undefined) {
+      name = `profiler_${this.statementNames.size + 1}`
+      this.statementNames.set(sql, name)
+    }
     try {
-      return (await this.pool.query<R>(sql, params)).rows
+      return (await this.pool.query<R>({ name, text: sql, values: params })).rows
     } catch (err) {
       throw asUnavailable('profile store', err)
     }
