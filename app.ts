@@ -1,8 +1,10 @@
 import accepts from '@fastify/accepts'
+import underPressure from '@fastify/under-pressure'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Config } from './config.js'
 import advisors from './plugins/advisors/index.js'
-import database from './plugins/database.js'
+import apiDocs from './plugins/api-docs.js'
+import database, { type DatabaseOptions } from './plugins/database.js'
 import errorRenderer from './plugins/error-renderer.js'
 import jsonBody from './plugins/request-body.js'
 import { logSerializers, profilerStatus } from './plugins/logging.js'
@@ -11,6 +13,7 @@ import routingErrors from './plugins/routing/index.js'
 import views from './plugins/views.js'
 import { HttpError } from './lib/http-error.js'
 import { escapeMalformedPath } from './plugins/routing/malformed-url.js'
+import { ROUTER_OPTIONS } from './plugins/routing/route-mirror.js'
 import ccenterRoutes from './routes/ccenter/index.js'
 import monitorRoutes from './routes/monitor/index.js'
 
@@ -18,9 +21,14 @@ declare module 'fastify' {
   interface FastifyInstance { config: Config }
 }
 
+/** Seconds a shed client is asked to wait. */
+const SHED_RETRY_AFTER_S = 10
+
 export interface AppOverrides {
   /** Profiler settings beyond the config (queue sizes, a token source for tests). */
   profiler?: Partial<ProfilerOptions>
+  /** Business database settings beyond the config (a short retry delay for tests). */
+  database?: DatabaseOptions
   /** Where log lines go (tests read them); standard output otherwise. */
   logStream?: { write: (line: string) => void }
 }
@@ -31,18 +39,49 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
     logger: { level: config.logLevel, serializers: logSerializers(config), ...(overrides.logStream === undefined ? {} : { stream: overrides.logStream }) },
     // A path that cannot be decoded is answered 400 by routing-errors, hooks and profiler included.
     rewriteUrl: escapeMalformedPath,
-    // Route parameters are bounded by their schemas; the router's own limit (100) would answer
-    // before any hook, unprofiled.
-    routerOptions: { maxParamLength: 16_384 },
+    // The same options build the route mirror (routing errors).
+    routerOptions: ROUTER_OPTIONS,
     // Whatever else fails inside the router still goes through the error renderer (unprofiled:
     // these requests skip the hooks).
     frameworkErrors: (error, _request, reply) => {
       reply.send(new HttpError(400, error.message, { cause: error, name: 'BadRequestError' }) as never)
     },
     // Fastify also takes a hop count at run time; its types omit the number form.
-    trustProxy: config.trustProxy as boolean | string[]
+    trustProxy: config.trustProxy as boolean | string[],
+    // A client that sends slowly is cut off (Fastify's requestTimeout and connectionTimeout
+    // default to no limit). Node checks these every connectionsCheckingInterval (30 s by default):
+    // checked every second, a bound is kept within a second.
+    requestTimeout: config.requestTimeoutMs,
+    connectionTimeout: config.connectionTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: 1000 },
+    ajv: {
+      customOptions: {
+        // No type coercion: {"code": true} is a 400 that names the field, not the code "true".
+        coerceTypes: false,
+        // Unknown body keys are dropped where a schema says additionalProperties: false (Fastify's
+        // default, kept on purpose: handlers only see declared fields); elsewhere they pass untouched.
+        removeAdditional: true,
+        useDefaults: true,
+        allErrors: false
+      }
+    }
   })
   app.decorate('config', config)
+  // Load shedding: past the event-loop-delay bound new requests get a 503 with Retry-After (still
+  // profiled: the error goes through the error renderer and the profiler's onSend/onResponse).
+  if (config.maxEventLoopDelayMs > 0) {
+    await app.register(underPressure, {
+      maxEventLoopDelay: config.maxEventLoopDelayMs,
+      retryAfter: SHED_RETRY_AFTER_S,
+      pressureHandler: async (_request, _reply, _type, delay) => {
+        throw new HttpError(503, `The service is overloaded (event-loop delay ${Math.round(Number(delay))} ms, bound ${config.maxEventLoopDelayMs} ms): retry in ${SHED_RETRY_AFTER_S} s`, {
+          name: 'ServiceUnavailableError',
+          headers: { 'retry-after': String(SHED_RETRY_AFTER_S) }
+        })
+      }
+    })
+  }
 
   await app.register(accepts)
   await app.register(views)
@@ -50,7 +89,7 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
   await app.register(jsonBody)
   // Before any route: it mirrors the route table to explain 404/405/301.
   await app.register(routingErrors)
-  await app.register(database)
+  await app.register(database, overrides.database ?? {})
   await app.register(advisors)
   // After routing-errors (its routes must be mirrored), before the route groups (they inherit its hooks).
   if (config.profiler) {
@@ -66,6 +105,9 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
   }
 
   app.log.info(profilerStatus(config))
+
+  // Before the route groups: it collects their schemas as they are added.
+  await app.register(apiDocs, { version: config.version, reference: config.apiReference })
 
   await app.register(ccenterRoutes, { prefix: '/ccenter' })
   await app.register(monitorRoutes, { prefix: '/monitor' })

@@ -11,6 +11,10 @@ const NAME_LIST = '^\\s*([!#$%&\'*+.^_`|~0-9A-Za-z-]+\\s*(,\\s*[!#$%&\'*+.^_`|~0
 const NAME_LIST_RULE = 'must be a comma-separated list of names'
 const POSTGRES_URL = '^postgres(ql)?://\\S+$'
 const POSTGRES_URL_RULE = 'must be a PostgreSQL URL: postgres://user:password@host:port/database'
+/** A duration (`2d`) and a size (`256MiB`): checked by the schema, read by parseDuration and parseSize. */
+const DURATION = '^([0-9]+)(ms|s|m|h|d)$'
+const SIZE = '^([0-9]+)(B|KiB|MiB|GiB)?$'
+const DURATION_RULE = 'must be a duration such as 500ms, 90s, 30m, 12h or 2d'
 
 const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8000 }),
@@ -19,6 +23,7 @@ const EnvSchema = Type.Object({
   DATABASE_PATH: Type.String({ minLength: 1, default: 'var/app.sqlite' }),
   PROFILER_DATABASE_PATH: Type.String({ minLength: 1, default: 'var/profiler.sqlite' }),
   PROFILER: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])),
+  API_REFERENCE: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])),
   TRUST_PROXY: Type.String({
     pattern: '^(on|off|[0-9]+|[0-9A-Fa-f.:/]+(,[0-9A-Fa-f.:/]+)*)$',
     default: 'off',
@@ -27,12 +32,12 @@ const EnvSchema = Type.Object({
   LOG_LEVEL: Type.Union(LOG_LEVELS.map(level => Type.Literal(level)), { default: 'info' }),
   PROFILER_MAX_PROFILES: Type.Integer({ minimum: 1, default: 100_000 }),
   PROFILER_MAX_AGE: Type.String({
-    pattern: '^[0-9]+(ms|s|m|h|d)$',
+    pattern: DURATION,
     default: '2d',
-    description: 'must be a duration such as 90s, 30m, 12h or 2d'
+    description: DURATION_RULE
   }),
   PROFILER_MAX_BYTES: Type.String({
-    pattern: '^[0-9]+(B|KiB|MiB|GiB)?$',
+    pattern: SIZE,
     default: '256MiB',
     description: 'must be a size in bytes, or with a unit: 512KiB, 256MiB, 2GiB'
   }),
@@ -43,7 +48,15 @@ const EnvSchema = Type.Object({
   PROFILER_DATABASE_URL: Type.Optional(Type.String({ pattern: POSTGRES_URL, description: POSTGRES_URL_RULE })),
   DATABASE_URL: Type.Optional(Type.String({ pattern: POSTGRES_URL, description: POSTGRES_URL_RULE })),
   PROFILER_DEPLOYMENT: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$', description: 'must be a name of up to 64 letters, digits, dots, dashes, underscores or colons' })),
-  PROFILER_PARTITION: Type.String({ pattern: '^[1-9][0-9]*(s|m|h|d)$', default: '1h', description: 'must be a duration such as 15m, 1h or 1d' })
+  PROFILER_PARTITION: Type.String({ pattern: '^[1-9][0-9]*(s|m|h|d)$', default: '1h', description: 'must be a duration such as 15m, 1h or 1d' }),
+  // Timeouts of the HTTP server (see README "Security"): a client that sends slowly is cut off.
+  REQUEST_TIMEOUT: Type.String({ pattern: DURATION, default: '30s', description: DURATION_RULE }),
+  HEADERS_TIMEOUT: Type.String({ pattern: DURATION, default: '10s', description: DURATION_RULE }),
+  KEEP_ALIVE_TIMEOUT: Type.String({ pattern: DURATION, default: '5s', description: DURATION_RULE }),
+  CONNECTION_TIMEOUT: Type.String({ pattern: DURATION, default: '60s', description: DURATION_RULE }),
+  /** Past this event-loop delay new requests are shed (503); 0 turns shedding off. */
+  MAX_EVENT_LOOP_DELAY: Type.String({ pattern: DURATION, default: '1s', description: DURATION_RULE }),
+  TRUSTED_HOSTS: Type.String({ default: '' })
 })
 
 /** Variables whose value is never repeated in an error message. */
@@ -59,6 +72,8 @@ export interface Config {
   databasePath: string
   profilerDatabasePath: string
   profiler: boolean
+  /** Whether the API's reference page (Swagger UI at /docs/) is served; /openapi.json always is. */
+  apiReference: boolean
   /** false, true, a hop count, or a list of trusted proxy addresses/CIDRs (Fastify's trustProxy). */
   trustProxy: boolean | number | string[]
   logLevel: Env['LOG_LEVEL']
@@ -80,6 +95,15 @@ export interface Config {
   profilerDeployment: string
   /** PostgreSQL store: the width of a time partition (retention drops whole partitions). */
   profilerPartitionMs: number
+  /** Server timeouts in milliseconds (0: none): whole request, headers, idle keep-alive, idle socket. */
+  requestTimeoutMs: number
+  headersTimeoutMs: number
+  keepAliveTimeoutMs: number
+  connectionTimeoutMs: number
+  /** Event-loop delay past which requests are shed with a 503; 0: never. */
+  maxEventLoopDelayMs: number
+  /** Host patterns (anchored, case-insensitive) a request's Host must match; empty: any valid host. */
+  trustedHosts: RegExp[]
 }
 
 /** Thrown for an invalid environment; `message` is one line per bad variable. */
@@ -111,19 +135,36 @@ const DURATION_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_60
 const SIZE_BYTES: Record<string, number> = { B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 }
 
 /** `2d` -> milliseconds (the schema has checked the form). */
-export function parseDuration (value: string): number {
-  const [, amount = '0', unit = 'ms'] = /^([0-9]+)(ms|s|m|h|d)$/.exec(value) ?? []
+function parseDuration (value: string): number {
+  const [, amount = '0', unit = 'ms'] = new RegExp(DURATION).exec(value) ?? []
   return Number(amount) * (DURATION_MS[unit] ?? 1)
 }
 
 /** `256MiB` -> bytes (the schema has checked the form). */
-export function parseSize (value: string): number {
-  const [, amount = '0', unit = 'B'] = /^([0-9]+)(B|KiB|MiB|GiB)?$/.exec(value) ?? []
+function parseSize (value: string): number {
+  const [, amount = '0', unit = 'B'] = new RegExp(SIZE).exec(value) ?? []
   return Number(amount) * (SIZE_BYTES[unit] ?? 1)
 }
 
 function parseNameList (value: string): string[] {
   return value.split(',').map(name => name.trim().toLowerCase()).filter(name => name !== '')
+}
+
+/**
+ * TRUSTED_HOSTS: comma-separated regular expressions, as Symfony's framework.trusted_hosts, matched
+ * case-insensitively against the host without its port. Unlike Symfony (Request::setTrustedHosts
+ * wraps each pattern as `{pattern}i`, unanchored), each is anchored (`^(?:pattern)$`): `example\.com`
+ * does not also trust `example.com.evil.test`.
+ */
+function parseTrustedHosts (value: string): RegExp[] {
+  const patterns = value.split(',').map(pattern => pattern.trim()).filter(pattern => pattern !== '')
+  return patterns.map(pattern => {
+    try {
+      return new RegExp(`^(?:${pattern})$`, 'i')
+    } catch (err) {
+      throw new ConfigError(`Invalid environment: TRUSTED_HOSTS has an invalid regular expression "${pattern}": ${(err as Error).message}`)
+    }
+  })
 }
 
 function readVersion (): string {
@@ -152,6 +193,17 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     const lines = [...byVariable.values()].map(error => describe(error, env))
     throw new ConfigError(`Invalid environment: ${lines.join('; ')}`)
   }
+  // The reader and the writer thread would each open their own, different in-memory database.
+  if (parsed.PROFILER_DATABASE_PATH === ':memory:') {
+    throw new ConfigError('Invalid environment: PROFILER_DATABASE_PATH cannot be ":memory:" (the writer thread and the pages would open two different databases): give a file path')
+  }
+  const requestTimeoutMs = parseDuration(parsed.REQUEST_TIMEOUT)
+  const headersTimeoutMs = parseDuration(parsed.HEADERS_TIMEOUT)
+  // Node refuses a headers timeout longer than the request timeout.
+  if (requestTimeoutMs > 0 && (headersTimeoutMs === 0 || headersTimeoutMs > requestTimeoutMs)) {
+    throw new ConfigError(`Invalid environment: HEADERS_TIMEOUT (${parsed.HEADERS_TIMEOUT}) must not be longer than REQUEST_TIMEOUT (${parsed.REQUEST_TIMEOUT})`)
+  }
+  const trustedHosts = parseTrustedHosts(parsed.TRUSTED_HOSTS)
   const production = parsed.NODE_ENV === 'production'
   const profiler = parsed.PROFILER === undefined ? !production : parsed.PROFILER === 'on'
   // An exposed profiler leaks every request it recorded: in production it needs a password.
@@ -171,6 +223,7 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     databasePath: resolvePath(parsed.DATABASE_PATH),
     profilerDatabasePath: resolvePath(parsed.PROFILER_DATABASE_PATH),
     profiler,
+    apiReference: parsed.API_REFERENCE === undefined ? !production : parsed.API_REFERENCE === 'on',
     trustProxy: parseTrustProxy(parsed.TRUST_PROXY),
     logLevel: parsed.LOG_LEVEL,
     version: readVersion(),
@@ -183,6 +236,12 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     profilerDatabaseUrl: parsed.PROFILER_DATABASE_URL ?? null,
     databaseUrl: parsed.DATABASE_URL ?? null,
     profilerDeployment: parsed.PROFILER_DEPLOYMENT ?? hostname(),
-    profilerPartitionMs: parseDuration(parsed.PROFILER_PARTITION)
+    profilerPartitionMs: parseDuration(parsed.PROFILER_PARTITION),
+    requestTimeoutMs,
+    headersTimeoutMs,
+    keepAliveTimeoutMs: parseDuration(parsed.KEEP_ALIVE_TIMEOUT),
+    connectionTimeoutMs: parseDuration(parsed.CONNECTION_TIMEOUT),
+    maxEventLoopDelayMs: parseDuration(parsed.MAX_EVENT_LOOP_DELAY),
+    trustedHosts
   }
 }

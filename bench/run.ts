@@ -1,14 +1,16 @@
-// npm run bench [-- --quick] [-- --store=postgres]: profiler overhead, search at 10k and 1M
-// profiles, the store's write rate and size, memory over many profiled requests. Prints a table and
-// writes bench/results.json (results-postgres.json for --store=postgres, against a cluster it
-// starts itself under var/bench/postgres). Every figure is also given as a ratio against a baseline
-// of the same run. --smoke: tiny sizes and runs, only to check that the benchmark itself works.
+// npm run bench [-- --quick] [-- --only=cpu,search] [-- --cpu-prof] [-- --store=postgres]: profiler
+// overhead, CPU per request and thread, search and route statistics at 10k and 1M profiles, the
+// store's write rate and size, memory over many profiled requests. Prints a table and writes
+// bench/results.json (results-postgres.json for --store=postgres, against a cluster it starts
+// itself under var/bench/postgres). Every figure is also given as a ratio against a baseline of the
+// same run. --smoke: tiny sizes and runs, only to check that the benchmark itself works.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { join } from 'node:path'
 import { packageRoot } from '../paths.js'
+import { measureCpu } from './cpu.js'
 import { runLoad, type LoadResult, type Mix } from './load.js'
-import { searchCases, timeInProcess, timeOverHttp, type Timing } from './search.js'
+import { searchCases, timeInProcess, timeOverHttp, timeStatsInProcess, timeStatsOverHttp, type Timing } from './search.js'
 import { startBenchServer } from './server-process.js'
 import { median, round } from './stats.js'
 import { postgresStore, sqliteStore, type BenchStore } from './stores.js'
@@ -23,6 +25,7 @@ const WARMUP_SECONDS = smoke ? 1 : quick ? 1 : 2
 const ROUNDS = smoke ? 1 : 3
 const RSS_REQUESTS = smoke ? 2_000 : quick ? 100_000 : 1_000_000
 const SEARCH_ITERATIONS = smoke ? 5 : quick ? 50 : 200
+const CPU_RATE = 2000
 const HTTP_ITERATIONS = smoke ? 5 : quick ? 30 : 100
 const SEED_END_MS = Date.UTC(2026, 10, 20, 12)
 const DATA = join(packageRoot, 'var', 'bench')
@@ -99,6 +102,23 @@ async function measureThroughput (): Promise<void> {
   results.throughput = throughput
 }
 
+async function measureCpuPerRequest (): Promise<void> {
+  log('\n## CPU per request, per thread: the profiler against request logging')
+  results.cpu = await measureCpu({
+    dataDir: DATA,
+    runStore: async size => await store.runStore(size),
+    largeSize: SIZES.large,
+    largeLabel: `${SIZES.large.toLocaleString('en')}-profile`,
+    seconds: SECONDS,
+    warmupSeconds: WARMUP_SECONDS,
+    rounds: ROUNDS,
+    rate: CPU_RATE,
+    cpuProf: process.argv.includes('--cpu-prof'),
+    log,
+    env: UNBOUNDED
+  })
+}
+
 async function measureSearch (): Promise<void> {
   log(`\n## Search (p50/p99 ms; ${SEARCH_ITERATIONS} calls in-process, ${HTTP_ITERATIONS} listing pages over HTTP)`)
   const cases = searchCases(SEED_END_MS)
@@ -112,13 +132,19 @@ async function measureSearch (): Promise<void> {
       for (const { name, query } of cases) {
         bySize[name] = { inProcess: await timeInProcess(searcher, query, SEARCH_ITERATIONS), http: await timeOverHttp(server.url, query, HTTP_ITERATIONS) }
       }
+      // The seeded profiles end at SEED_END_MS: the 7-day window of the page (which ends now) holds
+      // them only within 2 days of it, so the in-process figure reads the window ending there.
+      bySize['route statistics (7d)'] = {
+        inProcess: await timeStatsInProcess(searcher, SEED_END_MS, 7 * 86_400_000, SEARCH_ITERATIONS),
+        http: await timeStatsOverHttp(server.url, '7d', HTTP_ITERATIONS)
+      }
     } finally {
       await server.stop()
       await searcher.close()
     }
     timings[label] = bySize
   }
-  const rows = cases.map(({ name }) => {
+  const rows = [...cases.map(({ name }) => name), 'route statistics (7d)'].map(name => {
     const small = timings.small?.[name]
     const large = timings.large?.[name]
     return {
@@ -159,7 +185,7 @@ async function measureMemory (): Promise<void> {
 const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, date: new Date().toISOString(), quick, smoke, store: store.name }
 log(`# Profiler benchmark${quick ? ' (--quick)' : ''}${smoke ? ' (--smoke: not a measurement)' : ''}, ${store.name} store: ${machine.nproc} cores, ${machine.cpu}, Node ${machine.node}, ${machine.date}`)
 results.machine = machine
-const sections: Record<string, () => Promise<void>> = { store: measureStore, search: measureSearch, throughput: measureThroughput, memory: measureMemory }
+const sections: Record<string, () => Promise<void>> = { store: measureStore, cpu: measureCpuPerRequest, search: measureSearch, throughput: measureThroughput, memory: measureMemory }
 const only = process.argv.find(arg => arg.startsWith('--only='))?.slice('--only='.length).split(',')
 for (const [name, section] of Object.entries(sections)) {
   if (only === undefined || only.includes(name) || name === 'store') await section()

@@ -41,3 +41,16 @@ export async function timeOverHttp (url: string, query: SearchQuery, iterations:
     await res.text()
   }))
 }
+
+/** The route statistics page (HTML) over a window: read from the rollups, whatever the store's size. */
+export async function timeStatsOverHttp (url: string, window: string, iterations: number): Promise<Timing> {
+  return summarize(await timeCalls(iterations, async () => {
+    const res = await fetch(`${url}/_profiler/stats?window=${window}`, { headers: { accept: 'text/html' } })
+    if (res.status !== 200) throw new Error(`statistics answered ${res.status}`)
+    await res.text()
+  }))
+}
+
+export async function timeStatsInProcess (store: { routeStats: (nowMs: number, windowMs: number) => unknown }, nowMs: number, windowMs: number, iterations: number): Promise<Timing> {
+  return summarize(await timeCalls(iterations, () => store.routeStats(nowMs, windowMs)))
+}

@@ -32,10 +32,10 @@ export function seedIp (random: () => number): string {
   return `10.${(n >> 8) & 255}.${n & 255}.${(n * 7) % 250 + 1}`
 }
 
-export interface SeedProfile { method: string, path: string, status: number, ip: string }
+interface SeedProfile { method: string, path: string, status: number, ip: string }
 
 /** One request as a busy contact-centre API sees it. */
-export function seedRequest (random: () => number): SeedProfile {
+function seedRequest (random: () => number): SeedProfile {
   const ip = seedIp(random)
   const kind = pick(random, [['poll', 60], ['lookup', 15], ['api', 20], ['probe', 5]] as Array<[string, number]>)
   if (kind === 'poll') return { method: 'POST', path: '/monitor/MonitorPooling', status: pick(random, [[200, 97], [503, 1], [404, 2]]), ip }

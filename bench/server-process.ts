@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { closeSync, openSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { packageRoot } from '../paths.js'
@@ -31,13 +31,22 @@ async function waitUntilServing (url: string, child: ChildProcess): Promise<void
   throw new Error('the server did not start within 15 s')
 }
 
-/** Starts dist/server.js (the build under test) on a free loopback port, quiet. */
-export async function startBenchServer (env: Record<string, string>): Promise<BenchServer> {
+export interface BenchServerOptions {
+  /** Where the server's standard output (its log) goes; discarded otherwise. */
+  logFile?: string
+  /** Node options placed before the script, such as --cpu-prof. */
+  nodeArgs?: string[]
+}
+
+/** Starts dist/server.js (the build under test) on a free loopback port, quiet unless LOG_LEVEL says otherwise. */
+export async function startBenchServer (env: Record<string, string>, options: BenchServerOptions = {}): Promise<BenchServer> {
   const port = await freePort()
-  const child = spawn(process.execPath, [join(packageRoot, 'dist', 'server.js')], {
+  const log = options.logFile === undefined ? 'ignore' : openSync(options.logFile, 'a')
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), join(packageRoot, 'dist', 'server.js')], {
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'development', LOG_LEVEL: 'warn', PORT: String(port), ...env },
-    stdio: ['ignore', 'ignore', 'inherit']
+    stdio: ['ignore', log, 'inherit']
   })
+  if (typeof log === 'number') closeSync(log) // the child has its own copy
   const url = `http://127.0.0.1:${port}`
   await waitUntilServing(url, child)
   return {

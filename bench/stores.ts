@@ -16,7 +16,11 @@ import { seedProfiles, type SeedOptions } from './seed.js'
 
 const UNBOUNDED_LIMITS = { maxProfiles: 1e12, maxAgeMs: 1e13, maxBytes: 1e15 }
 
-export interface Searcher { search: (filters: SearchFilters) => unknown, close: () => Promise<void> }
+interface Searcher {
+  search: (filters: SearchFilters) => unknown
+  routeStats: (nowMs: number, windowMs: number) => unknown
+  close: () => Promise<void>
+}
 /** A store a server can run on; `remove` deletes it. */
 export interface RunStore { env: Record<string, string>, remove: () => Promise<void> }
 
@@ -46,9 +50,12 @@ export function sqliteStore (dataDir: string): BenchStore {
       const path = pathOf(count)
       if (existsSync(path)) {
         const { db } = openProfileDatabase(path)
-        const stored = new ProfileSearch(db).count()
+        const search = new ProfileSearch(db)
+        const stored = search.count()
+        // A store seeded before the route statistics existed has no rollups: seeded again.
+        const rolledUp = search.routeStats(options.endMs ?? Date.now(), 7 * 86_400_000).routes.length > 0
         db.close()
-        if (stored === count) return { env: { PROFILER_DATABASE_PATH: path }, writesPerSecond: null }
+        if (stored === count && rolledUp) return { env: { PROFILER_DATABASE_PATH: path }, writesPerSecond: null }
       }
       removeSqlite(path)
       const { db } = openProfileDatabase(path)
@@ -73,7 +80,7 @@ export function sqliteStore (dataDir: string): BenchStore {
     searcher: async size => {
       const { db } = openProfileDatabase(pathOf(size))
       const search = new ProfileSearch(db)
-      return { search: filters => search.search(filters), close: async () => { db.close() } }
+      return { search: filters => search.search(filters), routeStats: (nowMs, windowMs) => search.routeStats(nowMs, windowMs), close: async () => { db.close() } }
     },
     runStore: async size => {
       const path = join(dataDir, size === 0 ? 'store-empty.sqlite' : 'store-run.sqlite')
@@ -134,7 +141,7 @@ export async function postgresStore (dataDir: string): Promise<BenchStore> {
     bytes: async size => await withPool(nameOf(size), async pool => await storeBytes(pool)),
     searcher: async size => {
       const reader = await PostgresReader.open({ engine: 'postgres', url: cluster.urlOf(nameOf(size)) }, () => {})
-      return { search: async filters => await reader.search(filters), close: async () => { await reader.close() } }
+      return { search: async filters => await reader.search(filters), routeStats: async (nowMs, windowMs) => await reader.routeStats(nowMs, windowMs), close: async () => { await reader.close() } }
     },
     runStore: async size => {
       const name = size === 0 ? 'store_empty' : 'store_run'

@@ -1,6 +1,7 @@
 // What the service says about itself in its log: the profiler's status at start, and request
 // lines whose URL is redacted like the profiles are.
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { stdSerializers } from 'pino'
 import type { Config } from '../config.js'
 import { withoutPassword } from '../lib/postgres/url.js'
 import { REDACTED, Redactor } from '../lib/redact.js'
@@ -17,8 +18,28 @@ export function profilerStatus (config: Config): string {
   return `Profiler: on, store ${store}, ${access}; deployment ${config.profilerDeployment}`
 }
 
-/** Request log lines carry the URL with its secrets redacted, like the profiles. */
-export function logSerializers (config: Config) {
+/** What a log line carries in place of a value its serializer could not turn into JSON. */
+export const UNSERIALIZABLE = '[unserializable]'
+
+// Fastify types each serializer's result; ours returns either its own shape or the marker.
+type Serializer = (value: any) => any
+
+/**
+ * A serializer that cannot throw: an exception escaping a serializer escapes the log call, and
+ * one in Fastify's request handling ended the process (a 12 KB URL overflowed the redactor's stack).
+ */
+function neverThrows (serializer: Serializer): Serializer {
+  return value => {
+    try {
+      return serializer(value)
+    } catch (err) {
+      return { [UNSERIALIZABLE]: err instanceof Error ? err.name : typeof err }
+    }
+  }
+}
+
+/** Request log lines carry the URL with its secrets redacted, like the profiles; no serializer throws. */
+export function logSerializers (config: Config): Record<'req' | 'res' | 'err', Serializer> {
   const redactor = new Redactor({ fields: config.profilerRedactFields })
   const secret = config.profilerSecret
   const redactUrl = (url: string): string => {
@@ -26,12 +47,14 @@ export function logSerializers (config: Config) {
     return secret === null ? redacted : redacted.replaceAll(secret, REDACTED).replaceAll(encodeURIComponent(secret), REDACTED)
   }
   return {
-    req: (request: FastifyRequest) => ({
+    req: neverThrows((request: FastifyRequest) => ({
       method: request.method,
       url: redactUrl(request.url),
       host: request.host,
       remoteAddress: request.ip,
       remotePort: request.socket?.remotePort
-    })
+    })),
+    res: neverThrows((reply: FastifyReply) => ({ statusCode: reply.statusCode })),
+    err: neverThrows(stdSerializers.err)
   }
 }

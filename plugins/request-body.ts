@@ -1,18 +1,31 @@
 import { isUtf8 } from 'node:buffer'
 import formbody from '@fastify/formbody'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { parse as parseQueryString } from 'fast-querystring'
 import secureJson from 'secure-json-parse'
 import { HttpError } from '../lib/http-error.js'
 
 /** The body types handlers accept; any other is a 415 that lists these. */
 export const ACCEPTED_CONTENT_TYPES = ['application/json', 'application/*+json', 'application/x-www-form-urlencoded']
-export const BODY_LIMIT = 1024 * 1024
+const BODY_LIMIT = 1024 * 1024
 
 const POISONED_KEY = '__proto__'
 /** Deeper JSON is refused before it is parsed: no client of ours nests that far. */
-export const MAX_JSON_DEPTH = 64
+const MAX_JSON_DEPTH = 64
+
+/** Fastify's body errors, reworded so that the client learns what to change. */
+function rewordBodyError (error: FastifyError, request: FastifyRequest): Error | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new HttpError(415, `Unsupported Content-Type "${request.headers['content-type'] ?? ''}": send ${ACCEPTED_CONTENT_TYPES.join(', ')}`,
+        { cause: error, name: 'UnsupportedMediaTypeError' })
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new HttpError(413, `Request body is larger than the ${BODY_LIMIT / 1024 / 1024} MiB limit (${BODY_LIMIT} bytes)`,
+        { cause: error, name: 'PayloadTooLargeError' })
+    default:
+      return undefined
+  }
+}
 
 /** Node says "... at position N" (or "Unexpected end of JSON input"); turn that into line and column. */
 function whereParsingFailed (message: string, text: string): string {
@@ -110,6 +123,8 @@ export default fp(async function jsonBodyPlugin (app) {
       }
     })
   }
-  await app.register(formbody, { bodyLimit: BODY_LIMIT, parser: text => parseQueryString(text) })
+  // @fastify/formbody parses with fast-querystring itself.
+  await app.register(formbody, { bodyLimit: BODY_LIMIT })
   app.addHook('preValidation', toPlainObjectBody)
-}, { name: 'json-body' })
+  app.addErrorRewording(rewordBodyError)
+}, { name: 'json-body', dependencies: ['error-renderer'] })

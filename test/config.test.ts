@@ -18,6 +18,14 @@ t.test('defaults', async t => {
   t.match(config.profilerDatabasePath, /var\/profiler\.sqlite$/)
 })
 
+t.test('the API reference page is on outside production, off in production unless API_REFERENCE=on', async t => {
+  t.equal(loadConfig({}).apiReference, true)
+  t.equal(loadConfig({ NODE_ENV: 'production' }).apiReference, false)
+  t.equal(loadConfig({ NODE_ENV: 'production', API_REFERENCE: 'on' }).apiReference, true)
+  t.equal(loadConfig({ API_REFERENCE: 'off' }).apiReference, false)
+  t.throws(() => loadConfig({ API_REFERENCE: 'yes' }), { message: 'Invalid environment: API_REFERENCE must be one of on, off (got "yes")' })
+})
+
 t.test('the profiler is off in production unless PROFILER=on', async t => {
   t.equal(loadConfig({ NODE_ENV: 'production' }).profiler, false)
   t.equal(loadConfig({ NODE_ENV: 'production', PROFILER: 'on', PROFILER_SECRET: 'a-long-enough-secret' }).profiler, true)
@@ -55,7 +63,7 @@ t.test('retention bounds: durations and sizes with units', async t => {
   const custom = loadConfig({ PROFILER_MAX_PROFILES: '500', PROFILER_MAX_AGE: '90s', PROFILER_MAX_BYTES: '512KiB' })
   t.same([custom.profilerMaxProfiles, custom.profilerMaxAgeMs, custom.profilerMaxBytes], [500, 90_000, 512 * 1024])
   t.equal(loadConfig({ PROFILER_MAX_AGE: '12h', PROFILER_MAX_BYTES: '2GiB' }).profilerMaxBytes, 2 * 1024 ** 3)
-  t.throws(() => loadConfig({ PROFILER_MAX_AGE: '2 days' }), /PROFILER_MAX_AGE must be a duration such as 90s, 30m, 12h or 2d \(got "2 days"\)/)
+  t.throws(() => loadConfig({ PROFILER_MAX_AGE: '2 days' }), /PROFILER_MAX_AGE must be a duration such as 500ms, 90s, 30m, 12h or 2d \(got "2 days"\)/)
   t.throws(() => loadConfig({ PROFILER_MAX_BYTES: '1GB' }), /PROFILER_MAX_BYTES must be a size in bytes, or with a unit: 512KiB, 256MiB, 2GiB/)
   t.throws(() => loadConfig({ PROFILER_MAX_PROFILES: '0' }), /PROFILER_MAX_PROFILES must be >= 1/)
 })
@@ -107,4 +115,19 @@ t.test('the start-up status line shows the store without its password', async t 
   t.match(line, 'store PostgreSQL postgres://profiler:***@db.example:5432/profiles')
   t.match(line, 'deployment B')
   t.notMatch(line, 's3cret')
+})
+
+t.test('PROFILER_DATABASE_PATH=":memory:" is refused (the reader and the writer thread would open two databases)', async t => {
+  t.throws(() => loadConfig({ PROFILER_DATABASE_PATH: ':memory:' }), new ConfigError('Invalid environment: PROFILER_DATABASE_PATH cannot be ":memory:" (the writer thread and the pages would open two different databases): give a file path'))
+})
+
+t.test('server timeouts, load shedding and trusted hosts: documented defaults, validated values', async t => {
+  t.match(loadConfig({}), { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5000, connectionTimeoutMs: 60_000, maxEventLoopDelayMs: 1000, trustedHosts: [] })
+  t.match(loadConfig({ REQUEST_TIMEOUT: '2s', HEADERS_TIMEOUT: '1500ms', MAX_EVENT_LOOP_DELAY: '0ms' }), { requestTimeoutMs: 2000, headersTimeoutMs: 1500, maxEventLoopDelayMs: 0 })
+  t.throws(() => loadConfig({ REQUEST_TIMEOUT: 'soon' }), { message: 'Invalid environment: REQUEST_TIMEOUT must be a duration such as 500ms, 90s, 30m, 12h or 2d (got "soon")' })
+  t.throws(() => loadConfig({ REQUEST_TIMEOUT: '5s', HEADERS_TIMEOUT: '10s' }), { message: 'Invalid environment: HEADERS_TIMEOUT (10s) must not be longer than REQUEST_TIMEOUT (5s)' })
+  const [pattern] = loadConfig({ TRUSTED_HOSTS: 'example\\.com, .*\\.example\\.com' }).trustedHosts
+  t.ok(pattern?.test('EXAMPLE.com'), 'case-insensitive')
+  t.notOk(pattern?.test('example.com.evil.test'), 'anchored')
+  t.throws(() => loadConfig({ TRUSTED_HOSTS: '(unclosed' }), { message: /^Invalid environment: TRUSTED_HOSTS has an invalid regular expression "\(unclosed"/ })
 })

@@ -15,7 +15,10 @@ const SEGMENTS = ['ccenter', 'getConseillerByCode', 'monitor', 'MonitorPooling',
   'abcdef', '..', '%2e%2e', '%', '%E0%A4', '%ff', '%00', '%2F', 'a'.repeat(300), '%3Cscript%3E', 'ADV1001', '', '%20', '%F0%9F%98%80', 'robots.txt', '.env', 'wp-admin']
 const ROUTES = ['/ccenter/getConseillerByCode', '/monitor/MonitorPooling', '/monitor/MonitorPooling/', '/_profiler/', '/_profiler/latest', '/_profiler/empty/search/results', '/_profiler/search', '/_profiler/abcdef']
 const QUERIES = ['', '?', '?a=1', '?panel=exception', '?panel=../../x', '?limit=abc', '?limit=100000', '?start=2026-02-31', '?password=fuzz-pass',
-  `?ip=${encodeURIComponent("' OR 1=1 --")}`, '?url=%3Cscript%3E', '?method=GET&status_code=999', '?a=%zz', '?x=' + 'y'.repeat(2000)]
+  `?ip=${encodeURIComponent("' OR 1=1 --")}`, '?url=%3Cscript%3E', '?method=GET&status_code=999', '?a=%zz', '?x=' + 'y'.repeat(2000),
+  // The hostile shapes of the edge hardening: nested pairs, escape runs, bracket runs, JWT-like runs.
+  '?x=' + 'a='.repeat(6000), '?q=' + '%'.repeat(3000), '?u=' + '%E0%A4'.repeat(500), '?t=' + 'eyJ-'.repeat(2000), '?b=' + '['.repeat(4000),
+  '?a=a=a=password=fuzz-pass', '?s=%00%00%00', '?m=%D8%00%DC%00']
 const CONTENT_TYPES = ['application/json', 'application/json', 'application/x-www-form-urlencoded', 'text/plain', 'application/vnd.api+json',
   'multipart/form-data; boundary=x', 'application/json; charset=latin1', 'application/xml', '']
 const ACCEPTS = ['text/html', 'application/json', '*/*', 'text/html,application/xhtml+xml;q=0.9', 'image/png', '']
@@ -25,7 +28,7 @@ function pick<T> (random: () => number, list: readonly T[]): T {
 }
 
 function randomBody (random: () => number): string | Buffer {
-  switch (Math.floor(random() * 12)) {
+  switch (Math.floor(random() * 13)) {
     case 0: return ''
     case 1: return JSON.stringify({ code: pick(random, ['ADV1001', 'ADV9999', ' ', '', 'x'.repeat(70)]) })
     case 2: return JSON.stringify({ code: random() * 1000 })
@@ -37,6 +40,13 @@ function randomBody (random: () => number): string | Buffer {
     case 8: return pick(random, ['null', '[]', '"text"', '42', 'true'])
     case 9: return JSON.stringify({ code: 'ADV1002', extra: { deep: [1, { password: 'fuzz-pass' }] } })
     case 10: return `{"code":"${'z'.repeat(random() < 0.2 ? 1_100_000 : Math.floor(random() * 100))}"}`
+    case 11: return pick(random, [
+      `{"code":"ADV1001","x":"${'a='.repeat(20_000 + Math.floor(random() * 100_000))}"}`,
+      `{"code":"${'eyJ-'.repeat(10_000 + Math.floor(random() * 50_000))}"}`,
+      `{"code":"\u0000\ud800\udc00\ud800 Ж 中 😀 ${'%'.repeat(Math.floor(random() * 5000))}"}`,
+      `x=${'a='.repeat(Math.floor(random() * 50_000))}&password=fuzz-pass`,
+      `${'{"a":'.repeat(30 + Math.floor(random() * 60))}1${'}'.repeat(30 + Math.floor(random() * 60))}`
+    ])
     default: return '<?xml version="1.0"?><code>ADV1001</code>'
   }
 }
@@ -54,6 +64,8 @@ function randomRequest (random: () => number): InjectOptions {
   if (random() < 0.3) headers.referer = pick(random, ['http://evil.example/<script>', 'not a url', `http://x/?token=fuzz-token-${Math.floor(random() * 100)}`])
   if (random() < 0.2) headers.authorization = pick(random, ['Bearer fuzz-bearer', 'Basic Zm9vOmJhcg==', 'garbage'])
   if (random() < 0.1) headers['x-forwarded-for'] = '10.0.0.1, <script>'
+  if (random() < 0.1) headers.host = pick(random, ['###', 'WWW.Example.TEST:8080', 'a b', 'x'.repeat(300), '[::1]:8000', 'ex%41mple.test', 'localhost:99999999'])
+  if (random() < 0.1) headers['user-agent'] = pick(random, ['a='.repeat(3000), '%00\\'.repeat(50), 'eyJ-'.repeat(1000)])
   const withBody = method !== 'GET' && method !== 'HEAD' && random() < 0.8
   return { method, url, headers, ...(withBody ? { payload: randomBody(random) } : {}) }
 }

@@ -5,6 +5,11 @@ import { listMigrations, MigrationError, type MigrationResult } from '../migrati
 
 export { MigrationError, type MigrationResult } from '../migration-files.js'
 
+/** The version a database reaches once every migration of `dir` is applied. */
+export function newestVersion (dir: string): number {
+  return listMigrations(dir).at(-1)?.version ?? 0
+}
+
 /**
  * Applies every `NNN-*.sql` file of `dir` above the database's `PRAGMA user_version`,
  * each file and its version bump in one transaction. Two connections may migrate at once (the
@@ -13,7 +18,7 @@ export { MigrationError, type MigrationResult } from '../migration-files.js'
 export function migrate (db: Database, dir: string): MigrationResult {
   const from = db.pragma('user_version', { simple: true }) as number
   const migrations = listMigrations(dir)
-  const newest = migrations.at(-1)?.version ?? 0
+  const newest = newestVersion(dir)
   if (from > newest) {
     throw new MigrationError(`(none above ${newest})`, new Error(`database is at version ${from}, newer than this code`))
   }

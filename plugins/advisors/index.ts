@@ -64,7 +64,8 @@ export class AdvisorRepository implements AdvisorStore {
 }
 
 /** Reads the development sample file; it ships with the code, so a bad row is a bug. */
-export function readSampleAdvisors (file = sampleAdvisorsFile): AdvisorInput[] {
+function readSampleAdvisors (): AdvisorInput[] {
+  const file = sampleAdvisorsFile
   const rows = JSON.parse(readFileSync(file, 'utf8')) as unknown[]
   return rows.map((row, index) => {
     const checked = checkAdvisorRow(row)

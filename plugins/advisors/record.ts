@@ -1,24 +1,27 @@
 // The advisor record as the API shows it, and the validation of incoming rows
 // (import files and the development sample data share it).
+import { Type, type Static } from 'typebox'
 
 export const ADVISOR_STATUSES = ['available', 'busy', 'away', 'offline'] as const
-export type AdvisorStatus = typeof ADVISOR_STATUSES[number]
+type AdvisorStatus = typeof ADVISOR_STATUSES[number]
+export const CODE_MAX_LENGTH = 64
 
-export interface Advisor {
-  code: string
-  firstName: string
-  lastName: string
-  email: string
-  team: string
-  phoneExtension: string | null
-  status: AdvisorStatus
-  lastSeenAt: string | null
-  updatedAt: string
-}
+/** An advisor as the API answers it (the lookup's 200 response schema). */
+export const AdvisorSchema = Type.Object({
+  code: Type.String(),
+  firstName: Type.String(),
+  lastName: Type.String(),
+  email: Type.String(),
+  team: Type.String(),
+  phoneExtension: Type.Union([Type.String(), Type.Null()]),
+  status: Type.Enum(ADVISOR_STATUSES),
+  lastSeenAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  updatedAt: Type.String({ format: 'date-time' })
+})
+
+export type Advisor = Static<typeof AdvisorSchema>
 
 export type AdvisorInput = Omit<Advisor, 'updatedAt'>
-
-export const CODE_MAX_LENGTH = 64
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 const EXTENSION = /^[0-9]{1,10}$/
 

@@ -6,6 +6,7 @@ import { Redactor, type RedactionRules } from '../../lib/redact.js'
 import { installRecorder } from './collect/recorder.js'
 import type { RetentionLimits } from './writer/retention.js'
 import { profilerRoutes } from './pages/routes.js'
+import type { LoginRateLimit } from './pages/page-security.js'
 import { DEFAULT_STORE_OPTIONS, ProfileStore, type StoreEvents, type StoreOptions } from './store/profile-store.js'
 import { WriterClient } from './store/writer-client.js'
 
@@ -23,7 +24,11 @@ export interface ProfilerOptions {
   retention: RetentionLimits
   /** How often the background pruning looks at the bounds when idle. */
   retentionIntervalMs?: number
+  /** SQLite: how long a statement waits for another connection's lock before the store counts as failing (5 s). */
+  busyTimeoutMs?: number
   store?: Partial<StoreOptions>
+  /** Wrong passwords allowed per client IP and window before logins are refused (default 10 a minute). */
+  loginRateLimit?: LoginRateLimit
   /** Where tokens come from (tests pass a fixed sequence to prove collisions are handled). */
   tokenSource?: () => string
 }
@@ -43,8 +48,11 @@ const DROP_LOG_INTERVAL_MS = 10_000
 export default fp<ProfilerOptions>(async function profilerPlugin (app, options) {
   // The request thread reads (and migrates) on its own connection; the writer thread writes.
   // A store that cannot be opened does not stop the service: the profiler reports it and retries.
-  const where = describeTarget(options.target)
-  const openReader = async () => await openStoreReader(options.target, message => { app.log.info(`Profiler store ${where}: ${message}`) })
+  const target: StoreTarget = options.target.engine === 'sqlite' && options.busyTimeoutMs !== undefined
+    ? { ...options.target, busyTimeoutMs: options.busyTimeoutMs }
+    : options.target
+  const where = describeTarget(target)
+  const openReader = async () => await openStoreReader(target, message => { app.log.info(`Profiler store ${where}: ${message}`) })
   // Dropped profiles are logged at most once every 10 s, with the count so far.
   let lastDropLog = 0
   const events: StoreEvents = {
@@ -58,7 +66,7 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
     info: message => { app.log.info(message) }
   }
   const writer = new WriterClient(
-    { target: options.target, deployment: options.deployment, retention: options.retention, retentionIntervalMs: options.retentionIntervalMs ?? 1000 },
+    { target, deployment: options.deployment, retention: options.retention, retentionIntervalMs: options.retentionIntervalMs ?? 1000 },
     message => {
       if (message.type === 'error') store.health.fail(message.message)
       else store.onWriterMessage(message)
@@ -69,6 +77,6 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
   app.decorate('profileStore', store)
   const redactor = new Redactor(options.redaction)
   installRecorder(app, { store, collectors, production: options.production, redactor, tokenSource: options.tokenSource })
-  await app.register(profilerRoutes, { prefix: '/_profiler', store, collectors, secret: options.secret })
+  await app.register(profilerRoutes, { prefix: '/_profiler', store, collectors, secret: options.secret, loginRateLimit: options.loginRateLimit })
   app.addHook('onClose', async () => { await store.close() })
 }, { name: 'profiler', dependencies: ['routing-errors', 'error-renderer', 'views'] })

@@ -16,26 +16,8 @@ export interface ProfileRecord {
   panels: string
 }
 
-/** One row of the search listing. */
-export interface ProfileSummary {
-  token: string
-  ip: string
-  method: string
-  url: string
-  status: number
-  time: string
-  durationMs: number
-  /** The deployment that recorded it (PROFILER_DEPLOYMENT). */
-  deployment: string
-}
-
-/** A stored profile with its panels. */
-export interface StoredProfile extends ProfileSummary {
-  parentToken: string | null
-  type: string
-  route: string | null
-  panels: Record<string, unknown>
-}
+/** What the store answers: types of the JSON schemas in schemas.ts (type-only, so the writer thread does not load them). */
+export type { ProfileSummary, StoredProfile } from './schemas.js'
 
 /** Filters of the search; every one optional. Time bounds are inclusive epoch milliseconds. */
 export interface SearchFilters {
@@ -46,6 +28,8 @@ export interface SearchFilters {
   statusCode?: number
   url?: string
   urlNegated?: boolean
+  /** The matched route pattern, exactly; null: requests no route matched. */
+  route?: string | null
   start?: number
   end?: number
   type: string

@@ -1,12 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { HttpError } from '../../lib/http-error.js'
+import { checkHost } from './host.js'
 import { hasMalformedPath } from './malformed-url.js'
 import { requestOrigin, splitUrl } from './request-origin.js'
 import { RouteMirror } from './route-mirror.js'
 
 /** What the router tried when no route matched; the profiler's router panel shows it. */
-export interface RoutingFailure {
+interface RoutingFailure {
   outcome: 'redirect' | 'method-not-allowed' | 'not-found'
   method: string
   path: string
@@ -74,7 +75,9 @@ export default fp(async function routingErrorsPlugin (app) {
   app.addHook('onRoute', route => {
     mirror.add(Array.isArray(route.method) ? route.method : [route.method], route.url ?? route.path)
   })
+  const trustedHosts = app.config.trustedHosts
   app.addHook('onRequest', async (request, reply) => {
+    checkHost(request, trustedHosts)
     if (hasMalformedPath(request)) {
       throw new HttpError(400, `The request URL is not valid: '${request.originalUrl}' has a malformed percent-encoding`, { name: 'BadRequestError' })
     }

@@ -1,5 +1,13 @@
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
 
+/**
+ * The router options of the app and of its mirror: one object, so that both match the same paths
+ * (a mirror with find-my-way's default maxParamLength of 100 answered 404 where the app's router
+ * would have matched, instead of 405). Route parameters are bounded by their schemas; the
+ * router's own limit would answer before any hook, unprofiled.
+ */
+export const ROUTER_OPTIONS = { maxParamLength: 16_384 } as const
+
 interface MirroredRoute { order: number }
 
 /**
@@ -8,7 +16,7 @@ interface MirroredRoute { order: number }
  * Fastify's own router answers only "matched or not" for one method.
  */
 export class RouteMirror {
-  private readonly router = FindMyWay()
+  private readonly router = FindMyWay(ROUTER_OPTIONS)
   private readonly methods: string[] = []
   private declared = 0
 

@@ -16,8 +16,11 @@ const monitorRoutes: FastifyPluginAsyncTypebox = async app => {
     }
     try {
       await app.advisors.check()
+      app.databaseOutages.reportRecovery()
     } catch (err) {
-      request.log.error({ err }, 'status poll: database check failed')
+      // The database logs the outage once; each failed poll does not log again.
+      const cause = (err as Error).cause
+      app.databaseOutages.reportOutage((cause instanceof Error ? cause : err as Error).message)
       return reply.code(503).send({ status: 'degraded' as const, ...base, checks: { database: 'failed' as const } })
     }
     const poll = { status: 'ok' as const, ...base, checks: { database: 'ok' as const } }

@@ -3,10 +3,24 @@ import { existsSync } from 'node:fs'
 import { chromium } from 'playwright-core'
 import t from 'tap'
 import { startServer } from '../helpers/server.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 // The machine's network is closed: Chromium's background services must not try to reach out.
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+
+/** WCAG contrast ratio of two `rgb(r, g, b)` colours. */
+function contrast (a: string, b: string): number {
+  const luminance = (rgb: string): number => {
+    const [r = 0, g = 0, bl = 0] = (rgb.match(/\d+(\.\d+)?/g) ?? []).map(Number).map(c => {
+      const s = c / 255
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4
+    })
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl
+  }
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x)
+  return ((hi ?? 0) + 0.05) / ((lo ?? 0) + 0.05)
+}
 
 if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
   t.plan(0, `${CHROMIUM} is not installed (apt-get install -y chromium); .ci/run installs it`)
@@ -18,11 +32,10 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
     await fetch(`${address}/robots.txt`, { headers: { referer: `${address}/home` } })
     await fetch(`${address}/monitor/MonitorPooling`)
     // Profiles are written in the background within a few milliseconds; wait until all three are listed.
-    for (let i = 0; i < 50; i++) {
+    await waitFor(async () => {
       const listing = await fetch(`${address}/_profiler/empty/search/results`, { headers: { accept: 'application/json' } })
-      if ((await listing.json() as { results: unknown[] }).results.length === 3) break
-      await new Promise(resolve => setTimeout(resolve, 20))
-    }
+      return (await listing.json() as { results: unknown[] }).results.length === 3
+    }, { what: 'three listed profiles' })
 
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
     t.teardown(() => browser.close())
@@ -31,7 +44,7 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
     await page.goto(`${address}/_profiler`)
     t.equal(page.url(), `${address}/_profiler/empty/search/results?limit=10`, 'followed the 301 and the 302')
     t.equal(await page.locator('h1').textContent(), 'Profile Search')
-    // The browser's own requests are profiled too (its GET /_profiler, a /favicon.ico 404), as they land.
+    // The browser's own requests are profiled too (its GET /_profiler 301), as they land.
     const listed = await page.locator('#search-results tbody tr td:nth-child(4)').allTextContents()
     t.ok(listed.includes(`${address}/robots.txt`) && listed.includes(`${address}/monitor/MonitorPooling`), 'the listing shows the traffic')
 
@@ -56,6 +69,71 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
     t.equal(await server.stop(), 0)
   })
 
+  t.test('header links, light and dark themes, the timeline, the cURL box, the statistics, and no /favicon.ico', async t => {
+    const server = await startServer(t)
+    const { address } = server
+    await fetch(`${address}/ccenter/getConseillerByCode`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer abc.def.ghi' }, body: JSON.stringify({ code: "ADV'1001" }) })
+    await fetch(`${address}/robots.txt`)
+    for (let i = 0; i < 100; i++) {
+      const listing = await fetch(`${address}/_profiler/empty/search/results`, { headers: { accept: 'application/json' } })
+      if ((await listing.json() as { results: unknown[] }).results.length >= 2) break
+      await new Promise(resolve => setTimeout(resolve, 20))
+    }
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+    t.teardown(() => browser.close())
+    const violations: string[] = []
+    const light = await browser.newContext({ colorScheme: 'light' })
+    const page = await light.newPage()
+    page.on('console', message => { if (/Content Security Policy/i.test(message.text())) violations.push(message.text()) })
+
+    // The header: "Latest" opens the newest profile; "Search profiles" the listing, type=request kept.
+    await page.goto(`${address}/_profiler/empty/search/results?limit=10`)
+    await Promise.all([page.waitForURL(/\/_profiler\/latest\?type=request$/), page.locator('#profiler-nav a', { hasText: 'Latest' }).click()])
+    t.match(await page.locator('#summary').textContent(), /robots\.txt/)
+    await Promise.all([page.waitForURL(/\/_profiler\/[0-9a-f]{6}\/search\/results\?limit=10&type=request$/), page.locator('#profiler-nav a', { hasText: 'Search profiles' }).click()])
+    t.match(await page.locator('.content h2').first().textContent(), /^\d+ results found$/)
+
+    // The POST's profile: previous/next, the cURL box with its redacted value marked, the timeline.
+    const post = page.locator('#search-results tbody tr', { hasText: '/ccenter/getConseillerByCode' })
+    await Promise.all([page.waitForURL(/\/_profiler\/[0-9a-f]{6}$/), post.locator('td a').click()])
+    await Promise.all([page.waitForURL(/panel=request/), page.locator('#menu-profiler a[data-panel=request]').click()])
+    t.equal(await page.locator('#next-profile').count(), 1, 'a link to the next profile (the 404)')
+    const curl = await page.locator('#curl-command').textContent() ?? ''
+    t.match(curl, /^curl '[^']+\/ccenter\/getConseillerByCode' \\/)
+    t.match(curl, "--data-raw '{\"code\":\"ADV'\\''1001\"}'")
+    t.same(await page.locator('#curl-command mark.redacted').allTextContents(), ['[redacted]'], 'the redacted Authorization is marked')
+    await Promise.all([page.waitForURL(/panel=performance/), page.locator('#menu-profiler a[data-panel=performance]').click()])
+    const bar = await page.locator('#timeline').boundingBox()
+    const widths = await page.locator('#timeline rect').evaluateAll(rects => rects.map(rect => rect.getBoundingClientRect().width))
+    t.ok(bar !== null && bar.width > 200 && bar.height > 10, 'the timeline is drawn')
+    t.ok(Math.abs(widths.reduce((a, b) => a + b, 0) - (bar?.width ?? 0)) < 2, `the phases fill the bar: ${widths.join(', ')}`)
+    t.match(await page.locator('#performance').textContent(), /\d+(\.\d)? MiB/)
+
+    // Statistics, from the header.
+    await Promise.all([page.waitForURL(/\/_profiler\/stats$/), page.locator('#profiler-nav a', { hasText: 'Route statistics' }).click()])
+    const routes = await page.locator('#route-stats tbody td.url a').allTextContents()
+    t.ok(routes.includes('/ccenter/getConseillerByCode') && routes.includes('(no route matched)'), routes.join(', '))
+
+    // Light and dark: different colours, both legible.
+    const colours = async (scheme: 'light' | 'dark') => {
+      await page.emulateMedia({ colorScheme: scheme })
+      return await page.evaluate('[getComputedStyle(document.body).color, getComputedStyle(document.body).backgroundColor, getComputedStyle(document.querySelector("#route-stats")).backgroundColor]') as string[]
+    }
+    const [lightText = '', lightBody = '', lightCell = ''] = await colours('light')
+    const [darkText = '', darkBody = '', darkCell = ''] = await colours('dark')
+    t.not(lightBody, darkBody, 'the background follows the system theme')
+    t.not(lightText, darkText, 'and the text too')
+    for (const [text, background] of [[lightText, lightBody], [lightText, lightCell], [darkText, darkBody], [darkText, darkCell]] as const) {
+      t.ok(contrast(text, background) >= 7, `${text} on ${background}: contrast ${contrast(text, background).toFixed(1)}`)
+    }
+
+    await light.close()
+    const profiled = await fetch(`${address}/_profiler/empty/search/results?url=favicon&limit=100`, { headers: { accept: 'application/json' } })
+    t.same((await profiled.json() as { results: unknown[] }).results, [], 'the browser never asked for /favicon.ico')
+    t.same(violations, [], 'no CSP violation')
+    t.equal(await server.stop(), 0)
+  })
+
   t.test('behind PROFILER_SECRET: the browser logs in, the CSP keeps the styles and stops injected markup', async t => {
     const secret = 'browser-test-secret-0123'
     const server = await startServer(t, { PROFILER_SECRET: secret })
@@ -65,10 +143,8 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
     const token = attack.headers.get('x-debug-token') ?? ''
     const authorization = `Basic ${Buffer.from(`operator:${secret}`).toString('base64')}`
     // Profiles are written in the background: wait until this one can be read.
-    for (let i = 0; i < 200; i++) {
-      if ((await fetch(`${address}/_profiler/${token}`, { headers: { accept: 'application/json', authorization } })).status === 200) break
-      await new Promise(resolve => setTimeout(resolve, 25))
-    }
+    await waitFor(async () => (await fetch(`${address}/_profiler/${token}`, { headers: { accept: 'application/json', authorization } })).status === 200,
+      { what: `profile ${token}` })
 
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
     t.teardown(() => browser.close())
@@ -92,6 +168,21 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
     t.equal(headerBackground, 'rgb(24, 24, 27)', 'the layout\'s own style block is allowed by its hash')
     t.same(dialogs, [], 'no script ran')
     t.same(violations, [], 'no CSP violation on our own pages')
+    t.equal(await server.stop(), 0)
+  })
+
+  t.test('the API reference page renders both operations under its own CSP', async t => {
+    const server = await startServer(t)
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+    t.teardown(() => browser.close())
+    const page = await browser.newPage()
+    const problems: string[] = []
+    page.on('console', message => { if (message.type() === 'error') problems.push(message.text()) })
+    page.on('pageerror', error => { problems.push(String(error)) })
+    await page.goto(`${server.address}/docs/`)
+    await page.locator('.opblock-summary-path').first().waitFor()
+    t.same(await page.locator('.opblock-summary-path').allTextContents(), ['/ccenter/getConseillerByCode', '/monitor/MonitorPooling'])
+    t.same(problems, [], 'no CSP violation, no script error')
     t.equal(await server.stop(), 0)
   })
 }

@@ -1,19 +1,18 @@
 // dist/server.js under load, stopped hard (SIGKILL) and gracefully (SIGTERM).
-import { mkdtempSync, rmSync } from 'node:fs'
 import { connect } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import t, { type Test } from 'tap'
+import { freshDir } from '../helpers/dirs.js'
 import { startServer, type RunningServer } from '../helpers/server.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 /** Profiles answered longer ago than this before a SIGKILL must have survived it (see README "Security"). */
 const KILL_LOSS_BOUND_MS = 500
 
-/** Database files outside t.testdir(): a second start in the same test must find them again. */
+/** Database files of their own: a second start in the same test must find them again. */
 function databaseEnv (t: Test): Record<string, string> {
-  const dir = mkdtempSync(join(tmpdir(), 'crash-'))
-  t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
+  const dir = freshDir(t, 'databases-')
   return { DATABASE_PATH: join(dir, 'app.sqlite'), PROFILER_DATABASE_PATH: join(dir, 'profiler.sqlite') }
 }
 
@@ -60,7 +59,9 @@ t.test('kill -9 under load: both databases intact, the service serves again, onl
   const env = databaseEnv(t)
   const server = await startServer(t, env)
   const traffic = load(server.address, 4)
-  await new Promise(resolve => setTimeout(resolve, 1500))
+  // Enough answers old enough to be past the loss bound, so the bound is really tested.
+  const settledBefore = (now: number): number => traffic.answers.filter(answer => answer.at < now - 2 * KILL_LOSS_BOUND_MS).length
+  await waitFor(() => settledBefore(Date.now()) >= 150, { timeoutMs: 30_000, what: 'answers older than the loss bound' })
   const killedAt = Date.now()
   t.equal(await server.stop('SIGKILL'), null, 'killed')
   await traffic.stop()
@@ -105,11 +106,12 @@ t.test('SIGTERM under load: in-flight requests complete and no answered profile 
   const env = databaseEnv(t)
   const server = await startServer(t, env)
   const traffic = load(server.address, 4)
-  await new Promise(resolve => setTimeout(resolve, 800))
+  await waitFor(() => traffic.answers.length >= 100, { timeoutMs: 30_000, what: '100 answered requests' })
   const inFlight = slowRequest(server.address)
+  // Nothing outside the server tells when it has read the request's head: give it a moment.
   await new Promise(resolve => setTimeout(resolve, 100))
   const stopped = server.stop('SIGTERM')
-  await new Promise(resolve => setTimeout(resolve, 300))
+  await waitFor(() => /SIGTERM received/.test(server.log()), { what: 'the server to start shutting down' })
   inFlight.finish()
   const raw = await inFlight.answer
   t.match(raw, /^HTTP\/1\.1 200 OK/, 'the request in flight at SIGTERM is answered')

@@ -1,31 +1,36 @@
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Test } from 'tap'
-import { buildApp } from '../../app.js'
+import { buildApp, type AppOverrides } from '../../app.js'
 import { loadConfig, type Config } from '../../config.js'
+import { freshDir } from './dirs.js'
 
 /**
- * A config on real SQLite files in the test's own temp dir (or on PostgreSQL where the env gives
+ * A config on real SQLite files in a new folder of the test's own (or on PostgreSQL where the env gives
  * PROFILER_DATABASE_URL / DATABASE_URL); env values as strings, like the real thing.
  */
 export function testConfig (t: Test, env: Record<string, string> = {}): Config {
-  const dir = t.testdir()
+  const dir = freshDir(t, 'app-')
   return loadConfig({
     NODE_ENV: 'development',
     LOG_LEVEL: 'silent',
     ...(env.DATABASE_URL === undefined ? { DATABASE_PATH: join(dir, 'app.sqlite') } : {}),
     ...(env.PROFILER_DATABASE_URL === undefined ? { PROFILER_DATABASE_PATH: join(dir, 'profiler.sqlite') } : {}),
+    // Tests drive the loop flat out with inject() (and run instrumented, two files at a time):
+    // load shedding would answer 503s there. test/plugins/load-shedding.test.ts turns it on.
+    MAX_EVENT_LOOP_DELAY: '0ms',
     ...env
   })
 }
 
-/** The whole app, closed when the test ends. `extend` may add test-only routes before ready. */
+/** The whole app, closed when the test ends. `extend` may add test-only routes before ready; `overrides` as buildApp's. */
 export async function buildTestApp (
   t: Test,
   env: Record<string, string> = {},
-  extend?: (app: FastifyInstance) => void | Promise<void>
+  extend?: (app: FastifyInstance) => void | Promise<void>,
+  overrides: AppOverrides = {}
 ): Promise<FastifyInstance> {
-  const app = await buildApp(testConfig(t, env))
+  const app = await buildApp(testConfig(t, env), overrides)
   t.teardown(async () => { await app.close() })
   if (extend !== undefined) await extend(app)
   await app.ready()

@@ -1,15 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Test } from 'tap'
+import { freshDir } from './dirs.js'
 
-/**
- * A temp folder holding a regular file named `blocked`: nothing can be created below
- * `<dir>/blocked/`, even by root. Not t.testdir(): the app helpers reset that folder.
- */
+/** A new folder holding a regular file named `blocked`: nothing can be created below `<dir>/blocked/`, even by root. */
 export function blockedDir (t: Test): string {
-  const dir = mkdtempSync(join(tmpdir(), 'blocked-'))
+  const dir = freshDir(t, 'blocked-')
   writeFileSync(join(dir, 'blocked'), 'a regular file where a folder should be')
-  t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
   return dir
 }

@@ -1,16 +1,22 @@
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { join } from 'node:path'
 import { packageRoot } from '../../paths.js'
 
 export interface RunResult { code: number | null, stdout: string, stderr: string }
 
-/** Runs a built entry point (dist/...) with an environment of our own; resolves when it exits. */
+/** Starts a built entry point (dist/...) with an environment of our own (PATH only, plus `env`). */
+export function spawnNode (script: string, args: string[], env: Record<string, string>): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, [join(packageRoot, 'dist', script), ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe']
+  })
+}
+
+/** Runs a built entry point to its end; resolves with its exit code and output. */
 export function runNode (script: string, args: string[], env: Record<string, string>): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(packageRoot, 'dist', script), ...args], {
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe']
-    })
+    const child = spawnNode(script, args, env)
+    child.stdin.end()
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', chunk => { stdout += String(chunk) })

@@ -3,6 +3,7 @@ import { once } from 'node:events'
 import { join } from 'node:path'
 import type { Test } from 'tap'
 import { packageRoot } from '../../paths.js'
+import { freshDir } from './dirs.js'
 
 export interface RunningServer {
   /** http://127.0.0.1:<port> */
@@ -14,12 +15,12 @@ export interface RunningServer {
 }
 
 /**
- * Starts dist/server.js on a free port with its databases in the test's temp dir; killed when
+ * Starts dist/server.js on a free port with its databases in a new folder of the test's own; killed when
  * the test ends. The port is read from the "Server listening" log line, so LOG_LEVEL stays info.
  */
 export async function startServer (t: Test, env: Record<string, string> = {}): Promise<RunningServer> {
   if (env.LOG_LEVEL !== undefined) throw new Error('startServer reads the port from the info log: do not set LOG_LEVEL')
-  const dir = t.testdir()
+  const dir = freshDir(t, 'server-')
   const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [join(packageRoot, 'dist', 'server.js')], {
     env: {
       PATH: process.env.PATH ?? '',

@@ -4,6 +4,7 @@ import t from 'tap'
 import { buildApp } from '../../app.js'
 import { buildTestApp, postJson, testConfig } from '../helpers/app.js'
 import { listProfiles } from '../helpers/profiler.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 t.test('PROFILER_MAX_PROFILES: the oldest profiles go first', async t => {
   const app = await buildTestApp(t, { PROFILER_MAX_PROFILES: '5' })
@@ -54,7 +55,7 @@ t.test('pruning runs by itself in the background', async t => {
   t.teardown(() => app.close())
   for (let i = 0; i < 10; i++) await app.inject({ url: `/page-${i}` })
   await app.profileStore.flush()
-  for (let i = 0; i < 100 && app.profileStore.count > 3; i++) await new Promise(resolve => setTimeout(resolve, 10))
+  await waitFor(() => app.profileStore.count <= 3, { timeoutMs: 5000, what: 'pruning down to 3 profiles' })
   t.equal(app.profileStore.count, 3)
   t.same((await listProfiles(app)).map(p => p.url), ['http://localhost/page-9', 'http://localhost/page-8', 'http://localhost/page-7'])
 })

@@ -13,26 +13,20 @@ import { buildApp } from '../../app.js'
 import type { StoreOptions } from '../../plugins/profiler/store/profile-store.js'
 import { testConfig } from '../helpers/app.js'
 import { blockedDir } from '../helpers/blocked.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 interface Harness { app: FastifyInstance, logLines: (pattern: RegExp) => string[] }
 
 async function buildWithLog (t: Test, env: Record<string, string>, store: Partial<StoreOptions> = {}): Promise<Harness> {
   const lines: string[] = []
   const app = await buildApp(testConfig(t, { LOG_LEVEL: 'info', ...env }), {
-    profiler: { store: { retryDelayMs: 100, ...store } },
+    // A write waits 200 ms for a lock here, not 5 s: the lock tests do not wait for nothing.
+    profiler: { store: { retryDelayMs: 100, ...store }, busyTimeoutMs: 200 },
     logStream: { write: line => { lines.push(line) } }
   })
   t.teardown(async () => { await app.close() })
   await app.ready()
   return { app, logLines: pattern => lines.filter(line => pattern.test(line)) }
-}
-
-async function until (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const started = Date.now()
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting until ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 50))
-  }
 }
 
 /** Business requests: each answered 200 with a debug token. Returns the tokens. */
@@ -64,10 +58,10 @@ async function faultAndRecovery (t: Test, harness: Harness, fault: { reason: Reg
 
   fault.start()
   const during = await business(t, app, 20, fault.payload)
-  await until('the store is seen failing', async () => {
+  await waitFor(async () => {
     await app.profileStore.flush()
     return app.profileStore.healthSnapshot().state === 'failing'
-  })
+  }, { timeoutMs: 15_000, what: 'the store is seen failing' })
   during.push(...await business(t, app, 10, fault.payload))
   t.equal(during.length, 30, 'business requests keep answering 200 during the fault')
   const listing = await app.inject({ url: '/_profiler/empty/search/results', headers: { accept: 'application/json' } })
@@ -78,11 +72,11 @@ async function faultAndRecovery (t: Test, harness: Harness, fault: { reason: Reg
   t.equal(logLines(/profile store cannot be written/).length, 1, 'the fault is logged once')
 
   fault.clear()
-  await until('the store has caught up', async () => {
+  await waitFor(async () => {
     await app.profileStore.flush()
     const health = app.profileStore.healthSnapshot()
     return health.state === 'ok' && health.queued === 0
-  })
+  }, { timeoutMs: 15_000, what: 'the store has caught up' })
   const stored = storedTokens(app)
   const dropped = app.profileStore.dropped
   const kept = during.filter(token => stored.has(token)).length
@@ -196,16 +190,20 @@ t.test('impossible to open at start (a file where its folder should be): the ser
   const listing = await app.inject({ url: '/_profiler/empty/search/results', headers: { accept: 'application/json' } })
   t.equal(listing.statusCode, 503)
   t.match(listing.json().message, /^The profile store is unavailable: cannot open the SQLite database .*blocked\/var\/profiler\.sqlite/)
+  // The writer thread reports its own failure (asynchronously); the read connection's is reported apart.
+  await waitFor(() => logLines(/profile store cannot be written/).length > 0, { what: 'the writer to report the fault' })
   t.equal(logLines(/profile store cannot be written/).length, 1, 'logged once')
+  t.equal(logLines(/profile store cannot be read/).length, 1, 'the read connection\'s failure, once')
 
   rmSync(join(dir, 'blocked'))
-  await until('the profiles are listed', async () => {
+  await waitFor(async () => {
     await app.profileStore.flush()
     const res = await app.inject({ url: '/_profiler/empty/search/results?limit=100', headers: { accept: 'application/json' } })
     return res.statusCode === 200 && res.json().results.length >= 5
-  })
+  }, { timeoutMs: 15_000, what: 'the profiles are listed' })
   const stored = storedTokens(app)
   t.ok(tokens.every(token => stored.has(token)), 'every profile of the outage was kept and stored')
   t.ok(stored.size >= 6, 'with the 503s of the listing itself (profiler pages that failed are recorded)')
   t.equal(logLines(/profile store is writable again/).length, 1)
+  t.equal(logLines(/profile store can be read again/).length, 1)
 })

@@ -1,4 +1,5 @@
 import t from 'tap'
+import BetterSqlite3 from 'better-sqlite3'
 import { buildTestApp, postJson } from '../helpers/app.js'
 
 const URL = '/monitor/MonitorPooling'
@@ -61,4 +62,26 @@ t.test('a failing database check is a 503 with status degraded', async t => {
   const res = await app.inject({ method: 'POST', url: URL })
   t.equal(res.statusCode, 503)
   t.match(res.json(), { status: 'degraded', checks: { database: 'failed' }, version: '0.1.0' })
+})
+
+t.test('a database that fails after the check (busy while recording the advisor) is a 503 with the error shape, not a 500', async t => {
+  const app = await buildTestApp(t)
+  // Another connection holds the write lock; the app's does not wait for it.
+  const other = new BetterSqlite3(app.config.databasePath)
+  t.teardown(() => other.close())
+  app.db.pragma('busy_timeout = 0')
+  other.exec('BEGIN IMMEDIATE')
+  const res = await postJson(app, URL, { code: 'ADV1001' })
+  other.exec('ROLLBACK')
+  t.equal(res.statusCode, 503)
+  t.same(res.json(), { statusCode: 503, error: 'Service Unavailable', message: 'The advisor database is unavailable at the moment; try again later' })
+})
+
+t.test('no type coercion: {"code": true} is a 400 that names the field (it was looked up as "true")', async t => {
+  const app = await buildTestApp(t)
+  for (const code of [true, 1001, ['ADV1001']]) {
+    const res = await postJson(app, URL, { code })
+    t.equal(res.statusCode, 400, JSON.stringify(code))
+    t.equal(res.json().message, 'body/code must be string')
+  }
 })

@@ -85,8 +85,7 @@ export function installRecorder (app: FastifyInstance, { store, collectors, prod
       reply.header('x-debug-token', token)
       reply.header('x-debug-token-link', `${origin}/_profiler/${token}`)
     } catch (err) {
-      store.dropped++
-      request.log.warn({ err }, 'profiler: request not profiled')
+      store.drop(`a request could not be profiled: ${(err as Error).message}`)
     }
     done(null, payload)
   })
@@ -122,9 +121,8 @@ export function installRecorder (app: FastifyInstance, { store, collectors, prod
         panels: JSON.stringify(panels)
       })
     } catch (err) {
-      store.dropped++
       store.releaseToken(state.token)
-      request.log.warn({ err }, 'profiler: profile dropped')
+      store.drop(`a profile could not be collected: ${(err as Error).message}`)
     }
     done()
   })

@@ -8,7 +8,7 @@ const pool = Buffer.alloc(3 * 4096)
 let poolOffset = pool.length
 
 /** 6 lowercase hex characters (3 random bytes from a cryptographic source), as Symfony's tokens. */
-export function randomToken (): string {
+function randomToken (): string {
   if (poolOffset >= pool.length) {
     randomFillSync(pool)
     poolOffset = 0

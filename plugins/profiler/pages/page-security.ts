@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import basicAuth from '@fastify/basic-auth'
 import helmet from '@fastify/helmet'
+import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance } from 'fastify'
 import { templatesDir } from '../../../paths.js'
 import { HttpError } from '../../../lib/http-error.js'
@@ -16,12 +17,16 @@ function layoutStyleHashes (): string[] {
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest()
 
+/** Wrong passwords allowed per client IP and window before every login from that IP is refused (429). */
+export interface LoginRateLimit { maxFailures: number, windowMs: number }
+const DEFAULT_LOGIN_RATE_LIMIT: LoginRateLimit = { maxFailures: 10, windowMs: 60_000 }
+
 /**
  * Security of the /_profiler pages (call it inside their encapsulated plugin): strict headers
  * with a CSP that allows no script at all, and HTTP Basic authentication when a secret is set.
  * Only the Authorization header is read: a secret in the query string is never accepted.
  */
-export async function securePages (app: FastifyInstance, secret: string | null): Promise<void> {
+export async function securePages (app: FastifyInstance, secret: string | null, loginLimit = DEFAULT_LOGIN_RATE_LIMIT): Promise<void> {
   await app.register(helmet, {
     // HSTS is the deployment's decision (it binds the whole host name), not the profiler's.
     strictTransportSecurity: false,
@@ -38,15 +43,33 @@ export async function securePages (app: FastifyInstance, secret: string | null):
     }
   })
   if (secret === null) return
+  // Failed logins are counted per client IP (only wrong passwords; successful page views and the
+  // browser's first unauthenticated request are not). Past the limit every attempt from that IP
+  // is a 429 until the window has passed, the right secret included: guessing gets no answer.
+  await app.register(rateLimit, { global: false })
+  const failures = app.createRateLimit({ max: loginLimit.maxFailures, timeWindow: loginLimit.windowMs })
   // Equal-length digests compared in constant time: neither length nor content leaks by timing.
   const expected = digest(secret)
   await app.register(basicAuth, {
     authenticate: { realm: 'Profiler' },
-    validate: async (_user, password) => {
+    validate: async (_user, password, request) => {
       if (!timingSafeEqual(digest(password), expected)) {
+        await failures(request)
         throw new HttpError(401, 'Wrong password for the profiler', { name: 'UnauthorizedError' })
       }
     }
   })
+  app.addHook('onRequest', async request => {
+    const state = await failures(request, { increment: false })
+    if (state.isAllowed || state.remaining > 0) return
+    const seconds = Math.max(1, state.ttlInSeconds)
+    throw new HttpError(429, `Too many failed logins from this address: try again in ${seconds} s`, {
+      name: 'TooManyRequestsError',
+      headers: { 'retry-after': String(seconds) }
+    })
+  })
   app.addHook('onRequest', app.basicAuth)
+  app.addErrorRewording(error => error.code === 'FST_BASIC_AUTH_MISSING_OR_BAD_AUTHORIZATION_HEADER'
+    ? new HttpError(401, 'This page requires HTTP Basic authentication', { cause: error, name: 'UnauthorizedError' })
+    : undefined)
 }

@@ -1,56 +1,54 @@
-import { STATUS_CODES } from 'node:http'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply } from 'fastify'
+import { html, wantsJson } from './render.js'
 import { Type } from 'typebox'
-import { HttpError } from '../../../lib/http-error.js'
 import type { Collector } from '../collect/collectors/collector.js'
-import { securePages } from './page-security.js'
-import type { StoredProfile } from '../profile.js'
-import { parseSearchFilters, SEARCH_PARAMETERS, SearchQuerySchema, type SearchQuery } from './search-filters.js'
+import { securePages, type LoginRateLimit } from './page-security.js'
+import { DEFAULT_LIMIT, parseSearchFilters, SEARCH_PARAMETERS, SearchQuerySchema, type SearchQuery } from './search-filters.js'
+import { ListingResponseSchema, ProfileResponseSchema } from '../schemas.js'
 import type { ProfileStore } from '../store/profile-store.js'
 import { TOKEN_PATTERN } from '../collect/token.js'
-import { panelMenu, profileSummary, resultRow, searchForm } from './view-model.js'
+import { choosePanel, findStoredProfile, profileJson, tokenNotFound } from './profile-lookup.js'
+import { panelMenu, panelView, profileSummary, resultRow, searchForm } from './view-model.js'
+import { curlCommand, type CurlSource } from './curl.js'
+import { harDocument } from './har.js'
+import { statsRoutes } from './stats-routes.js'
 
 export interface ProfilerRoutesOptions {
   store: ProfileStore
   collectors: Collector[]
   /** The HTTP Basic password of every page; null: open pages. */
   secret: string | null
+  /** Wrong passwords allowed per client IP and window (tests shorten the window). */
+  loginRateLimit?: LoginRateLimit
 }
 
-const HOME_TARGET = '/_profiler/empty/search/results?limit=10'
+const HOME_TARGET = `/_profiler/empty/search/results?limit=${DEFAULT_LIMIT}`
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 100 }) })
 const PanelQuery = Type.Object({ panel: Type.Optional(Type.String({ maxLength: 100 })), type: Type.Optional(Type.String({ maxLength: 20 })) })
-const PAGE = { noindex: true, heading: 'Profiler', homeHref: '/_profiler/' }
 
-/** Pages answer HTML unless the client asks for JSON. */
-function wantsJson (request: FastifyRequest): boolean {
-  return request.accepts().type(['text/html', 'application/json']) === 'application/json'
-}
-
-function tokenNotFound (token: string): HttpError {
-  return new HttpError(404, `Token "${token}" not found.`, { name: 'NotFoundHttpError' })
-}
-
-/** The same search query, as Symfony passes it on: given parameters only, empty ones kept. */
+/** The same search query, as Symfony passes it on: given parameters only, empty ones kept, `type` always (default "request"). */
 function passOn (query: SearchQuery): string {
   const params = new URLSearchParams()
   for (const name of SEARCH_PARAMETERS) {
-    const value = query[name]
+    const value = name === 'type' ? query.type ?? 'request' : query[name]
     if (value !== undefined) params.append(name, value)
   }
   return params.toString()
 }
 
-async function html (reply: FastifyReply, page: string, model: Record<string, unknown>): Promise<FastifyReply> {
-  const body = await reply.viewAsync(page, { ...PAGE, ...model })
-  return reply.type('text/html; charset=utf-8').send(body)
+/** A HAR document, offered as a file to save. */
+function sendHar (reply: FastifyReply, name: string, document: unknown): FastifyReply {
+  return reply
+    .type('application/json; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${name}.har"`)
+    .send(JSON.stringify(document, null, 2))
 }
 
 /** /_profiler: the search listing and the profile pages, each with a JSON twin. Profiled only when they fail. */
-export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = async (app, { store, collectors, secret }) => {
+export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = async (app, { store, collectors, secret, loginRateLimit }) => {
   const config = { profile: false }
-  await securePages(app, secret)
+  await securePages(app, secret, loginRateLimit)
   const panelNames = collectors.map(collector => collector.name)
 
   app.addHook('onSend', (_request, reply, payload, done) => {
@@ -65,8 +63,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
     const token = request.query.token?.trim() ?? ''
     if (token !== '') return reply.redirect(`/_profiler/${encodeURIComponent(token)}`, 302)
     const newest = (await store.search({ ...parseSearchFilters(request.query), limit: 1 }))[0]
-    const query = passOn(request.query)
-    return reply.redirect(`/_profiler/${newest?.token ?? 'empty'}/search/results${query === '' ? '' : `?${query}`}`, 302)
+    return reply.redirect(`/_profiler/${newest?.token ?? 'empty'}/search/results?${passOn(request.query)}`, 302)
   })
 
   app.get('/:token/search/results', {
@@ -74,27 +71,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
     schema: {
       params: TokenParams,
       querystring: SearchQuerySchema,
-      response: {
-        200: Type.Object({
-          results: Type.Array(Type.Object({
-            token: Type.String(),
-            ip: Type.String(),
-            method: Type.String(),
-            url: Type.String(),
-            status: Type.Integer(),
-            time: Type.String(),
-            durationMs: Type.Number(),
-            deployment: Type.String()
-          })),
-          store: Type.Object({
-            state: Type.Union([Type.Literal('ok'), Type.Literal('failing')]),
-            since: Type.Union([Type.String(), Type.Null()]),
-            reason: Type.Union([Type.String(), Type.Null()]),
-            dropped: Type.Integer(),
-            queued: Type.Integer()
-          })
-        })
-      }
+      response: { 200: ListingResponseSchema }
     }
   }, async (request, reply) => {
     const { token } = request.params
@@ -110,32 +87,45 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
       title: 'Profile Search - Profiler',
       results: results.map(resultRow),
       count: results.length,
+      harHref: `/_profiler/${token}/search/har?${passOn(request.query)}`,
       search: searchForm(request.query)
     })
   })
 
-  app.get('/:token', { config, schema: { params: TokenParams, querystring: PanelQuery } }, async (request, reply) => {
+  app.get('/:token/search/har', { config, schema: { params: TokenParams, querystring: SearchQuerySchema } }, async (request, reply) => {
     const { token } = request.params
-    let profile: StoredProfile | undefined
-    if (token === 'latest') profile = await store.latest()
-    else if (TOKEN_PATTERN.test(token)) profile = await store.find(token)
-    if (profile === undefined) throw tokenNotFound(token)
+    if (token !== 'empty' && !TOKEN_PATTERN.test(token)) throw tokenNotFound(token)
+    const summaries = await store.search(parseSearchFilters(request.query))
+    const profiles = (await Promise.all(summaries.map(async summary => await store.find(summary.token))))
+      // A profile pruned between the search and its read is left out.
+      .filter(profile => profile !== undefined)
+    return sendHar(reply, 'profiles', harDocument(profiles, app.config.version))
+  })
 
+  app.get('/:token/har', { config, schema: { params: TokenParams } }, async (request, reply) => {
+    const profile = await findStoredProfile(store, request.params.token)
+    return sendHar(reply, `profile-${profile.token}`, harDocument([profile], app.config.version))
+  })
+
+  app.get('/:token/curl', { config, schema: { params: TokenParams } }, async (request, reply) => {
+    const profile = await findStoredProfile(store, request.params.token)
+    return reply.type('text/plain; charset=utf-8').send(`${curlCommand(profile.panels.request as CurlSource).command}\n`)
+  })
+
+  await app.register(statsRoutes, { store })
+
+  app.get('/:token', { config, schema: { params: TokenParams, querystring: PanelQuery, response: { 200: ProfileResponseSchema } } }, async (request, reply) => {
+    const profile = await findStoredProfile(store, request.params.token)
     const requested = request.query.panel
-    const panel = requested ?? (profile.panels.exception === null || profile.panels.exception === undefined ? 'request' : 'exception')
-    if (!panelNames.includes(panel) || !(panel in profile.panels)) {
-      throw new HttpError(404, `Panel "${panel}" is not available for token "${profile.token}".`, { name: 'NotFoundHttpError' })
-    }
-    if (wantsJson(request)) {
-      const { panels, ...fields } = profile
-      return { ...fields, statusText: STATUS_CODES[profile.status] ?? '', panel, panels: requested === undefined ? panels : { [panel]: panels[panel] } }
-    }
+    const panel = choosePanel(profile, requested, panelNames)
+    if (wantsJson(request)) return profileJson(profile, panel, requested)
     const collector = collectors.find(candidate => candidate.name === panel)
     return html(reply, 'profiler/profile.hbs', {
       title: `${profile.method} ${profile.url} (${profile.token}) - Profiler`,
       profile: profileSummary(profile),
       menu: panelMenu(profile, collectors, panel),
-      panel: { name: panel, label: collector?.label ?? panel, partial: `profiler/partials/panel-${panel}`, data: profile.panels[panel] },
+      panel: { name: panel, label: collector?.label ?? panel, partial: `profiler/partials/panel-${panel}`, data: profile.panels[panel], view: panelView(panel, profile.panels[panel]) },
+      pager: await store.neighbours(profile.token),
       search: searchForm({})
     })
   })

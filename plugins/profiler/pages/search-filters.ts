@@ -1,4 +1,4 @@
-import { Type } from 'typebox'
+import { Type, type Static } from 'typebox'
 import { HttpError } from '../../../lib/http-error.js'
 import type { SearchFilters } from '../profile.js'
 
@@ -8,6 +8,7 @@ export const SearchQuerySchema = Type.Object({
   method: Type.Optional(Type.String({ maxLength: 20 })),
   status_code: Type.Optional(Type.String({ maxLength: 10 })),
   url: Type.Optional(Type.String({ maxLength: 2048 })),
+  route: Type.Optional(Type.String({ maxLength: 2048 })),
   token: Type.Optional(Type.String({ maxLength: 100 })),
   start: Type.Optional(Type.String({ maxLength: 40 })),
   end: Type.Optional(Type.String({ maxLength: 40 })),
@@ -16,13 +17,19 @@ export const SearchQuerySchema = Type.Object({
   deployment: Type.Optional(Type.String({ maxLength: 64 }))
 })
 
-export type SearchQuery = Partial<Record<'ip' | 'method' | 'status_code' | 'url' | 'token' | 'start' | 'end' | 'limit' | 'type' | 'deployment', string>>
+export type SearchQuery = Static<typeof SearchQuerySchema>
 
-export const SEARCH_PARAMETERS = ['ip', 'method', 'status_code', 'url', 'start', 'end', 'limit', 'type', 'deployment'] as const
+/** The filters a search passes on, in Symfony's order (`route` and `deployment` are ours; the form has no field for `route`). */
+export const SEARCH_PARAMETERS = ['ip', 'method', 'status_code', 'url', 'route', 'start', 'end', 'limit', 'type', 'deployment'] as const
+/** The `route` value that selects the requests no route matched (route patterns start with "/"). */
+export const NO_ROUTE = 'none'
 export const DEFAULT_LIMIT = 10
 export const MAX_LIMIT = 100
 
-function invalid (name: string, expected: string, value: string): HttpError {
+/** How a caller spells each parameter in its error messages (the command line says `--status`); the query's names by default. */
+export type ParameterNames = Partial<Record<'ip' | 'method' | 'status_code' | 'url' | 'route' | 'start' | 'end' | 'limit' | 'type', string>>
+
+export function invalid (name: string, expected: string, value: string): HttpError {
   return new HttpError(400, `Invalid "${name}" parameter "${value}": expected ${expected}`, { name: 'BadRequestError' })
 }
 
@@ -40,7 +47,7 @@ function realDate (date: string): boolean {
  * whole day, an `end` minute the whole minute. Dates and times without a zone are UTC;
  * digits alone are a Unix time in seconds.
  */
-export function parseTimeBound (name: 'start' | 'end', value: string): number {
+function parseTimeBound (name: 'start' | 'end', value: string, spelled: string = name): number {
   const expected = 'a date (YYYY-MM-DD) or a date-time (YYYY-MM-DDTHH:MM[:SS][Z|±HH:MM])'
   let time: number
   let precisionMs: number
@@ -50,16 +57,16 @@ export function parseTimeBound (name: 'start' | 'end', value: string): number {
     time = Number(value) * 1000
     precisionMs = 1000
   } else if (date !== null) {
-    if (!realDate(value)) throw invalid(name, expected, value)
+    if (!realDate(value)) throw invalid(spelled, expected, value)
     time = Date.parse(`${value}T00:00:00Z`)
     precisionMs = 86_400_000
   } else if (dateTime !== null) {
     const [, day = '', hours, minutes, seconds, fraction, zone] = dateTime
-    if (!realDate(day) || Number(hours) > 23 || Number(minutes) > 59 || Number(seconds ?? 0) > 59) throw invalid(name, expected, value)
+    if (!realDate(day) || Number(hours) > 23 || Number(minutes) > 59 || Number(seconds ?? 0) > 59) throw invalid(spelled, expected, value)
     time = Date.parse(`${day}T${hours}:${minutes}:${seconds ?? '00'}${fraction ?? ''}${zone ?? 'Z'}`)
     precisionMs = fraction !== undefined ? 1 : seconds !== undefined ? 1000 : 60_000
   } else {
-    throw invalid(name, expected, value)
+    throw invalid(spelled, expected, value)
   }
   return name === 'start' ? time : time + precisionMs - 1
 }
@@ -69,14 +76,15 @@ const given = (value: string | undefined): string | undefined => {
   return trimmed === undefined || trimmed === '' ? undefined : trimmed
 }
 
-/** Validates the query of a search; throws a 400 naming the first bad parameter. */
-export function parseSearchFilters (query: SearchQuery): SearchFilters {
+/** Validates the query of a search; throws a 400 naming the first bad parameter (as `names` spells it). */
+export function parseSearchFilters (query: SearchQuery, names: ParameterNames = {}): SearchFilters {
+  const nameOf = (parameter: keyof ParameterNames): string => names[parameter] ?? parameter
   const filters: SearchFilters = { type: 'request', limit: DEFAULT_LIMIT }
   const type = given(query.type)
-  if (type !== undefined && type !== 'request') throw invalid('type', '"request"', type)
+  if (type !== undefined && type !== 'request') throw invalid(nameOf('type'), '"request"', type)
   const limit = given(query.limit)
   if (limit !== undefined) {
-    if (!/^\d{1,3}$/.test(limit) || Number(limit) < 1 || Number(limit) > MAX_LIMIT) throw invalid('limit', `a whole number from 1 to ${MAX_LIMIT}`, limit)
+    if (!/^\d{1,3}$/.test(limit) || Number(limit) < 1 || Number(limit) > MAX_LIMIT) throw invalid(nameOf('limit'), `a whole number from 1 to ${MAX_LIMIT}`, limit)
     filters.limit = Number(limit)
   }
   const deployment = given(query.deployment)
@@ -85,12 +93,12 @@ export function parseSearchFilters (query: SearchQuery): SearchFilters {
   if (ip !== undefined) filters.ip = ip
   const method = given(query.method)
   if (method !== undefined) {
-    if (!/^[A-Za-z]{1,20}$/.test(method)) throw invalid('method', 'an HTTP method such as GET or POST', method)
+    if (!/^[A-Za-z]{1,20}$/.test(method)) throw invalid(nameOf('method'), 'an HTTP method such as GET or POST', method)
     filters.method = method.toUpperCase()
   }
   const status = given(query.status_code)
   if (status !== undefined) {
-    if (!/^[1-5]\d\d$/.test(status)) throw invalid('status_code', 'an HTTP status code from 100 to 599', status)
+    if (!/^[1-5]\d\d$/.test(status)) throw invalid(nameOf('status_code'), 'an HTTP status code from 100 to 599', status)
     filters.statusCode = Number(status)
   }
   const url = given(query.url)
@@ -98,12 +106,17 @@ export function parseSearchFilters (query: SearchQuery): SearchFilters {
     filters.urlNegated = url.startsWith('!')
     filters.url = filters.urlNegated ? url.slice(1) : url
   }
+  const route = given(query.route)
+  if (route !== undefined) {
+    if (route !== NO_ROUTE && !route.startsWith('/')) throw invalid(nameOf('route'), `a route pattern such as /monitor/MonitorPooling, or "${NO_ROUTE}"`, route)
+    filters.route = route === NO_ROUTE ? null : route
+  }
   const start = given(query.start)
-  if (start !== undefined) filters.start = parseTimeBound('start', start)
+  if (start !== undefined) filters.start = parseTimeBound('start', start, nameOf('start'))
   const end = given(query.end)
-  if (end !== undefined) filters.end = parseTimeBound('end', end)
+  if (end !== undefined) filters.end = parseTimeBound('end', end, nameOf('end'))
   if (filters.start !== undefined && filters.end !== undefined && filters.start > filters.end) {
-    throw new HttpError(400, `Invalid time range: "start" (${start ?? ''}) is after "end" (${end ?? ''})`, { name: 'BadRequestError' })
+    throw new HttpError(400, `Invalid time range: "${nameOf('start')}" (${start ?? ''}) is after "${nameOf('end')}" (${end ?? ''})`, { name: 'BadRequestError' })
   }
   return filters
 }

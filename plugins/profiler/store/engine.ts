@@ -1,12 +1,13 @@
 // One interface per side of a store engine (SQLite or PostgreSQL): the request thread's reader
 // and the writer thread's writer. The queue, the facade and the pages know only these.
 import type { ProfileRecord, ProfileSummary, SearchFilters, StoredProfile } from '../profile.js'
+import type { RouteStats } from '../stats/rollup.js'
 import { withoutPassword } from '../../../lib/postgres/url.js'
 import type { WriteResult } from '../writer/profile-writer.js'
 
 /** Which store the writer thread opens (plain data: it crosses to the worker). */
 export type StoreTarget =
-  | { engine: 'sqlite', path: string }
+  | { engine: 'sqlite', path: string, /** How long a statement waits for a lock before it counts as a fault (5 s). */ busyTimeoutMs?: number }
   | { engine: 'postgres', url: string, /** Width of a time partition (default one hour). */ partitionMs?: number }
 
 /** Every read of a store, on the request thread. Rejections that mean "store unusable" close it (the facade reopens). */
@@ -14,6 +15,10 @@ export interface StoreReader {
   search: (filters: SearchFilters) => Promise<ProfileSummary[]>
   find: (token: string) => Promise<StoredProfile | undefined>
   latest: (type: string) => Promise<StoredProfile | undefined>
+  /** The tokens of the profiles just before (older) and just after (newer) this one, of the same type. */
+  neighbours: (token: string, type: string) => Promise<{ previous: string | null, next: string | null }>
+  /** Route statistics over the window ending at `nowMs`, read from the rollups the writer keeps. */
+  routeStats: (nowMs: number, windowMs: number) => Promise<{ fromMs: number, routes: RouteStats[] }>
   /** Bytes the stored profiles take (what the byte bound is measured on). */
   storeBytes: () => Promise<number>
   /** The deployments that ever wrote to this store, by name. */

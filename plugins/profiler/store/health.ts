@@ -1,14 +1,6 @@
-/** What the operator sees of the store: taking writes, or failing since when and why. */
-export interface StoreHealthSnapshot {
-  state: 'ok' | 'failing'
-  /** ISO time the current fault began, or null. */
-  since: string | null
-  reason: string | null
-  /** Profiles that could not be stored since the process started. */
-  dropped: number
-  /** Profiles waiting in memory to be written. */
-  queued: number
-}
+import type { StoreHealthSnapshot } from '../schemas.js'
+
+export type { StoreHealthSnapshot }
 
 export interface HealthLog {
   error: (message: string) => void

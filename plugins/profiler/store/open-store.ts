@@ -7,8 +7,8 @@ import { openSqlite } from '../../../lib/sqlite/open.js'
  * Opens the profile store's SQLite file, migrated. Incremental auto-vacuum (chosen while the file
  * is new) lets pruning give pages back; the WAL file is cut back to 16 MiB after checkpoints.
  */
-export function openProfileDatabase (path: string): { db: Database, migration: MigrationResult } {
-  const opened = openSqlite(path, profilerMigrationsDir, ['auto_vacuum = INCREMENTAL'])
+export function openProfileDatabase (path: string, busyTimeoutMs = 5000): { db: Database, migration: MigrationResult } {
+  const opened = openSqlite(path, profilerMigrationsDir, [`busy_timeout = ${busyTimeoutMs}`, 'auto_vacuum = INCREMENTAL'])
   opened.db.pragma(`journal_size_limit = ${16 * 1024 * 1024}`)
   return opened
 }

@@ -6,7 +6,9 @@ import { profilerPostgresMigrationsDir } from '../../../paths.js'
 import { idRangeOf, ID_SLOTS_PER_MS, type ProfileSummary, type SearchFilters, type StoredProfile } from '../profile.js'
 import { storeBytes } from '../writer/partitions.js'
 import { PROFILER_MIGRATIONS_TABLE } from '../writer/postgres-writer.js'
+import type { RouteStats } from '../stats/rollup.js'
 import type { StoreReader, StoreTarget } from './engine.js'
+import { HttpError } from '../../../lib/http-error.js'
 
 interface SummaryRow { id: number, token: string, ip: string, method: string, url: string, status: number, duration_ms: number, deployment: string }
 interface ProfileRow extends SummaryRow { parent_token: string | null, type: string, route: string | null, panels: string }
@@ -59,6 +61,8 @@ export class PostgresReader implements StoreReader {
       if (filters.urlNegated === true) where.push(`strpos(p.url, ${param(filters.url)}) = 0`)
       else where.push(filters.url.length >= MIN_TRIGRAM_LENGTH ? `p.url LIKE ${param(containing(filters.url))}` : `strpos(p.url, ${param(filters.url)}) > 0`)
     }
+    if (filters.route === null) where.push('p.route IS NULL')
+    else if (filters.route !== undefined) where.push(`p.route = ${param(filters.route)}`)
     if (filters.start !== undefined || filters.end !== undefined) {
       const { low, high } = idRangeOf(filters.start, filters.end)
       where.push(`p.id BETWEEN ${param(low)} AND ${param(high)}`)
@@ -74,6 +78,21 @@ export class PostgresReader implements StoreReader {
 
   async latest (type: string): Promise<StoredProfile | undefined> {
     return toStoredProfile((await this.query<ProfileRow>(`${DETAIL} WHERE p.type = $1 ORDER BY p.id DESC LIMIT 1`, [type]))[0])
+  }
+
+  async neighbours (token: string, type: string): Promise<{ previous: string | null, next: string | null }> {
+    // Ids may repeat across instances: (id, token) orders every profile.
+    const [previous, next] = await Promise.all([
+      this.query<{ token: string }>(`SELECT token FROM profiles WHERE type = $1 AND (id, token) < (SELECT id, token FROM profiles WHERE token = $2 LIMIT 1)
+        ORDER BY id DESC, token DESC LIMIT 1`, [type, token]),
+      this.query<{ token: string }>(`SELECT token FROM profiles WHERE type = $1 AND (id, token) > (SELECT id, token FROM profiles WHERE token = $2 LIMIT 1)
+        ORDER BY id, token LIMIT 1`, [type, token])
+    ])
+    return { previous: previous[0]?.token ?? null, next: next[0]?.token ?? null }
+  }
+
+  async routeStats (_nowMs: number, _windowMs: number): Promise<{ fromMs: number, routes: RouteStats[] }> {
+    throw new HttpError(501, 'Route statistics are not kept on the PostgreSQL store yet', { name: 'NotImplementedError' })
   }
 
   async storeBytes (): Promise<number> {

@@ -1,4 +1,5 @@
 import type { ProfileRecord, ProfileSummary, SearchFilters, StoredProfile } from '../profile.js'
+import type { RouteStats } from '../stats/rollup.js'
 import type { StoreReader } from './engine.js'
 import { StoreHealth, type HealthLog, type StoreHealthSnapshot } from './health.js'
 import { ProfileQueue, type StoreOptions } from './profile-queue.js'
@@ -50,7 +51,14 @@ export class ProfileStore {
     this.reader = new ReaderConnection(openReader, options.retryDelayMs, async reader => {
       // One pass over the stored tokens fills the token set and counts the profiles.
       this.count = await reader.eachToken(token => { this.reservations.reserve(token) })
-    }, message => { this.health.fail(message) })
+    }, {
+      // The read side is reported on its own: a failing reader is not a store that "cannot be
+      // written", and reporting it as such made the write health flap fail/recover on every batch.
+      onFailure: (message, first) => {
+        if (first) events.error(`profiler: the profile store cannot be read (${message}); its pages answer 503 until it can`)
+      },
+      onRecovered: () => { events.info('profiler: the profile store can be read again') }
+    })
   }
 
   /** Opens the read side now (the plugin waits for this first attempt; a failure is reported, not thrown). */
@@ -136,12 +144,23 @@ export class ProfileStore {
     return await this.reader.use(reader => reader.deployments())
   }
 
+  /** Route statistics over the window ending at `nowMs`, from the rollups (never the profiles). */
+  async routeStats (nowMs: number, windowMs: number): Promise<{ fromMs: number, routes: RouteStats[] }> {
+    return await this.reader.use(reader => reader.routeStats(nowMs, windowMs))
+  }
+
+  /** The tokens of the profiles just before (older) and just after (newer) this one, of the same type. */
+  async neighbours (token: string, type = 'request'): Promise<{ previous: string | null, next: string | null }> {
+    return await this.reader.use(reader => reader.neighbours(token, type))
+  }
+
   /** Bytes the stored profiles take (the SQLite file, or the PostgreSQL relations). */
   async storeBytes (): Promise<number> {
     return await this.reader.use(reader => reader.storeBytes())
   }
 
-  private drop (reason: string, profiles = 1): void {
+  /** Counts profiles that will not be stored and reports them (at most every few seconds, never during a fault). */
+  drop (reason: string, profiles = 1): void {
     this.dropped += profiles
     // During a fault the recovery line reports the losses.
     if (!this.health.failing) this.events.onDrop(reason)

@@ -1,5 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3'
 import { idRangeOf, type ProfileSummary, type SearchFilters, type StoredProfile } from '../profile.js'
+import { decodeHistogram } from '../stats/histogram.js'
+import { HOUR_MS, MINUTE_MS, summarize, windowRanges, type RollupRow, type RouteStats } from '../stats/rollup.js'
 
 /** A substring filter that matches at most this many distinct URLs (or IPs) is answered key by key. */
 const MAX_KEYED_LOOKUPS = 100
@@ -43,6 +45,12 @@ function prepareReadStatements (db: Database) {
     matchingUrls: db.prepare(`SELECT u.id FROM profile_urls_fts f JOIN profile_urls u ON u.id = f.rowid
       WHERE profile_urls_fts MATCH ? AND instr(u.url, ?) > 0 LIMIT ${MAX_URL_SET + 1}`).pluck(),
     matchingIps: db.prepare(`SELECT ip FROM profile_ips WHERE instr(ip, ?) > 0 LIMIT ${MAX_KEYED_LOOKUPS + 1}`).pluck(),
+    older: db.prepare('SELECT token FROM profiles WHERE type = ? AND id < (SELECT id FROM profiles WHERE token = ?) ORDER BY id DESC LIMIT 1').pluck(),
+    newer: db.prepare('SELECT token FROM profiles WHERE type = ? AND id > (SELECT id FROM profiles WHERE token = ?) ORDER BY id LIMIT 1').pluck(),
+    // The rollup rows of one span over a range of periods: a primary-key range, never the profiles.
+    rollups: db.prepare(`SELECT span_ms AS spanMs, start_ms AS startMs, method, route, status, count,
+      status_1xx AS c1, status_2xx AS c2, status_3xx AS c3, status_4xx AS c4, status_5xx AS c5, sum_ms AS sumMs, max_ms AS maxMs, histogram
+      FROM profile_route_stats WHERE span_ms = ? AND start_ms >= ? AND start_ms < ?`),
     allTokens: db.prepare('SELECT token FROM profiles').pluck(),
     deployments: db.prepare('SELECT name FROM profile_deployments ORDER BY name').pluck(),
     countAll: db.prepare('SELECT count(*) FROM profiles').pluck(),
@@ -80,6 +88,27 @@ export class ProfileSearch {
 
   latest (type = 'request'): StoredProfile | undefined {
     return toStoredProfile(this.statements.newest.get(type) as ProfileRow | undefined)
+  }
+
+  /** The tokens of the profiles just before (older) and just after (newer) this one, of the same type. */
+  neighbours (token: string, type = 'request'): { previous: string | null, next: string | null } {
+    return {
+      previous: (this.statements.older.get(type, token) as string | undefined) ?? null,
+      next: (this.statements.newer.get(type, token) as string | undefined) ?? null
+    }
+  }
+
+  /**
+   * Route statistics over the window ending at `nowMs`, from the rollup rows the writer keeps:
+   * the minutes before the window's first whole hour, then the hours.
+   */
+  routeStats (nowMs: number, windowMs: number): { fromMs: number, routes: RouteStats[] } {
+    const { fromMs, minutes, hoursFrom } = windowRanges(nowMs, windowMs)
+    const rows = [
+      ...this.statements.rollups.iterate(MINUTE_MS, minutes[0], minutes[1]),
+      ...this.statements.rollups.iterate(HOUR_MS, hoursFrom, Number.MAX_SAFE_INTEGER)
+    ] as RollupRowRecord[]
+    return { fromMs, routes: summarize(rows.map(toRollupRow)) }
   }
 
   /** Every stored token (read once at start, to fill the request thread's token set). */
@@ -148,6 +177,12 @@ export class ProfileSearch {
       where.push('p.status_code = @statusCode')
       params.statusCode = filters.statusCode
     }
+    if (filters.route === null) {
+      where.push('p.route IS NULL')
+    } else if (filters.route !== undefined) {
+      where.push('p.route = @route')
+      params.route = filters.route
+    }
     if (filters.url !== undefined && key?.column !== 'url_id' && key?.column !== 'url_set') {
       where.push(filters.urlNegated === true ? 'instr(p.url, @url) = 0' : 'instr(p.url, @url) > 0')
       params.url = filters.url
@@ -168,15 +203,37 @@ export class ProfileSearch {
   }
 }
 
+interface RollupRowRecord {
+  spanMs: number
+  startMs: number
+  method: string
+  route: string
+  status: number
+  count: number
+  c1: number
+  c2: number
+  c3: number
+  c4: number
+  c5: number
+  sumMs: number
+  maxMs: number
+  histogram: Buffer
+}
+
+function toRollupRow ({ c1, c2, c3, c4, c5, histogram, ...row }: RollupRowRecord): RollupRow {
+  return { ...row, classes: [c1, c2, c3, c4, c5], histogram: decodeHistogram(histogram) }
+}
+
 function withoutId ({ id: _id, ...summary }: SummaryRow): ProfileSummary {
   return summary
 }
 
 function toStoredProfile (row: ProfileRow | undefined): StoredProfile | undefined {
   if (row === undefined) return undefined
+  const { parent_token: parentToken, panels: _panels, type: _type, route: _route, ...summary } = row
   return {
-    ...withoutId(row),
-    parentToken: row.parent_token,
+    ...withoutId(summary),
+    parentToken,
     type: row.type,
     route: row.route,
     panels: JSON.parse(row.panels) as Record<string, unknown>

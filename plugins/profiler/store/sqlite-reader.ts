@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3'
 import type { ProfileSummary, SearchFilters, StoredProfile } from '../profile.js'
-import type { StoreReader } from './engine.js'
+import type { RouteStats } from '../stats/rollup.js'
+import type { StoreReader, StoreTarget } from './engine.js'
 import { openProfileDatabase } from './open-store.js'
 import { ProfileSearch } from './reader.js'
 
@@ -13,8 +14,8 @@ export class SqliteReader implements StoreReader {
   }
 
   /** Opens (and migrates) the file; `onMigrated` hears the versions when migrations ran. */
-  static async open (path: string, onMigrated: (message: string) => void): Promise<SqliteReader> {
-    const { db, migration } = openProfileDatabase(path)
+  static async open (target: Extract<StoreTarget, { engine: 'sqlite' }>, onMigrated: (message: string) => void): Promise<SqliteReader> {
+    const { db, migration } = openProfileDatabase(target.path, target.busyTimeoutMs)
     if (migration.applied.length > 0) onMigrated(`migrated from version ${migration.from} to ${migration.to}`)
     try {
       return new SqliteReader(db)
@@ -34,6 +35,14 @@ export class SqliteReader implements StoreReader {
 
   async latest (type: string): Promise<StoredProfile | undefined> {
     return this.searches.latest(type)
+  }
+
+  async neighbours (token: string, type: string): Promise<{ previous: string | null, next: string | null }> {
+    return this.searches.neighbours(token, type)
+  }
+
+  async routeStats (nowMs: number, windowMs: number): Promise<{ fromMs: number, routes: RouteStats[] }> {
+    return this.searches.routeStats(nowMs, windowMs)
   }
 
   async storeBytes (): Promise<number> {

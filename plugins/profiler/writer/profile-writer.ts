@@ -1,6 +1,8 @@
 import { hostname } from 'node:os'
 import type { Database } from 'better-sqlite3'
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../profile.js'
+import { decodeHistogram, encodeHistogram } from '../stats/histogram.js'
+import { applyDelta, emptyValues, rollupDeltas, type RolledProfile, type RollupKey, type RollupRow, type RollupValues } from '../stats/rollup.js'
 
 /** Recently used URL ids and IPs kept in memory, so that repeated URLs cost no lookup. */
 const CACHE_SIZE = 5_000
@@ -20,16 +22,49 @@ function prepareWriteStatements (db: Database) {
     oldestId: db.prepare('SELECT id FROM profiles ORDER BY id LIMIT 1').pluck(),
     nthOldestId: db.prepare('SELECT id FROM profiles ORDER BY id LIMIT 1 OFFSET ?').pluck(),
     deleteData: db.prepare('DELETE FROM profile_data WHERE profile_id <= ?'),
-    deleteProfiles: db.prepare('DELETE FROM profiles WHERE id <= ? RETURNING token').pluck(),
+    deleteProfiles: db.prepare('DELETE FROM profiles WHERE id <= ? RETURNING token, id, method, route, status_code AS statusCode, duration_ms AS durationMs'),
     orphanUrls: db.prepare(`DELETE FROM profile_urls WHERE id IN (
       SELECT u.id FROM profile_urls u WHERE u.id > ? AND NOT EXISTS (SELECT 1 FROM profiles p WHERE p.url_id = u.id)
       ORDER BY u.id LIMIT ?) RETURNING id, url`),
     orphanIps: db.prepare('DELETE FROM profile_ips WHERE NOT EXISTS (SELECT 1 FROM profiles p WHERE p.ip = profile_ips.ip) RETURNING ip').pluck(),
+    ...prepareRollupStatements(db),
     pageCount: db.prepare('PRAGMA page_count').pluck(),
     freePages: db.prepare('PRAGMA freelist_count').pluck(),
     pageSize: db.prepare('PRAGMA page_size').pluck()
   }
 }
+
+const ROLLUP_KEY = 'span_ms = @spanMs AND start_ms = @startMs AND method = @method AND route = @route AND status = @status'
+
+/** The route statistics' rollup rows (migrations/profiler/002-route-stats.sql), one row at a time by key. */
+function prepareRollupStatements (db: Database) {
+  return {
+    getRollup: db.prepare(`SELECT count, status_1xx, status_2xx, status_3xx, status_4xx, status_5xx, sum_ms, max_ms, histogram
+      FROM profile_route_stats WHERE ${ROLLUP_KEY}`),
+    putRollup: db.prepare(`INSERT INTO profile_route_stats
+      (span_ms, start_ms, method, route, status, count, status_1xx, status_2xx, status_3xx, status_4xx, status_5xx, sum_ms, max_ms, histogram)
+      VALUES (@spanMs, @startMs, @method, @route, @status, @count, @c1, @c2, @c3, @c4, @c5, @sumMs, @maxMs, @histogram)
+      ON CONFLICT (span_ms, start_ms, method, route, status) DO UPDATE SET count = excluded.count,
+        status_1xx = excluded.status_1xx, status_2xx = excluded.status_2xx, status_3xx = excluded.status_3xx,
+        status_4xx = excluded.status_4xx, status_5xx = excluded.status_5xx, sum_ms = excluded.sum_ms,
+        max_ms = excluded.max_ms, histogram = excluded.histogram`),
+    deleteRollup: db.prepare(`DELETE FROM profile_route_stats WHERE ${ROLLUP_KEY}`)
+  }
+}
+
+interface StoredRollup {
+  count: number
+  status_1xx: number
+  status_2xx: number
+  status_3xx: number
+  status_4xx: number
+  status_5xx: number
+  sum_ms: number
+  max_ms: number
+  histogram: Buffer
+}
+
+interface DeletedProfile { token: string, id: number, method: string, route: string | null, statusCode: number, durationMs: number }
 
 export interface WriteResult {
   written: number
@@ -61,15 +96,25 @@ export class ProfileWriter {
     this.count = this.statements.countAll.get() as number
     this.insertBatch = db.transaction((batch: ProfileRecord[]) => {
       const result: WriteResult = { written: 0, rejected: [] }
+      const written: RolledProfile[] = []
       for (const profile of batch) {
-        if (this.insertOne(profile)) result.written++
-        else result.rejected.push(profile.token)
+        const id = this.insertOne(profile)
+        if (id === null) {
+          result.rejected.push(profile.token)
+          continue
+        }
+        result.written++
+        written.push({ ...profile, startMs: Math.floor(id / ID_SLOTS_PER_MS) })
       }
+      this.updateRollups(written, 1)
       return result
     })
     this.deleteBatch = db.transaction((throughId: number) => {
       this.statements.deleteData.run(throughId)
-      return this.statements.deleteProfiles.all(throughId) as string[]
+      const deleted = this.statements.deleteProfiles.all(throughId) as DeletedProfile[]
+      // Pruned profiles leave the route statistics in the same transaction.
+      this.updateRollups(deleted.map(profile => ({ ...profile, startMs: Math.floor(profile.id / ID_SLOTS_PER_MS) })), -1)
+      return deleted.map(profile => profile.token)
     })
   }
 
@@ -135,6 +180,27 @@ export class ProfileWriter {
     this.db.pragma(`incremental_vacuum(${Math.max(1, Math.floor(pages))})`)
   }
 
+  /** Adds written profiles to (sign 1), or takes pruned ones from (-1), their rollup rows. */
+  private updateRollups (profiles: RolledProfile[], sign: 1 | -1): void {
+    for (const delta of rollupDeltas(profiles)) {
+      const next = applyDelta(this.readRollup(delta), delta, sign)
+      if (next === null) this.statements.deleteRollup.run(rollupKey(delta))
+      else this.statements.putRollup.run(rollupParams(delta, next))
+    }
+  }
+
+  private readRollup (key: RollupKey): RollupValues {
+    const row = this.statements.getRollup.get(rollupKey(key)) as StoredRollup | undefined
+    if (row === undefined) return emptyValues()
+    return {
+      count: row.count,
+      classes: [row.status_1xx, row.status_2xx, row.status_3xx, row.status_4xx, row.status_5xx],
+      sumMs: row.sum_ms,
+      maxMs: row.max_ms,
+      histogram: decodeHistogram(row.histogram)
+    }
+  }
+
   private urlIdOf (url: string): number {
     const cached = this.urlIds.get(url)
     if (cached !== undefined) return cached
@@ -152,10 +218,10 @@ export class ProfileWriter {
   }
 
   /**
-   * Inserts one profile; a taken id moves to the next free slot of the same millisecond.
+   * Inserts one profile (returns its id, or null); a taken id moves to the next free slot of the same millisecond.
    * A stored profile is never overwritten: a taken token (or a full millisecond) rejects the new one.
    */
-  private insertOne (profile: ProfileRecord): boolean {
+  private insertOne (profile: ProfileRecord): number | null {
     const row = { ...profile, urlId: this.urlIdOf(profile.url), deployment: this.deployment }
     this.noteIp(profile.ip)
     const msBase = profile.id - (profile.id % ID_SLOTS_PER_MS)
@@ -163,10 +229,17 @@ export class ProfileWriter {
       row.id = msBase + ((profile.id + attempt) % ID_SLOTS_PER_MS)
       if (this.statements.insertProfile.run(row).changes === 1) {
         this.statements.insertPanels.run(row.id, profile.panels)
-        return true
+        return row.id
       }
       if (this.statements.tokenTaken.get(profile.token) !== undefined) break
     }
-    return false
+    return null
   }
+}
+
+const rollupKey = ({ spanMs, startMs, method, route, status }: RollupKey) => ({ spanMs, startMs, method, route, status })
+
+function rollupParams (key: RollupRow, values: RollupValues) {
+  const [c1, c2, c3, c4, c5] = values.classes
+  return { ...rollupKey(key), count: values.count, c1, c2, c3, c4, c5, sumMs: values.sumMs, maxMs: values.maxMs, histogram: encodeHistogram(values.histogram) }
 }

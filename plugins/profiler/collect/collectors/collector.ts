@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Redactor } from '../../../../lib/redact.js'
 
 /** Phase times of one request, in milliseconds since Fastify received it. */
-export interface RequestTimings {
+interface RequestTimings {
   totalMs: number
   /** Until the handler started (null when no handler ran: routing failures, body errors). */
   handlerStartMs: number | null

@@ -1,0 +1,97 @@
+// "Copy as cURL": the stored request panel as a curl command line that reproduces the request.
+// Pure: it reads the (already redacted) panel and nothing else.
+
+/** What the command is built from: the request panel as the collector stores it. */
+export interface CurlSource {
+  method: string
+  /** Absolute, as the client addressed it (secrets already redacted). */
+  url: string
+  requestHeaders: Record<string, unknown>
+  /** The parsed body, a truncated-body marker, or null. */
+  body: unknown
+}
+
+export interface CurlCommand {
+  /** The arguments after `curl`, unquoted: what the shell hands to curl. */
+  args: string[]
+  /** The command line, every argument shell-quoted, one option per line. */
+  command: string
+  /** The stored body was a truncated preview: the command sends that preview. */
+  truncatedBody: boolean
+}
+
+/** Headers curl computes or that belong to the connection, not to the request. */
+const SKIPPED_HEADERS = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'expect', 'te', 'trailer'])
+/**
+ * One POSIX shell word that stands for exactly `text`: inside single quotes nothing is special
+ * except the quote itself, which closes, is escaped, and reopens ('\''). Newlines and any other
+ * character stay literal. (Arguments cannot hold NUL; no request field can either.)
+ */
+function shellQuote (text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`
+}
+
+function isTruncated (body: unknown): body is { truncated: true, preview: string } {
+  return typeof body === 'object' && body !== null && (body as { truncated?: unknown }).truncated === true &&
+    typeof (body as { preview?: unknown }).preview === 'string'
+}
+
+function headerText (headers: Record<string, unknown>, name: string): string {
+  const value = headers[name] ?? headers[name.toLowerCase()]
+  return Array.isArray(value) ? value.map(String).join(', ') : value === undefined || value === null ? '' : String(value)
+}
+
+/** A parsed form body encoded again (arrays as repeated fields), in its original field order. */
+function formText (body: unknown): string {
+  const params = new URLSearchParams()
+  for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+    for (const item of Array.isArray(value) ? value : [value]) params.append(name, typeof item === 'string' ? item : JSON.stringify(item))
+  }
+  return params.toString()
+}
+
+/** The request body as text, or null when there was none (or the method carries none). */
+export function bodyText (source: CurlSource): { text: string, truncated: boolean } | null {
+  const { body } = source
+  if (body === null || body === undefined) return null
+  if (isTruncated(body)) return { text: body.preview, truncated: true }
+  const type = headerText(source.requestHeaders, 'content-type').toLowerCase()
+  if (type.startsWith('application/x-www-form-urlencoded') && typeof body === 'object') return { text: formText(body), truncated: false }
+  return { text: JSON.stringify(body), truncated: false }
+}
+
+/** One line of the command: an option (printed bare) and its value (quoted), or the URL. */
+interface Line { args: string[], text: string }
+const option = (name: string, value?: string): Line =>
+  value === undefined
+    ? { args: [name], text: name }
+    : { args: [name, value], text: `${name} ${name === '-X' && /^[A-Z]+$/.test(value) ? value : shellQuote(value)}` }
+
+export function curlCommand (source: CurlSource): CurlCommand {
+  const method = source.method.toUpperCase()
+  const body = method === 'GET' || method === 'HEAD' ? null : bodyText(source)
+  const lines: Line[] = [{ args: [source.url], text: shellQuote(source.url) }]
+  // curl reads [] and {} in a URL as globs unless told not to.
+  if (/[[\]{}]/.test(source.url)) lines.push(option('--globoff'))
+  if (method === 'HEAD') lines.push(option('--head'))
+  // curl sends GET, or POST with a body, by itself: -X only for anything else.
+  else if (method !== 'GET' && !(method === 'POST' && body !== null)) lines.push(option('-X', method))
+  let compressed = false
+  for (const [name, value] of Object.entries(source.requestHeaders)) {
+    const lower = name.toLowerCase()
+    if (SKIPPED_HEADERS.has(lower) || value === undefined || value === null) continue
+    if (lower === 'accept-encoding') compressed = true
+    for (const item of Array.isArray(value) ? value : [value]) {
+      const text = typeof item === 'string' ? item : JSON.stringify(item)
+      // "name;" is curl's way to send a header with an empty value ("name:" would remove it).
+      lines.push(option('-H', text === '' ? `${name};` : `${name}: ${text}`))
+    }
+  }
+  if (compressed) lines.push(option('--compressed'))
+  if (body !== null) lines.push(option('--data-raw', body.text))
+  return {
+    args: lines.flatMap(line => line.args),
+    command: `curl ${lines.map(line => line.text).join(' \\\n  ')}`,
+    truncatedBody: body?.truncated === true
+  }
+}

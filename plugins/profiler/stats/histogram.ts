@@ -1,0 +1,85 @@
+// A fixed log-scale histogram of durations, the same for every rollup row so that rows add up.
+// Bucket 0 holds 0 ms (durations are stored to the microsecond); bucket i >= 1 holds
+// [LOWEST * 2^((i-1)/STEPS), LOWEST * 2^(i/STEPS)). A percentile is read as its bucket's geometric
+// middle (capped by the exact max), so it is within 2^(1/16) - 1 = 4.4% of the exact value.
+
+/** The lowest duration told apart from 0: one microsecond. */
+const LOWEST_MS = 0.001
+/** Buckets per doubling: 8 gives buckets 9% wide. */
+const STEPS = 8
+/** The last bucket also holds anything longer (2^49 µs: about 18 years). */
+const MAX_BUCKET = 400
+/** How far a percentile read from a histogram can be from the exact one, relatively. */
+export const PERCENTILE_ERROR = 2 ** (1 / (2 * STEPS)) - 1
+
+/** Bucket index -> count, only the buckets in use. */
+export type Histogram = Map<number, number>
+
+export function bucketOf (ms: number): number {
+  if (!(ms >= LOWEST_MS)) return 0
+  return Math.min(MAX_BUCKET, 1 + Math.floor(Math.log2(ms / LOWEST_MS) * STEPS))
+}
+
+/** The value a bucket stands for: 0 for bucket 0, else the geometric middle of its bounds. */
+function bucketValue (bucket: number): number {
+  return bucket === 0 ? 0 : LOWEST_MS * 2 ** ((bucket - 0.5) / STEPS)
+}
+
+/** The exclusive upper bound of a bucket. */
+function bucketEnd (bucket: number): number {
+  return LOWEST_MS * 2 ** (bucket / STEPS)
+}
+
+/** `into` += sign * `from`; buckets that reach 0 are removed. */
+export function addHistogram (into: Histogram, from: Histogram, sign: 1 | -1 = 1): void {
+  for (const [bucket, count] of from) {
+    const next = (into.get(bucket) ?? 0) + sign * count
+    if (next > 0) into.set(bucket, next)
+    else into.delete(bucket)
+  }
+}
+
+/** Stored form: (uint16 bucket, uint32 count) little-endian pairs, buckets ascending. */
+export function encodeHistogram (histogram: Histogram): Buffer {
+  const buckets = [...histogram.keys()].sort((a, b) => a - b)
+  const bytes = Buffer.alloc(buckets.length * 6)
+  buckets.forEach((bucket, i) => {
+    bytes.writeUInt16LE(bucket, i * 6)
+    bytes.writeUInt32LE(histogram.get(bucket) ?? 0, i * 6 + 2)
+  })
+  return bytes
+}
+
+export function decodeHistogram (bytes: Uint8Array, into: Histogram = new Map()): Histogram {
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  for (let offset = 0; offset + 6 <= view.length; offset += 6) {
+    const bucket = view.readUInt16LE(offset)
+    into.set(bucket, (into.get(bucket) ?? 0) + view.readUInt32LE(offset + 2))
+  }
+  return into
+}
+
+/**
+ * The nearest-rank percentile (`percent` 50 for p50): the value of the bucket holding the
+ * ceil(percent × n / 100)-th smallest duration, never above the exact `maxMs`. (Whole percents
+ * keep the rank exact: 0.95 × 100 is 95.00000000000001 in floating point.)
+ */
+export function percentile (histogram: Histogram, percent: number, maxMs: number): number {
+  let total = 0
+  for (const count of histogram.values()) total += count
+  if (total === 0) return 0
+  const rank = Math.max(1, Math.ceil(percent * total / 100))
+  let seen = 0
+  for (const bucket of [...histogram.keys()].sort((a, b) => a - b)) {
+    seen += histogram.get(bucket) ?? 0
+    if (seen >= rank) return Math.min(bucketValue(bucket), maxMs)
+  }
+  return maxMs
+}
+
+/** The highest duration the histogram can still hold: where a max that lost its profile is capped. */
+export function histogramCeiling (histogram: Histogram): number {
+  let top = -1
+  for (const bucket of histogram.keys()) top = Math.max(top, bucket)
+  return top <= 0 ? 0 : bucketEnd(top)
+}

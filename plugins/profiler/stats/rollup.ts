@@ -1,0 +1,155 @@
+// Route statistics, engine-neutral: what a batch of profiles adds to (or a pruned batch takes from)
+// the per-minute and per-hour rollup rows, and how rows of a window add up to one line per route.
+// The SQL that reads and writes the rows lives with each engine's writer and reader.
+import { addHistogram, bucketOf, histogramCeiling, percentile, type Histogram } from './histogram.js'
+
+export const MINUTE_MS = 60_000
+export const HOUR_MS = 3_600_000
+/** Each profile is counted in its minute's row and its hour's row: a window reads whole hours, and minutes at its start. */
+const SPANS = [MINUTE_MS, HOUR_MS]
+
+/** What a rollup row is keyed by: a period, a route and method, or (no route matched) a status. */
+export interface RollupKey {
+  spanMs: number
+  startMs: number
+  /** '' when no route matched. */
+  method: string
+  /** The route pattern; '' when no route matched. */
+  route: string
+  /** The status code when no route matched; 0 for matched routes. */
+  status: number
+}
+
+export interface RollupValues {
+  count: number
+  /** Counts of 1xx, 2xx, 3xx, 4xx, 5xx responses. */
+  classes: [number, number, number, number, number]
+  sumMs: number
+  maxMs: number
+  histogram: Histogram
+}
+
+export interface RollupRow extends RollupKey, RollupValues {}
+
+/** The fields of a profile the rollups need (as written, or as returned by a delete). */
+export interface RolledProfile {
+  startMs: number
+  method: string
+  route: string | null
+  statusCode: number
+  durationMs: number
+}
+
+export const emptyValues = (): RollupValues => ({ count: 0, classes: [0, 0, 0, 0, 0], sumMs: 0, maxMs: 0, histogram: new Map() })
+
+function keyOf (profile: RolledProfile, spanMs: number): RollupKey {
+  const matched = profile.route !== null
+  return {
+    spanMs,
+    startMs: Math.floor(profile.startMs / spanMs) * spanMs,
+    method: matched ? profile.method : '',
+    route: profile.route ?? '',
+    status: matched ? 0 : profile.statusCode
+  }
+}
+
+const keyText = (key: RollupKey): string => JSON.stringify([key.spanMs, key.startMs, key.method, key.route, key.status])
+
+/** The rows a batch of profiles touches, each with what the batch adds to it. */
+export function rollupDeltas (profiles: Iterable<RolledProfile>): RollupRow[] {
+  const rows = new Map<string, RollupRow>()
+  for (const profile of profiles) {
+    for (const spanMs of SPANS) {
+      const key = keyOf(profile, spanMs)
+      const text = keyText(key)
+      let row = rows.get(text)
+      if (row === undefined) {
+        row = { ...key, ...emptyValues() }
+        rows.set(text, row)
+      }
+      row.count++
+      const statusClass = Math.floor(profile.statusCode / 100) - 1
+      if (statusClass >= 0 && statusClass < 5) row.classes[statusClass as 0 | 1 | 2 | 3 | 4]++
+      row.sumMs += profile.durationMs
+      row.maxMs = Math.max(row.maxMs, profile.durationMs)
+      const bucket = bucketOf(profile.durationMs)
+      row.histogram.set(bucket, (row.histogram.get(bucket) ?? 0) + 1)
+    }
+  }
+  return [...rows.values()]
+}
+
+/**
+ * A stored row after a delta: added when profiles are written, taken away when they are pruned.
+ * A max cannot be taken away exactly: once its profile may be gone it is capped at the top of the
+ * histogram's highest remaining bucket. Null when the row is left empty.
+ */
+export function applyDelta (stored: RollupValues, delta: RollupValues, sign: 1 | -1): RollupValues | null {
+  const count = stored.count + sign * delta.count
+  if (count <= 0) return null
+  const histogram = new Map(stored.histogram)
+  addHistogram(histogram, delta.histogram, sign)
+  return {
+    count,
+    classes: stored.classes.map((n, i) => Math.max(0, n + sign * (delta.classes[i] ?? 0))) as RollupValues['classes'],
+    sumMs: Math.max(0, stored.sumMs + sign * delta.sumMs),
+    maxMs: sign === 1 ? Math.max(stored.maxMs, delta.maxMs) : Math.min(stored.maxMs, histogramCeiling(histogram)),
+    histogram
+  }
+}
+
+/** One line of the statistics page. */
+export interface RouteStats {
+  /** The route pattern; null for requests no route matched. */
+  route: string | null
+  /** null for requests no route matched (they are grouped by status). */
+  method: string | null
+  /** The status code of unmatched requests; null for routes. */
+  status: number | null
+  count: number
+  statusClasses: { '1xx': number, '2xx': number, '3xx': number, '4xx': number, '5xx': number }
+  meanMs: number
+  p50Ms: number
+  p95Ms: number
+  p99Ms: number
+  maxMs: number
+}
+
+const round3 = (ms: number): number => Math.round(ms * 1000) / 1000
+
+/** The rows of a window added up per route and method (or status), slowest p95 first. */
+export function summarize (rows: Iterable<RollupRow>): RouteStats[] {
+  const groups = new Map<string, { key: RollupKey, values: RollupValues }>()
+  for (const row of rows) {
+    const text = JSON.stringify([row.method, row.route, row.status])
+    let group = groups.get(text)
+    if (group === undefined) {
+      group = { key: row, values: emptyValues() }
+      groups.set(text, group)
+    }
+    group.values = applyDelta(group.values, row, 1) ?? group.values
+  }
+  return [...groups.values()].map(({ key, values }) => {
+    const [c1, c2, c3, c4, c5] = values.classes
+    const matched = key.route !== ''
+    return {
+      route: matched ? key.route : null,
+      method: matched ? key.method : null,
+      status: matched ? null : key.status,
+      count: values.count,
+      statusClasses: { '1xx': c1, '2xx': c2, '3xx': c3, '4xx': c4, '5xx': c5 },
+      meanMs: round3(values.sumMs / values.count),
+      p50Ms: round3(percentile(values.histogram, 50, values.maxMs)),
+      p95Ms: round3(percentile(values.histogram, 95, values.maxMs)),
+      p99Ms: round3(percentile(values.histogram, 99, values.maxMs)),
+      maxMs: round3(values.maxMs)
+    }
+  }).sort((a, b) => b.p95Ms - a.p95Ms || b.count - a.count || String(a.route).localeCompare(String(b.route)) || (a.status ?? 0) - (b.status ?? 0))
+}
+
+/** Which rows make up a window ending now: minute rows up to the first whole hour, then hour rows. */
+export function windowRanges (nowMs: number, windowMs: number): { fromMs: number, minutes: [number, number], hoursFrom: number } {
+  const fromMs = Math.floor((nowMs - windowMs) / MINUTE_MS) * MINUTE_MS
+  const firstHour = Math.ceil(fromMs / HOUR_MS) * HOUR_MS
+  return { fromMs, minutes: [fromMs, firstHour], hoursFrom: firstHour }
+}

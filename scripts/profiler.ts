@@ -1,0 +1,155 @@
+#!/usr/bin/env node
+// The profiler's command line: search, show, tail, and an MCP server for coding agents.
+// Reads the store the service's own variables name, read-only, while the service runs.
+// Exit codes: 0 success, 1 the store failed, 2 a usage error or an unknown token (one line on stderr).
+import { Command, CommanderError, Option } from 'commander'
+import { ConfigError, loadConfig, type Config } from '../config.js'
+import { HttpError } from '../lib/http-error.js'
+import { isStorageFault } from '../lib/sqlite/faults.js'
+import { DEFAULT_LIMIT } from '../plugins/profiler/pages/search-filters.js'
+import { openReadOnlyStore, StoreUnavailableError, type ProfileReader } from '../plugins/profiler/store/read-only.js'
+import { profileText, resultsTable } from './profiler/format.js'
+import { OPTION_NAMES, searchFilters, searchProfiles, type SearchOptions } from './profiler/search.js'
+import { PANEL_NAMES, showProfile } from './profiler/show.js'
+import { tailProfiles } from './profiler/tail.js'
+
+/** A usage error found after parsing (exit code 2). */
+class UsageError extends Error {}
+
+const colour = process.stdout.isTTY && process.stdout.hasColors()
+
+function config (): Config {
+  try {
+    return loadConfig()
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message)
+    throw err
+  }
+}
+
+/** The store, opened once per command and closed at the end. */
+async function withStore<T> (use: (reader: ProfileReader) => T | Promise<T>): Promise<T> {
+  const reader = openReadOnlyStore(config().profilerDatabasePath)
+  try {
+    return await use(reader)
+  } finally {
+    reader.close()
+  }
+}
+
+function write (text: string): void {
+  process.stdout.write(text)
+}
+
+/** The search filters, as options of `search` and `tail`. */
+function withFilters (command: Command, { token }: { token: boolean }): Command {
+  command
+    .option('--ip <text>', 'client IP contains this text')
+    .option('--method <method>', 'HTTP method, exact, any case')
+    .option('--status <code>', 'HTTP status code, exact')
+    .option('--url <text>', 'URL contains this text; a leading ! negates (!/monitor/)')
+  if (token) command.option('--token <token>', 'only this profile (as the page: unknown is an error)')
+  return command
+    .option('--from <time>', 'started at or after: 2026-11-22, 2026-11-22T10:30[:15][Z|+01:00] (UTC by default) or Unix seconds')
+    .option('--until <time>', 'started at or before, inclusive at the precision given (a date covers the whole day)')
+    .option('--limit <n>', `how many, 1 to 100 (default ${DEFAULT_LIMIT})`)
+    .option('--json', 'JSON for machines')
+}
+
+function buildProgram (): Command {
+  const program = new Command('profiler')
+    .description('Search and inspect the request profiles the service records (read-only).\n' +
+      'Reads PROFILER_DATABASE_PATH (default var/profiler.sqlite), like the service.')
+    .exitOverride()
+    .configureOutput({ outputError: (text, write) => { write(text.replace(/^error: /, 'profiler: ').replace(/\n(?=.)/g, ' ')) } })
+    .showSuggestionAfterError()
+
+  withFilters(program.command('search'), { token: true })
+    .description('List recorded requests, newest first (the /_profiler search)')
+    .action(async (options: SearchOptions & { json?: boolean }) => {
+      const results = await withStore(reader => searchProfiles(reader, options, OPTION_NAMES))
+      write(options.json === true ? `${JSON.stringify({ results })}\n` : resultsTable(results, colour))
+    })
+
+  program.command('show')
+    .description('One profile: its summary and a panel ("latest": the newest profile)')
+    .argument('<token>', 'a token, or latest')
+    .addOption(new Option('--panel <name>', 'the panel to show (default: exception when there was one, else request)').choices(PANEL_NAMES))
+    .option('--json', 'JSON for machines (the page\'s JSON: every panel, or the one asked for)')
+    .action(async (token: string, options: { panel?: string, json?: boolean }) => {
+      const { profile, panel, json } = await withStore(reader => showProfile(reader, token, options.panel))
+      write(options.json === true ? `${JSON.stringify(json)}\n` : profileText(profile, panel, colour))
+    })
+
+  withFilters(program.command('tail'), { token: false })
+    .description('Print the newest profiles, then each new one as it is stored, until interrupted (Ctrl-C)')
+    .option('--interval <ms>', 'how often to look for new profiles', '1000')
+    .action(async (options: SearchOptions & { json?: boolean, interval: string }) => {
+      const intervalMs = Number(options.interval)
+      if (!Number.isInteger(intervalMs) || intervalMs < 50 || intervalMs > 60_000) {
+        throw new UsageError(`Invalid "--interval" parameter "${options.interval}": expected milliseconds from 50 to 60000`)
+      }
+      const filters = searchFilters(options, OPTION_NAMES)
+      const stop = new AbortController()
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => { stop.abort() })
+      let header = options.json !== true
+      await withStore(reader => tailProfiles(reader, {
+        filters,
+        intervalMs,
+        signal: stop.signal,
+        print: profiles => {
+          if (options.json === true) {
+            write(profiles.map(profile => `${JSON.stringify(profile)}\n`).join(''))
+            return
+          }
+          // The column titles once; widths follow each batch.
+          const table = resultsTable(profiles, colour)
+          write(header ? table : table.slice(table.indexOf('\n') + 1))
+          header = false
+        }
+      }))
+    })
+
+  program.command('mcp')
+    .description('Serve the Model Context Protocol on stdio for coding agents (tools: search_profiles, get_profile, compare_profiles)')
+    .action(async () => {
+      const { profilerDatabasePath, version } = config()
+      // Opened at the first call and kept: a store that is missing now may exist by then.
+      const store: { reader: ProfileReader | null } = { reader: null }
+      const open = (): ProfileReader => {
+        store.reader ??= openReadOnlyStore(profilerDatabasePath)
+        return store.reader
+      }
+      try {
+        // Loaded here: the SDK and zod are only needed by this command.
+        const { serveMcp } = await import('./profiler/mcp.js')
+        await serveMcp(open, version)
+      } finally {
+        store.reader?.close()
+      }
+    })
+
+  return program
+}
+
+/** Exit code and one line for what went wrong. */
+function failure (err: unknown): { code: number, message: string | null } {
+  if (err instanceof CommanderError) {
+    // Commander has already printed its line (or the help).
+    const ok = err.code === 'commander.helpDisplayed' || err.code === 'commander.version'
+    return { code: ok ? 0 : 2, message: null }
+  }
+  if (err instanceof UsageError) return { code: 2, message: err.message }
+  // The page's 400s (bad filters) and 404s (unknown token or panel).
+  if (err instanceof HttpError && err.statusCode < 500) return { code: 2, message: err.message }
+  if (err instanceof StoreUnavailableError) return { code: 1, message: err.message }
+  return { code: 1, message: isStorageFault(err) ? `The profile store failed: ${(err as Error).message}` : String((err as Error).message ?? err) }
+}
+
+try {
+  await buildProgram().parseAsync()
+} catch (err) {
+  const { code, message } = failure(err)
+  if (message !== null) process.stderr.write(`profiler: ${message}\n`)
+  process.exitCode = code
+}

@@ -1,0 +1,88 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { z } from 'zod'
+import { HttpError } from '../../lib/http-error.js'
+import { MAX_LIMIT } from '../../plugins/profiler/pages/search-filters.js'
+import { findProfile } from '../../plugins/profiler/pages/profile-lookup.js'
+import type { ProfileReader } from '../../plugins/profiler/store/read-only.js'
+import { compareProfiles, IGNORED_HEADERS } from './compare.js'
+import { ARGUMENT_NAMES, searchProfiles } from './search.js'
+import { PANEL_NAMES, profileWithPanels } from './show.js'
+
+const TOKEN = z.string().max(100).describe('A profile token (6 hex characters, from a search or the X-Debug-Token header), or "latest" for the newest profile')
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
+
+type ToolResult = { content: Array<{ type: 'text', text: string }>, isError?: boolean }
+
+/** A tool's answer as indented JSON; a bad argument or an unknown token is an error result that says what is wrong. */
+function answer (produce: () => unknown): ToolResult {
+  try {
+    return { content: [{ type: 'text', text: JSON.stringify(produce(), null, 2) }] }
+  } catch (err) {
+    const message = err instanceof HttpError || err instanceof Error ? err.message : String(err)
+    return { content: [{ type: 'text', text: message }], isError: true }
+  }
+}
+
+/**
+ * The profiler's MCP server: read-only tools over the profile store, for coding agents.
+ * Only what the store holds is returned: secrets were redacted before they were stored.
+ */
+function profilerMcpServer (reader: () => ProfileReader, version: string): McpServer {
+  const server = new McpServer({ name: 'profiler', version })
+
+  server.registerTool('search_profiles', {
+    title: 'Search recorded requests',
+    description: 'Lists recorded HTTP requests of the service, newest first: token, time, status, method, URL, client IP, duration. ' +
+      'Every filter is optional and they combine. Use it to find failing or slow requests, then get_profile with a token for the details.',
+    inputSchema: {
+      ip: z.string().max(100).optional().describe('Client IP contains this text'),
+      method: z.string().max(20).optional().describe('HTTP method, exact, any case (GET, POST, ...)'),
+      status: z.number().int().min(100).max(599).optional().describe('HTTP status code, exact (e.g. 404)'),
+      url: z.string().max(2048).optional().describe('URL contains this text (case-sensitive); a leading "!" means "does not contain"'),
+      token: z.string().max(100).optional().describe('Only this profile'),
+      from: z.string().max(40).optional().describe('Started at or after: a date (2026-11-22), a date-time (2026-11-22T10:30, UTC unless a zone is given) or Unix seconds'),
+      until: z.string().max(40).optional().describe('Started at or before, inclusive at the precision given (a date covers the whole day)'),
+      limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`How many, 1 to ${MAX_LIMIT} (default 10)`)
+    },
+    annotations: { title: 'Search recorded requests', ...READ_ONLY }
+  }, async ({ status, limit, ...text }) => answer(() => ({
+    results: searchProfiles(reader(), { ...text, status: status?.toString(), limit: limit?.toString() }, ARGUMENT_NAMES)
+  })))
+
+  server.registerTool('get_profile', {
+    title: 'One recorded request in detail',
+    description: 'One recorded request: its summary (status, method, URL, IP, time, duration, route) and the panels asked for. ' +
+      'Panels: "request" (query, parsed body, request headers, route params, response status/headers/JSON body), ' +
+      '"performance" (total time, before the handler, in the handler, sending, heap), "exception" (error, message, cause chain), ' +
+      '"router" (matched route, or what the router tried and the allowed methods). Without panels: the exception when there was one, else the request.',
+    inputSchema: {
+      token: TOKEN,
+      panels: z.array(z.enum(PANEL_NAMES as [string, ...string[]])).max(PANEL_NAMES.length).optional().describe('Panels to include')
+    },
+    annotations: { title: 'One recorded request in detail', ...READ_ONLY }
+  }, async ({ token, panels }) => answer(() => profileWithPanels(reader(), token, panels)))
+
+  server.registerTool('compare_profiles', {
+    title: 'Compare two recorded requests',
+    description: 'Two recorded requests side by side, e.g. a failing call and a working one: status of each, time per phase ' +
+      '(total, before the handler, in the handler, sending; deltaMs is b - a), the request and response headers that differ ' +
+      `(a header only one side has is null on the other; ${IGNORED_HEADERS.join(', ')} always differ and are left out), and the request and response bodies when they differ.`,
+    inputSchema: { a: TOKEN, b: TOKEN },
+    annotations: { title: 'Compare two recorded requests', ...READ_ONLY }
+  }, async ({ a, b }) => answer(() => {
+    const store = reader()
+    return compareProfiles(findProfile(store, a), findProfile(store, b))
+  }))
+
+  return server
+}
+
+/** Serves the tools on stdin/stdout until the client ends stdin (the SDK's transport does not watch for that). */
+export async function serveMcp (reader: () => ProfileReader, version: string): Promise<void> {
+  const server = profilerMcpServer(reader, version)
+  const ended = new Promise<void>(resolve => { process.stdin.once('end', resolve) })
+  await server.connect(new StdioServerTransport())
+  await ended
+  await server.close()
+}

@@ -1,0 +1,57 @@
+import { findProfile, type ProfileSource } from '../../plugins/profiler/pages/profile-lookup.js'
+import { parseSearchFilters, type ParameterNames } from '../../plugins/profiler/pages/search-filters.js'
+import type { ProfileSummary, SearchFilters } from '../../plugins/profiler/profile.js'
+import type { ProfileReader } from '../../plugins/profiler/store/read-only.js'
+
+/** The search filters as the command line and the MCP tools name them (the page's are in brackets). */
+export interface SearchOptions {
+  ip?: string
+  method?: string
+  /** [status_code] */
+  status?: string
+  url?: string
+  token?: string
+  /** [start] */
+  from?: string
+  /** [end] */
+  until?: string
+  limit?: string
+}
+
+/** The command line's spelling of each page parameter, for error messages (`Invalid "--status" parameter ...`). */
+export const OPTION_NAMES: ParameterNames = {
+  ip: '--ip', method: '--method', status_code: '--status', url: '--url', start: '--from', end: '--until', limit: '--limit'
+}
+
+/** The MCP tools' spelling: their argument names. */
+export const ARGUMENT_NAMES: ParameterNames = {
+  ip: 'ip', method: 'method', status_code: 'status', url: 'url', start: 'from', end: 'until', limit: 'limit'
+}
+
+/** The page's validation and semantics, on our option names; throws the page's 400 (a usage error here). */
+export function searchFilters (options: SearchOptions, names: ParameterNames): SearchFilters {
+  return parseSearchFilters({
+    ip: options.ip,
+    method: options.method,
+    status_code: options.status,
+    url: options.url,
+    start: options.from,
+    end: options.until,
+    limit: options.limit
+  }, names)
+}
+
+function summaryOf ({ token, ip, method, url, status, time, durationMs, deployment }: ProfileSummary): ProfileSummary {
+  return { token, ip, method, url, status, time, durationMs, deployment }
+}
+
+/**
+ * The search, newest first. A token means that profile alone, as on the page (whose search
+ * redirects to it); an unknown token is the page's 404 `Token "..." not found.`.
+ */
+export function searchProfiles (reader: ProfileReader, options: SearchOptions, names: ParameterNames): ProfileSummary[] {
+  const filters = searchFilters(options, names)
+  const token = options.token?.trim() ?? ''
+  if (token !== '') return [summaryOf(findProfile(reader as ProfileSource, token))]
+  return reader.search(filters)
+}

@@ -1,0 +1,22 @@
+import { collectors } from '../../plugins/profiler/collect/collectors/index.js'
+import { choosePanel, findProfile, profileJson } from '../../plugins/profiler/pages/profile-lookup.js'
+import type { StoredProfile } from '../../plugins/profiler/profile.js'
+import type { ProfileReader } from '../../plugins/profiler/store/read-only.js'
+
+/** Every panel, in the page's menu order. */
+export const PANEL_NAMES = collectors.map(collector => collector.name)
+
+/** A profile (`latest`: the newest) and the panel to show: the one asked for, or the page's default. */
+export function showProfile (reader: ProfileReader, token: string, requested: string | undefined): { profile: StoredProfile, panel: string, json: ReturnType<typeof profileJson> } {
+  const profile = findProfile(reader, token)
+  const panel = choosePanel(profile, requested, PANEL_NAMES)
+  return { profile, panel, json: profileJson(profile, panel, requested) }
+}
+
+/** The summary with the panels asked for (each checked as on the page), or the default one. */
+export function profileWithPanels (reader: ProfileReader, token: string, panels: string[] | undefined) {
+  const profile = findProfile(reader, token)
+  const chosen = panels === undefined || panels.length === 0 ? [choosePanel(profile, undefined, PANEL_NAMES)] : panels.map(name => choosePanel(profile, name, PANEL_NAMES))
+  const { panels: all, ...json } = profileJson(profile, chosen[0] ?? 'request', undefined)
+  return { ...json, panels: Object.fromEntries(chosen.map(name => [name, all[name]])) }
+}

@@ -1,0 +1,42 @@
+// Failed /_profiler logins are limited per client IP: past 10 wrong passwords in the window every
+// attempt is a 429 with Retry-After (profiled), until the window has passed.
+import t from 'tap'
+import { buildApp } from '../../app.js'
+import { testConfig } from '../helpers/app.js'
+import { basicAuth, listProfiles } from '../helpers/profiler.js'
+
+const SECRET = 'correct-horse-battery-staple'
+const PAGE = '/_profiler/empty/search/results'
+
+t.test('10 wrong passwords, then 429 with Retry-After for every attempt until the window has passed', async t => {
+  const windowMs = 1500
+  const app = await buildApp(testConfig(t, { PROFILER_SECRET: SECRET }), { profiler: { loginRateLimit: { maxFailures: 10, windowMs } } })
+  t.teardown(() => app.close())
+  const attempt = (password: string, remoteAddress = '10.0.0.1') =>
+    app.inject({ url: PAGE, remoteAddress, headers: { accept: 'application/json', authorization: basicAuth(password) } })
+
+  for (let i = 0; i < 20; i++) t.equal((await attempt(SECRET)).statusCode, 200, 'successful page views are never limited')
+  for (let i = 0; i < 10; i++) t.equal((await attempt(`wrong-${i}`)).statusCode, 401, `failure ${i + 1}: 401`)
+  const limited = await attempt('wrong-10')
+  t.equal(limited.statusCode, 429)
+  t.match(limited.json().message, /^Too many failed logins from this address: try again in \d+ s$/)
+  t.match(limited.headers['retry-after'], /^[12]$/)
+  t.ok(limited.headers['x-debug-token'], 'the 429 is profiled')
+  t.equal((await attempt(SECRET)).statusCode, 429, 'the right secret too, while the window lasts')
+  t.equal((await attempt('wrong', '10.0.0.2')).statusCode, 401, 'per client IP')
+  t.equal((await app.inject({ url: PAGE, remoteAddress: '10.0.0.1' })).statusCode, 429, 'no credentials either')
+
+  await new Promise(resolve => setTimeout(resolve, windowMs + 200))
+  t.equal((await attempt(SECRET)).statusCode, 200, 'the right secret works again after the window')
+  const statuses = (await listProfiles(app)).map(profile => profile.status)
+  t.ok(statuses.filter(status => status === 429).length >= 3, 'the refused attempts are in the listing')
+})
+
+t.test('the default: 10 failures a minute', async t => {
+  const app = await buildApp(testConfig(t, { PROFILER_SECRET: SECRET }))
+  t.teardown(() => app.close())
+  for (let i = 0; i < 10; i++) await app.inject({ url: PAGE, headers: { authorization: basicAuth('nope') } })
+  const res = await app.inject({ url: PAGE, headers: { authorization: basicAuth(SECRET) } })
+  t.equal(res.statusCode, 429)
+  t.ok(Number(res.headers['retry-after']) > 50 && Number(res.headers['retry-after']) <= 60, `Retry-After ${String(res.headers['retry-after'])} s`)
+})

@@ -1,0 +1,126 @@
+import Database from 'better-sqlite3'
+import fc from 'fast-check'
+import t from 'tap'
+import { buildApp } from '../../app.js'
+import { bucketOf, decodeHistogram, encodeHistogram, percentile, PERCENTILE_ERROR } from '../../plugins/profiler/stats/histogram.js'
+import { buildTestApp, testConfig } from '../helpers/app.js'
+import { listProfiles } from '../helpers/profiler.js'
+
+const JSON_ACCEPT = { accept: 'application/json' }
+
+/** The exact nearest-rank percentile of known durations. */
+function exactPercentile (durations: number[], percent: number): number {
+  const sorted = [...durations].sort((a, b) => a - b)
+  return sorted[Math.max(1, Math.ceil(percent * sorted.length / 100)) - 1] ?? 0
+}
+
+const within = (estimate: number, exact: number): boolean => Math.abs(estimate - exact) <= exact * (PERCENTILE_ERROR + 1e-9)
+
+t.test('histogram percentiles are within 4.4% of the exact ones, whatever the durations', async t => {
+  t.ok(PERCENTILE_ERROR < 0.045)
+  const durations = fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 600_000_000 }).map(us => us / 1000)), { minLength: 1, maxLength: 300 })
+  fc.assert(fc.property(durations, fc.constantFrom(1, 50, 90, 95, 99, 100), (list, percent) => {
+    const histogram = new Map<number, number>()
+    for (const ms of list) histogram.set(bucketOf(ms), (histogram.get(bucketOf(ms)) ?? 0) + 1)
+    const stored = decodeHistogram(encodeHistogram(histogram))
+    return within(percentile(stored, percent, Math.max(...list)), exactPercentile(list, percent))
+  }), { numRuns: 500 })
+})
+
+t.test('GET /_profiler/stats: per route and method, unmatched per status, percentiles close to the exact ones', async t => {
+  const app = await buildTestApp(t, {}, app => {
+    // Durations spread over two orders of magnitude.
+    app.get('/test/slow/:ms', async request => {
+      await new Promise(resolve => setTimeout(resolve, Number((request.params as { ms: string }).ms)))
+      return { ok: true }
+    })
+  })
+  for (let i = 0; i < 40; i++) await app.inject({ url: `/test/slow/${i % 4 === 0 ? 80 : i % 8}` })
+  for (let i = 0; i < 3; i++) await app.inject({ method: 'POST', url: '/monitor/MonitorPooling' })
+  await app.inject({ url: '/monitor/MonitorPooling' })
+  await app.inject({ url: '/robots.txt' })
+  await app.inject({ url: '/.env' })
+  await app.inject({ method: 'DELETE', url: '/nope' })
+  const slow = await listProfiles(app, 'url=/test/slow/&limit=100')
+  t.equal(slow.length, 40)
+
+  const res = await app.inject({ url: '/_profiler/stats?window=1h', headers: JSON_ACCEPT })
+  t.equal(res.statusCode, 200)
+  t.equal(res.headers['x-debug-token'], undefined, 'not profiled itself')
+  const { window, from, to, routes } = res.json()
+  t.equal(window, '1h')
+  t.ok(Date.parse(to) - Date.parse(from) >= 3_600_000 && Date.parse(to) - Date.parse(from) < 3_660_000)
+  const line = routes.find((r: { route: string }) => r.route === '/test/slow/:ms')
+  const durations = slow.map(p => p.durationMs)
+  t.match(line, { method: 'GET', status: null, count: 40, statusClasses: { '1xx': 0, '2xx': 40, '3xx': 0, '4xx': 0, '5xx': 0 } })
+  t.equal(line.maxMs, Math.max(...durations), 'the max is exact')
+  for (const percent of [50, 95, 99]) {
+    const exact = exactPercentile(durations, percent)
+    const estimate = line[`p${percent}Ms`]
+    t.ok(within(estimate, exact), `p${percent}: ${estimate} ms against exactly ${exact} ms`)
+  }
+  t.ok(Math.abs(line.meanMs - durations.reduce((a, b) => a + b, 0) / durations.length) < 0.01)
+  // Slowest p95 first (which route that is depends on the machine: a cold first poll can be slow too).
+  t.ok(routes.every((r: { p95Ms: number }, i: number) => i === 0 || routes[i - 1].p95Ms >= r.p95Ms))
+  t.match(routes.find((r: { route: string, method: string }) => r.route === '/monitor/MonitorPooling' && r.method === 'POST'), { count: 3, status: null })
+  const unmatched = routes.filter((r: { route: string | null }) => r.route === null)
+  t.same(unmatched.map((r: { status: number, count: number, method: null }) => [r.status, r.count, r.method]).sort(), [[404, 3, null], [405, 1, null]].sort(),
+    'unmatched requests by status (the 405 of GET /monitor/MonitorPooling has no route either)')
+
+  // Each line links to the listing filtered to exactly its requests.
+  for (const r of routes) {
+    const listed = await app.inject({ url: r.listing.replace('limit=10', 'limit=100'), headers: JSON_ACCEPT })
+    t.equal(listed.statusCode, 200)
+    t.equal(listed.json().results.length, r.count, `${r.listing} lists ${r.count}`)
+  }
+  t.match(unmatched[0].listing, /^\/_profiler\/empty\/search\/results\?status_code=40\d&route=none&start=\d+&limit=10&type=request$/)
+  t.match(line.listing, /^\/_profiler\/empty\/search\/results\?method=GET&route=%2Ftest%2Fslow%2F%3Ams&start=\d+&limit=10&type=request$/)
+
+  const page = await app.inject({ url: '/_profiler/stats?window=24h', headers: { accept: 'text/html' } })
+  t.equal(page.statusCode, 200)
+  t.match(page.body, /<h1>Route statistics<\/h1>/)
+  t.match(page.body, /<a href="\/_profiler\/stats\?window=24h" class="active" aria-current="page">Last 24h<\/a>/)
+  t.match(page.body, /<td class="url"><a href="\/_profiler\/empty\/search\/results\?method&#x3D;GET&amp;route&#x3D;%2Ftest%2Fslow%2F%3Ams&amp;start&#x3D;\d+&amp;limit&#x3D;10&amp;type&#x3D;request" class="mono">\/test\/slow\/:ms<\/a><\/td>/)
+  t.match(page.body, /\(no route matched\)<\/a> <span class="label status-error">404 Not Found<\/span>/)
+  t.match(page.body, /<td class="num nowrap">\d+(\.\d+)? ms<\/td>/, 'durations in ms')
+  t.notMatch(page.body, /style="/)
+  t.equal((await app.inject({ url: '/_profiler/stats', headers: JSON_ACCEPT })).json().window, '1h', 'default window')
+})
+
+t.test('a window other than 1h, 24h or 7d is a 400 naming the parameter', async t => {
+  const app = await buildTestApp(t)
+  for (const window of ['2h', '1H', 'constructor', '__proto__', '<b>']) {
+    const res = await app.inject({ url: `/_profiler/stats?window=${encodeURIComponent(window)}`, headers: JSON_ACCEPT })
+    t.equal(res.statusCode, 400, window)
+    t.equal(res.json().message, `Invalid "window" parameter "${window}": expected 1h, 24h, 7d`)
+    t.ok(res.headers['x-debug-token'], 'the error is profiled')
+  }
+  const html = await app.inject({ url: '/_profiler/stats?window=%3Cb%3E', headers: { accept: 'text/html' } })
+  t.match(html.body, /&lt;b&gt;/)
+  const bad = await app.inject({ url: '/_profiler/empty/search/results?route=abc', headers: JSON_ACCEPT })
+  t.equal(bad.statusCode, 400)
+  t.match(bad.json().message, /^Invalid "route" parameter "abc": expected a route pattern/)
+})
+
+t.test('the rollups are written with the profiles and pruned with them; the page never reads the profiles', async t => {
+  const config = testConfig(t, { PROFILER_MAX_PROFILES: '5' })
+  const app = await buildApp(config)
+  t.teardown(async () => { await app.close() })
+  await app.ready()
+  for (let i = 0; i < 12; i++) await app.inject({ method: 'POST', url: '/monitor/MonitorPooling' })
+  await app.profileStore.flush()
+  const total = async (): Promise<number> => (await app.inject({ url: '/_profiler/stats?window=7d', headers: JSON_ACCEPT })).json().routes
+    .reduce((sum: number, r: { count: number }) => sum + r.count, 0)
+  t.ok(await total() >= 5)
+  await app.profileStore.prune()
+  t.equal((await listProfiles(app)).length, 5)
+  t.equal(await total(), 5, 'pruned profiles leave the statistics')
+
+  const db = new Database(config.profilerDatabasePath)
+  t.teardown(() => db.close())
+  t.same(db.prepare('SELECT DISTINCT span_ms FROM profile_route_stats ORDER BY 1').pluck().all(), [60_000, 3_600_000], 'minute and hour rows')
+  // Profiles gone from under the page: the statistics still answer from the rollups alone.
+  db.prepare('DELETE FROM profile_data').run()
+  db.prepare('DELETE FROM profiles').run()
+  t.equal(await total(), 5)
+})

@@ -1,0 +1,117 @@
+import { join } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import t, { type Test } from 'tap'
+import { packageRoot } from '../../paths.js'
+import { listProfiles, profileJson } from '../helpers/profiler.js'
+import { CLI } from '../helpers/profiler-cli.js'
+import { recordedApp, SECRET_BEARER } from '../helpers/profile-store.js'
+import { spawnNode } from '../helpers/run.js'
+
+/** The SDK's own client, talking to the built command line's `mcp` over stdio. */
+async function mcpClient (t: Test, env: Record<string, string>): Promise<Client> {
+  const client = new Client({ name: 'profiler-test', version: '1.0.0' })
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [join(packageRoot, 'dist', CLI), 'mcp'],
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stderr: 'pipe'
+  })
+  await client.connect(transport)
+  t.teardown(async () => { await client.close() })
+  return client
+}
+
+interface ToolAnswer { text: string, isError: boolean }
+
+async function call (client: Client, name: string, args: Record<string, unknown>): Promise<ToolAnswer> {
+  const result = await client.callTool({ name, arguments: args }) as { content: Array<{ type: string, text: string }>, isError?: boolean }
+  return { text: result.content.map(part => part.text).join(''), isError: result.isError === true }
+}
+
+async function json (client: Client, name: string, args: Record<string, unknown>): Promise<any> {
+  const answer = await call(client, name, args)
+  if (answer.isError) throw new Error(`${name} failed: ${answer.text}`)
+  return JSON.parse(answer.text)
+}
+
+t.test('the MCP server lists its read-only tools, each with a description and an input schema', async t => {
+  const { env } = await recordedApp(t)
+  const client = await mcpClient(t, env)
+  const { tools } = await client.listTools()
+  t.same(tools.map(tool => tool.name).sort(), ['compare_profiles', 'get_profile', 'search_profiles'])
+  const byName = Object.fromEntries(tools.map(tool => [tool.name, tool]))
+  for (const tool of tools) {
+    t.ok((tool.description ?? '').length > 80, `${tool.name} says what it does and when to use it`)
+    t.equal(tool.annotations?.readOnlyHint, true, `${tool.name} is read-only`)
+  }
+  t.same(Object.keys(byName.search_profiles?.inputSchema.properties ?? {}).sort(), ['from', 'ip', 'limit', 'method', 'status', 'token', 'until', 'url'])
+  t.same(byName.get_profile?.inputSchema.required, ['token'])
+  t.same(byName.compare_profiles?.inputSchema.required, ['a', 'b'])
+})
+
+t.test('search_profiles and get_profile answer what the pages answer; secrets stay redacted', async t => {
+  const { app, env, tokens } = await recordedApp(t)
+  const client = await mcpClient(t, env)
+  t.same(await json(client, 'search_profiles', { status: 404 }), { results: await listProfiles(app, 'status_code=404') })
+  t.same(await json(client, 'search_profiles', { url: '!/ccenter/', limit: 1 }), { results: await listProfiles(app, 'url=!/ccenter/&limit=1') })
+  t.same(await call(client, 'search_profiles', { from: 'yesterday' }), {
+    isError: true,
+    text: 'Invalid "from" parameter "yesterday": expected a date (YYYY-MM-DD) or a date-time (YYYY-MM-DDTHH:MM[:SS][Z|±HH:MM])'
+  })
+  const outOfRange = await call(client, 'search_profiles', { limit: 500 })
+  t.equal(outOfRange.isError, true, 'the input schema bounds the limit')
+  t.match(outOfRange.text, /limit/)
+
+  const found = await json(client, 'get_profile', { token: tokens.found, panels: ['request', 'performance'] })
+  const page = await profileJson(app, tokens.found)
+  t.same(found, { ...page, panel: 'request', panels: { request: page.panels.request, performance: page.panels.performance } })
+  t.equal(found.panels.request.requestHeaders.authorization, '[redacted]')
+  const detail = await call(client, 'get_profile', { token: tokens.found, panels: ['request'] })
+  t.notOk(detail.text.includes(SECRET_BEARER.slice(7)), 'the bearer token is nowhere in the answer')
+
+  const latest = await json(client, 'get_profile', { token: 'latest' })
+  t.equal(latest.token, tokens.poll)
+  t.same(Object.keys(latest.panels), ['request'], 'without panels: the page\'s default one')
+  const failed = await json(client, 'get_profile', { token: tokens.wrongMethod })
+  t.same(Object.keys(failed.panels), ['exception'])
+  t.same(await call(client, 'get_profile', { token: 'ffffff' }), { isError: true, text: 'Token "ffffff" not found.' })
+})
+
+t.test('compare_profiles: status, time per phase, the headers and bodies that differ', async t => {
+  const { env, tokens } = await recordedApp(t)
+  const client = await mcpClient(t, env)
+  const diff = await json(client, 'compare_profiles', { a: tokens.found, b: tokens.notFound })
+  t.match(diff, {
+    a: { token: tokens.found, status: 200, route: '/ccenter/getConseillerByCode' },
+    b: { token: tokens.notFound, status: 404 },
+    status: { a: 200, b: 404, same: false },
+    requestHeaders: { authorization: { a: '[redacted]', b: null } },
+    requestBody: { same: false, a: { code: 'ADV1001' }, b: { code: 'NOPE' } },
+    responseBody: { same: false, a: { code: 'ADV1001' }, b: { statusCode: 404, message: 'No advisor found for code "NOPE"' } }
+  })
+  t.same(Object.keys(diff.durations), ['totalMs', 'beforeHandlerMs', 'handlerMs', 'sendingMs'])
+  t.equal(diff.durations.totalMs.deltaMs, Math.round((diff.durations.totalMs.b - diff.durations.totalMs.a) * 1000) / 1000)
+  t.ok(diff.responseHeaders['content-length'], 'a different body length shows')
+  t.notOk('x-debug-token' in diff.responseHeaders, 'headers that always differ are left out')
+  t.notOk('content-type' in diff.requestHeaders, 'equal headers are left out')
+
+  const same = await json(client, 'compare_profiles', { a: tokens.found, b: tokens.found })
+  t.match(same, { status: { same: true }, requestHeaders: {}, responseHeaders: {}, requestBody: { same: true }, responseBody: { same: true } })
+  t.same(same.requestHeaders, {})
+  t.same(await call(client, 'compare_profiles', { a: tokens.found, b: 'nope' }), { isError: true, text: 'Token "nope" not found.' })
+})
+
+t.test('a store that cannot be read is an error answer, and the server keeps serving; it ends with its input', async t => {
+  const dir = t.testdir()
+  const missing = join(dir, 'missing.sqlite')
+  const client = await mcpClient(t, { PROFILER_DATABASE_PATH: missing })
+  const answer = await call(client, 'search_profiles', {})
+  t.same(answer, { isError: true, text: `The profile store ${missing} does not exist (PROFILER_DATABASE_PATH); start the service once to create it` })
+  t.equal((await client.listTools()).tools.length, 3, 'still serving')
+
+  const child = spawnNode(CLI, ['mcp'], { PROFILER_DATABASE_PATH: missing })
+  const exited = new Promise<number | null>(resolve => child.once('exit', code => resolve(code)))
+  child.stdin.end()
+  t.equal(await exited, 0, 'the end of stdin ends the server with exit code 0')
+})
