@@ -68,20 +68,6 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
     }
   })
   app.decorate('config', config)
-  // Load shedding: past the event-loop-delay bound new requests get a 503 with Retry-After (still
-  // profiled: the error goes through the error renderer and the profiler's onSend/onResponse).
-  if (config.maxEventLoopDelayMs > 0) {
-    await app.register(underPressure, {
-      maxEventLoopDelay: config.maxEventLoopDelayMs,
-      retryAfter: SHED_RETRY_AFTER_S,
-      pressureHandler: async (_request, _reply, _type, delay) => {
-        throw new HttpError(503, `The service is overloaded (event-loop delay ${Math.round(Number(delay))} ms, bound ${config.maxEventLoopDelayMs} ms): retry in ${SHED_RETRY_AFTER_S} s`, {
-          name: 'ServiceUnavailableError',
-          headers: { 'retry-after': String(SHED_RETRY_AFTER_S) }
-        })
-      }
-    })
-  }
 
   await app.register(accepts)
   await app.register(views)
@@ -111,5 +97,23 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
 
   await app.register(ccenterRoutes, { prefix: '/ccenter' })
   await app.register(monitorRoutes, { prefix: '/monitor' })
+  // Load shedding: past the event-loop-delay bound new requests get a 503 with Retry-After (still
+  // profiled: the error goes through the error renderer and the profiler's onSend/onResponse).
+  // Registered last: its first sample would otherwise include the start-up work (migrations,
+  // templates, the writer thread), and a slow start shed the first requests. Its onRequest hook
+  // still applies to every route (route hooks are assembled when the app is ready).
+  if (config.maxEventLoopDelayMs > 0) {
+    await app.register(underPressure, {
+      maxEventLoopDelay: config.maxEventLoopDelayMs,
+      retryAfter: SHED_RETRY_AFTER_S,
+      // The delay itself is not quoted: it is Infinity when the loop was blocked for a whole sample.
+      pressureHandler: async () => {
+        throw new HttpError(503, `The service is overloaded (event-loop delay over ${config.maxEventLoopDelayMs} ms): retry in ${SHED_RETRY_AFTER_S} s`, {
+          name: 'ServiceUnavailableError',
+          headers: { 'retry-after': String(SHED_RETRY_AFTER_S) }
+        })
+      }
+    })
+  }
   return app
 }

@@ -45,9 +45,6 @@ const StoredProfileSchema = Type.Object({
 })
 export type StoredProfile = Static<typeof StoredProfileSchema>
 
+const { panels, ...storedFields } = StoredProfileSchema.properties
 /** A profile's JSON: the stored profile, the status text and the panel shown (`panels` holds only it when one was asked for). */
-export const ProfileResponseSchema = Type.Object({
-  ...StoredProfileSchema.properties,
-  statusText: Type.String(),
-  panel: Type.String()
-})
+export const ProfileResponseSchema = Type.Object({ ...storedFields, statusText: Type.String(), panel: Type.String(), panels })

@@ -22,15 +22,16 @@ t.test('an event loop blocked past MAX_EVENT_LOOP_DELAY: 503 with Retry-After, p
   }
   if (shed === null) return t.fail('never shed')
   t.equal(shed.headers['retry-after'], '10')
-  t.match(shed.json().message, /^The service is overloaded \(event-loop delay \d+ ms, bound 20 ms\): retry in 10 s$/)
-  const profile = await profileJson(app, shed.headers['x-debug-token'] as string)
-  t.equal(profile.status, 503, 'the shed request is profiled')
+  t.match(shed.json().message, 'The service is overloaded (event-loop delay over 20 ms): retry in 10 s')
   let served = false
   for (let i = 0; i < 60 && !served; i++) {
     served = (await app.inject({ method: 'POST', url: '/monitor/MonitorPooling' })).statusCode === 200
     if (!served) await new Promise(resolve => setTimeout(resolve, 100))
   }
   t.ok(served, 'served again once the loop is responsive')
+  // Read once the loop is responsive again: the profiler's pages are shed like any other request.
+  const profile = await profileJson(app, shed.headers['x-debug-token'] as string)
+  t.equal(profile.status, 503, 'the shed request is profiled')
 })
 
 t.test('MAX_EVENT_LOOP_DELAY=0ms turns shedding off', async t => {
