@@ -122,7 +122,9 @@ export async function postgresStore (dataDir: string): Promise<BenchStore> {
     seeded: async (count, options) => {
       const name = nameOf(count)
       const env = { PROFILER_DATABASE_URL: cluster.urlOf(name) }
-      if (await exists(name) && await countOf(name).catch(() => -1) === count) return { env, writesPerSecond: null }
+      // A store seeded before the route statistics existed has no rollups: seeded again.
+      const rolledUp = async (): Promise<boolean> => await withPool(name, async pool => (await pool.query('SELECT 1 FROM profile_route_stats LIMIT 1')).rows.length > 0).catch(() => false)
+      if (await exists(name) && await countOf(name).catch(() => -1) === count && await rolledUp()) return { env, writesPerSecond: null }
       await drop(name)
       await cluster.createDatabase(name)
       const writesPerSecond = await seed(name, count, options)

@@ -135,6 +135,58 @@ for (const engine of engines) {
       t.same((await listProfiles(b)).map(p => p.token), ['beef01', 'c0ffee'], 'the next token is used and stored')
     })
 
+    t.test('route statistics: the same lines from the rollups, with listing links that list exactly their requests', async t => {
+      const store = await fresh(t)
+      const a = await appOn(t, store, { PROFILER_DEPLOYMENT: 'A' })
+      const b = await appOn(t, store, { PROFILER_DEPLOYMENT: 'B' })
+      // Both instances count into the same rows.
+      for (let i = 0; i < 3; i++) await a.inject({ method: 'POST', url: '/monitor/MonitorPooling' })
+      for (let i = 0; i < 2; i++) await b.inject({ method: 'POST', url: '/monitor/MonitorPooling' })
+      await a.inject({ url: '/robots.txt' })
+      await b.inject({ url: '/.env' })
+      await b.inject({ url: '/monitor/MonitorPooling' })
+      await a.profileStore.flush()
+      await b.profileStore.flush()
+      const res = await a.inject({ url: '/_profiler/stats?window=1h', headers: JSON_ACCEPT })
+      t.equal(res.statusCode, 200)
+      const { routes } = res.json() as { routes: Array<{ route: string | null, method: string | null, status: number | null, count: number, statusClasses: Record<string, number>, maxMs: number, p50Ms: number, listing: string }> }
+      const lines = routes.map(r => [r.route, r.method, r.status, r.count]).sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y)))
+      t.same(lines, [['/monitor/MonitorPooling', 'POST', null, 5], [null, null, 404, 2], [null, null, 405, 1]].sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y))))
+      const poll = routes.find(r => r.route === '/monitor/MonitorPooling')
+      t.match(poll, { statusClasses: { '2xx': 5, '4xx': 0 } })
+      const polls = await listProfiles(a, 'method=POST&limit=100')
+      t.equal(poll?.maxMs, Math.max(...polls.map(p => p.durationMs)), 'the max is exact')
+      for (const r of routes) {
+        const listed = await a.inject({ url: r.listing.replace('limit=10', 'limit=100'), headers: JSON_ACCEPT })
+        t.equal(listed.json().results.length, r.count, `${r.listing} lists ${r.count}`)
+      }
+      t.same((await b.inject({ url: '/_profiler/stats?window=1h', headers: JSON_ACCEPT })).json().routes, routes, 'both instances see the same statistics')
+    })
+
+    t.test('previous and next profile', async t => {
+      const app = await appOn(t, await fresh(t))
+      for (const path of ['/a', '/b', '/c']) await app.inject({ url: path })
+      const [c, b, a] = (await listProfiles(app)).map(p => p.token)
+      const page = async (token: string | undefined): Promise<string> => (await app.inject({ url: `/_profiler/${token ?? ''}?panel=router` })).body
+      const middle = await page(b)
+      t.match(middle, `<a href="/_profiler/${a ?? ''}?panel=router&amp;type=request" rel="prev" id="previous-profile">`)
+      t.match(middle, `<a href="/_profiler/${c ?? ''}?panel=router&amp;type=request" rel="next" id="next-profile">`)
+      t.match(await page(a), '<span class="none">&larr; Previous profile</span>', 'the oldest has no previous')
+      t.match(await page(c), '<span class="none">Next profile &rarr;</span>', 'the newest has no next')
+    })
+
+    t.test('pruned profiles leave the route statistics (count bound, then age bound)', async t => {
+      const app = await appOn(t, await fresh(t), { PROFILER_MAX_PROFILES: '5', PROFILER_MAX_AGE: '60s' })
+      for (let i = 0; i < 12; i++) await app.inject({ method: 'POST', url: '/monitor/MonitorPooling' })
+      const total = async (): Promise<number> => (await app.inject({ url: '/_profiler/stats?window=7d', headers: JSON_ACCEPT })).json().routes
+        .reduce((sum: number, r: { count: number }) => sum + r.count, 0)
+      await app.profileStore.prune()
+      t.equal((await listProfiles(app)).length, 5)
+      t.equal(await total(), 5, 'the count bound')
+      await app.profileStore.prune(Date.now() + 61_000)
+      t.equal(await total(), 0, 'the age bound (on PostgreSQL: whole partitions dropped)')
+    })
+
     t.test('retention: count and age bounds', async t => {
       const app = await appOn(t, await fresh(t), { PROFILER_MAX_PROFILES: '5', PROFILER_MAX_AGE: '60s' })
       const tokens: string[] = []

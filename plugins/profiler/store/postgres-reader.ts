@@ -6,9 +6,9 @@ import { profilerPostgresMigrationsDir } from '../../../paths.js'
 import { idRangeOf, ID_SLOTS_PER_MS, type ProfileSummary, type SearchFilters, type StoredProfile } from '../profile.js'
 import { storeBytes } from '../writer/partitions.js'
 import { PROFILER_MIGRATIONS_TABLE } from '../writer/postgres-writer.js'
-import type { RouteStats } from '../stats/rollup.js'
+import { fromStoredRow, HOUR_MS, MINUTE_MS, summarize, windowRanges, type RouteStats, type StoredRollupRow } from '../stats/rollup.js'
+import { ROLLUP_COLUMNS } from '../writer/postgres-rollups.js'
 import type { StoreReader, StoreTarget } from './engine.js'
-import { HttpError } from '../../../lib/http-error.js'
 
 interface SummaryRow { id: number, token: string, ip: string, method: string, url: string, status: number, duration_ms: number, deployment: string }
 interface ProfileRow extends SummaryRow { parent_token: string | null, type: string, route: string | null, panels: string }
@@ -91,8 +91,15 @@ export class PostgresReader implements StoreReader {
     return { previous: previous[0]?.token ?? null, next: next[0]?.token ?? null }
   }
 
-  async routeStats (_nowMs: number, _windowMs: number): Promise<{ fromMs: number, routes: RouteStats[] }> {
-    throw new HttpError(501, 'Route statistics are not kept on the PostgreSQL store yet', { name: 'NotImplementedError' })
+  /** As on SQLite: the rollup rows of the minutes before the window's first whole hour, then the hours (a primary-key range each). */
+  async routeStats (nowMs: number, windowMs: number): Promise<{ fromMs: number, routes: RouteStats[] }> {
+    const { fromMs, minutes, hoursFrom } = windowRanges(nowMs, windowMs)
+    const sql = `SELECT ${ROLLUP_COLUMNS} FROM profile_route_stats WHERE span_ms = $1 AND start_ms >= $2 AND start_ms < $3`
+    const [minuteRows, hourRows] = await Promise.all([
+      this.query<StoredRollupRow>(sql, [MINUTE_MS, minutes[0], minutes[1]]),
+      this.query<StoredRollupRow>(sql, [HOUR_MS, hoursFrom, Number.MAX_SAFE_INTEGER])
+    ])
+    return { fromMs, routes: summarize([...minuteRows, ...hourRows].map(fromStoredRow)) }
   }
 
   async storeBytes (): Promise<number> {

@@ -1,7 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3'
 import { idRangeOf, type ProfileSummary, type SearchFilters, type StoredProfile } from '../profile.js'
-import { decodeHistogram } from '../stats/histogram.js'
-import { HOUR_MS, MINUTE_MS, summarize, windowRanges, type RollupRow, type RouteStats } from '../stats/rollup.js'
+import { fromStoredRow, HOUR_MS, MINUTE_MS, summarize, windowRanges, type RouteStats, type StoredRollupRow } from '../stats/rollup.js'
 
 /** A substring filter that matches at most this many distinct URLs (or IPs) is answered key by key. */
 const MAX_KEYED_LOOKUPS = 100
@@ -107,8 +106,8 @@ export class ProfileSearch {
     const rows = [
       ...this.statements.rollups.iterate(MINUTE_MS, minutes[0], minutes[1]),
       ...this.statements.rollups.iterate(HOUR_MS, hoursFrom, Number.MAX_SAFE_INTEGER)
-    ] as RollupRowRecord[]
-    return { fromMs, routes: summarize(rows.map(toRollupRow)) }
+    ] as StoredRollupRow[]
+    return { fromMs, routes: summarize(rows.map(fromStoredRow)) }
   }
 
   /** Every stored token (read once at start, to fill the request thread's token set). */
@@ -201,27 +200,6 @@ export class ProfileSearch {
     }
     return statement.all(params) as SummaryRow[]
   }
-}
-
-interface RollupRowRecord {
-  spanMs: number
-  startMs: number
-  method: string
-  route: string
-  status: number
-  count: number
-  c1: number
-  c2: number
-  c3: number
-  c4: number
-  c5: number
-  sumMs: number
-  maxMs: number
-  histogram: Buffer
-}
-
-function toRollupRow ({ c1, c2, c3, c4, c5, histogram, ...row }: RollupRowRecord): RollupRow {
-  return { ...row, classes: [c1, c2, c3, c4, c5], histogram: decodeHistogram(histogram) }
 }
 
 function withoutId ({ id: _id, ...summary }: SummaryRow): ProfileSummary {

@@ -3,6 +3,8 @@ import { inTransaction } from '../../../lib/postgres/pool.js'
 import { ID_SLOTS_PER_MS } from '../profile.js'
 import { storeBytes, type Partition, type Partitions } from './partitions.js'
 import type { RetentionLimits } from './retention.js'
+import { updateRollups } from './postgres-rollups.js'
+import type { RolledProfile } from '../stats/rollup.js'
 
 /** Rows deleted per step inside a partition, token claims per sweep step: short transactions. */
 const BATCH = 500
@@ -13,6 +15,11 @@ const BYTES_TARGET = 0.9
 const SEALED_AFTER_MS = 60_000
 /** One instance prunes at a time (the others skip their step). */
 const RETENTION_LOCK = 0x72657465
+
+/** What a pruned profile leaves behind: its token, and what the route statistics counted. */
+const PRUNED_COLUMNS = 'id, token, method, route, status_code AS "statusCode", duration_ms AS "durationMs"'
+interface PrunedRow { id: number, token: string, method: string, route: string | null, statusCode: number, durationMs: number }
+const rolled = (row: PrunedRow): RolledProfile => ({ ...row, startMs: Math.floor(row.id / ID_SLOTS_PER_MS) })
 
 export interface RetentionEvents {
   /** Profiles pruned (their tokens are free again), with the stored count after. */
@@ -98,7 +105,9 @@ export class PostgresRetention {
   }
 
   private async dropPartition (client: pg.PoolClient, partition: Partition): Promise<boolean> {
-    const { rows } = await client.query<{ token: string }>(`SELECT token FROM profiles_p${partition.n}`)
+    const { rows } = await client.query<PrunedRow>(`SELECT ${PRUNED_COLUMNS} FROM profiles_p${partition.n}`)
+    // Its profiles leave the route statistics in the same transaction as the partition goes.
+    await updateRollups(client, rows.map(rolled), -1)
     await this.partitions.drop(client, partition)
     await this.raiseHorizon(client, partition.highId)
     this.sealedCounts.delete(partition.n)
@@ -109,12 +118,13 @@ export class PostgresRetention {
 
   /** Deletes up to `limit` of the oldest profiles with id <= throughId (with their panels). */
   private async deleteOldest (client: pg.PoolClient, throughId: number, limit: number): Promise<boolean> {
-    const { rows } = await client.query<{ id: number, token: string }>(`
+    const { rows } = await client.query<PrunedRow>(`
       WITH doomed AS (SELECT id FROM profiles WHERE id <= $1 ORDER BY id LIMIT $2),
-      gone AS (DELETE FROM profiles WHERE id IN (SELECT id FROM doomed) RETURNING id, token),
+      gone AS (DELETE FROM profiles p WHERE id IN (SELECT id FROM doomed) RETURNING ${PRUNED_COLUMNS}),
       panels AS (DELETE FROM profile_data d USING gone WHERE d.token = gone.token AND d.id = gone.id)
-      SELECT id, token FROM gone`, [throughId, limit])
+      SELECT * FROM gone`, [throughId, limit])
     if (rows.length === 0) return false
+    await updateRollups(client, rows.map(rolled), -1)
     const newest = Math.max(...rows.map(row => row.id))
     await this.raiseHorizon(client, newest + 1)
     this.sealedCounts.delete(this.partitions.numberOf(newest))

@@ -3,10 +3,11 @@ import { isPostgresFault } from '../../../lib/postgres/faults.js'
 import { migratePostgres } from '../../../lib/postgres/migrate.js'
 import { createPool, inTransaction } from '../../../lib/postgres/pool.js'
 import { profilerPostgresMigrationsDir } from '../../../paths.js'
-import type { ProfileRecord } from '../profile.js'
+import { ID_SLOTS_PER_MS, type ProfileRecord } from '../profile.js'
 import type { StoreTarget, StoreWriter, WriteResult } from '../store/engine.js'
 import { DEFAULT_PARTITION_MS, Partitions } from './partitions.js'
 import { PostgresRetention } from './postgres-retention.js'
+import { updateRollups } from './postgres-rollups.js'
 import type { RetentionLimits } from './retention.js'
 
 /** The migrations' bookkeeping table of the profile store (the advisors may share the database). */
@@ -153,6 +154,8 @@ export class PostgresWriter implements StoreWriter {
       ])
       await client.query('INSERT INTO profile_data (id, token, panels) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])',
         [stored.map(p => p.id), stored.map(p => p.token), stored.map(p => p.panels)])
+      // The route statistics, in the same transaction (the route as stored: NULs replaced).
+      await updateRollups(client, stored.map(p => ({ ...p, method: noNul(p.method), route: p.route === null ? null : noNul(p.route), startMs: Math.floor(p.id / ID_SLOTS_PER_MS) })), 1)
       return stored.length
     })
     this.retention.count += written
