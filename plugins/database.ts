@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3'
 import fp from 'fastify-plugin'
 import type pg from 'pg'
-import { AsyncReopening } from '../lib/async-reopening.js'
+import { AsyncReopening, Reopening } from '../lib/reopening.js'
 import { isPostgresFault } from '../lib/postgres/faults.js'
 import { migratePostgres } from '../lib/postgres/migrate.js'
 import { createPool } from '../lib/postgres/pool.js'
@@ -9,7 +9,6 @@ import { withoutPassword } from '../lib/postgres/url.js'
 import { migrationsDir, postgresMigrationsDir } from '../paths.js'
 import { databaseUnavailable, isDatabaseUnavailable } from '../lib/sqlite/faults.js'
 import { openSqlite } from '../lib/sqlite/open.js'
-import { Reopening } from '../lib/sqlite/reopening.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

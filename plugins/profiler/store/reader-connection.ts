@@ -1,4 +1,4 @@
-import { AsyncReopening } from '../../../lib/async-reopening.js'
+import { AsyncReopening } from '../../../lib/reopening.js'
 import { HttpError } from '../../../lib/http-error.js'
 import type { StoreReader } from './engine.js'
 
