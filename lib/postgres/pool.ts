@@ -12,6 +12,12 @@ export interface PoolOptions {
   statementTimeoutMs?: number
   /** Shown in pg_stat_activity. */
   applicationName: string
+  /**
+   * Prepared statements use one generic plan per connection from their first execution (partitions
+   * pruned when it runs) instead of five custom plans first: planning over ~120 hourly partitions
+   * costs 10-15 ms, executing a search 0.3-0.9 ms (measured at 5,000 profiles over 5 days).
+   */
+  genericPlans?: boolean
 }
 
 /**
@@ -27,6 +33,7 @@ export function createPool (url: string, options: PoolOptions): pg.Pool {
     idleTimeoutMillis: 30_000,
     statement_timeout: options.statementTimeoutMs ?? 30_000,
     application_name: options.applicationName,
+    ...(options.genericPlans === true ? { options: '-c plan_cache_mode=force_generic_plan' } : {}),
     allowExitOnIdle: true
   })
   pool.on('error', () => { /* an idle connection ended; the next query opens another */ })

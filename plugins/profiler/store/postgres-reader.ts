@@ -36,7 +36,7 @@ export class PostgresReader implements StoreReader {
   private constructor (private readonly pool: pg.Pool) {}
 
   static async open (target: Extract<StoreTarget, { engine: 'postgres' }>, onMigrated: (message: string) => void): Promise<PostgresReader> {
-    const pool = createPool(target.url, { max: 4, applicationName: 'profiler reader', statementTimeoutMs: 10_000 })
+    const pool = createPool(target.url, { max: 4, applicationName: 'profiler reader', statementTimeoutMs: 10_000, genericPlans: true })
     try {
       const migration = await migratePostgres(pool, profilerPostgresMigrationsDir, PROFILER_MIGRATIONS_TABLE)
       if (migration.applied.length > 0) onMigrated(`migrated from version ${migration.from} to ${migration.to}`)
