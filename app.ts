@@ -80,7 +80,8 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
   // After routing-errors (its routes must be mirrored), before the route groups (they inherit its hooks).
   if (config.profiler) {
     await app.register(profiler, {
-      databasePath: config.profilerDatabasePath,
+      target: config.profilerDatabaseUrl === null ? { engine: 'sqlite', path: config.profilerDatabasePath } : { engine: 'postgres', url: config.profilerDatabaseUrl, partitionMs: config.profilerPartitionMs },
+      deployment: config.profilerDeployment,
       production: config.production,
       secret: config.profilerSecret,
       redaction: { headers: config.profilerRedactHeaders, fields: config.profilerRedactFields },

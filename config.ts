@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { hostname } from 'node:os'
 import { isAbsolute, join } from 'node:path'
 import envSchema from 'env-schema'
 import { Type, type Static } from 'typebox'
@@ -8,6 +9,8 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 /** A comma-separated list of names (header or field names), possibly empty. */
 const NAME_LIST = '^\\s*([!#$%&\'*+.^_`|~0-9A-Za-z-]+\\s*(,\\s*[!#$%&\'*+.^_`|~0-9A-Za-z-]+\\s*)*)?$'
 const NAME_LIST_RULE = 'must be a comma-separated list of names'
+const POSTGRES_URL = '^postgres(ql)?://\\S+$'
+const POSTGRES_URL_RULE = 'must be a PostgreSQL URL: postgres://user:password@host:port/database'
 /** A duration (`2d`) and a size (`256MiB`): checked by the schema, read by parseDuration and parseSize. */
 const DURATION = '^([0-9]+)(ms|s|m|h|d)$'
 const SIZE = '^([0-9]+)(B|KiB|MiB|GiB)?$'
@@ -41,6 +44,11 @@ const EnvSchema = Type.Object({
   PROFILER_SECRET: Type.Optional(Type.String({ minLength: 16, description: 'must be at least 16 characters' })),
   PROFILER_REDACT_HEADERS: Type.String({ pattern: NAME_LIST, default: '', description: NAME_LIST_RULE }),
   PROFILER_REDACT_FIELDS: Type.String({ pattern: NAME_LIST, default: '', description: NAME_LIST_RULE }),
+  // Several deployments, one store: PostgreSQL for the profile store and the advisors (issue #12).
+  PROFILER_DATABASE_URL: Type.Optional(Type.String({ pattern: POSTGRES_URL, description: POSTGRES_URL_RULE })),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: POSTGRES_URL, description: POSTGRES_URL_RULE })),
+  PROFILER_DEPLOYMENT: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$', description: 'must be a name of up to 64 letters, digits, dots, dashes, underscores or colons' })),
+  PROFILER_PARTITION: Type.String({ pattern: '^[1-9][0-9]*(s|m|h|d)$', default: '1h', description: 'must be a duration such as 15m, 1h or 1d' }),
   // Timeouts of the HTTP server (see README "Security"): a client that sends slowly is cut off.
   REQUEST_TIMEOUT: Type.String({ pattern: DURATION, default: '30s', description: DURATION_RULE }),
   HEADERS_TIMEOUT: Type.String({ pattern: DURATION, default: '10s', description: DURATION_RULE }),
@@ -52,7 +60,7 @@ const EnvSchema = Type.Object({
 })
 
 /** Variables whose value is never repeated in an error message. */
-const SECRET_VARIABLES = new Set(['PROFILER_SECRET'])
+const SECRET_VARIABLES = new Set(['PROFILER_SECRET', 'PROFILER_DATABASE_URL', 'DATABASE_URL'])
 
 type Env = Static<typeof EnvSchema>
 
@@ -79,6 +87,14 @@ export interface Config {
   /** Header and field names redacted on top of the built-in ones (lower case). */
   profilerRedactHeaders: string[]
   profilerRedactFields: string[]
+  /** The profile store on PostgreSQL (else the SQLite file profilerDatabasePath). Holds a password: never log it as is. */
+  profilerDatabaseUrl: string | null
+  /** The advisors on PostgreSQL (else the SQLite file databasePath). Holds a password: never log it as is. */
+  databaseUrl: string | null
+  /** This deployment's name, recorded with every profile (default: the host name). */
+  profilerDeployment: string
+  /** PostgreSQL store: the width of a time partition (retention drops whole partitions). */
+  profilerPartitionMs: number
   /** Server timeouts in milliseconds (0: none): whole request, headers, idle keep-alive, idle socket. */
   requestTimeoutMs: number
   headersTimeoutMs: number
@@ -194,6 +210,11 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   if (production && profiler && parsed.PROFILER_SECRET === undefined) {
     throw new ConfigError('Invalid environment: PROFILER_SECRET must be set (at least 16 characters) when PROFILER=on in production')
   }
+  for (const [url, path] of [['PROFILER_DATABASE_URL', 'PROFILER_DATABASE_PATH'], ['DATABASE_URL', 'DATABASE_PATH']] as const) {
+    if (env[url] !== undefined && env[path] !== undefined) {
+      throw new ConfigError(`Invalid environment: set either ${url} (PostgreSQL) or ${path} (SQLite), not both`)
+    }
+  }
   return {
     port: parsed.PORT,
     host: parsed.HOST,
@@ -212,6 +233,10 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     profilerSecret: parsed.PROFILER_SECRET ?? null,
     profilerRedactHeaders: parseNameList(parsed.PROFILER_REDACT_HEADERS),
     profilerRedactFields: parseNameList(parsed.PROFILER_REDACT_FIELDS),
+    profilerDatabaseUrl: parsed.PROFILER_DATABASE_URL ?? null,
+    databaseUrl: parsed.DATABASE_URL ?? null,
+    profilerDeployment: parsed.PROFILER_DEPLOYMENT ?? hostname(),
+    profilerPartitionMs: parseDuration(parsed.PROFILER_PARTITION),
     requestTimeoutMs,
     headersTimeoutMs,
     keepAliveTimeoutMs: parseDuration(parsed.KEEP_ALIVE_TIMEOUT),

@@ -1,18 +1,21 @@
 // Server CPU per request, per thread, for the profiler off and on, with and without request logs:
 // what profiling a request costs, compared with what logging it costs (issue "costs no more than
 // logging it"). Runs at a fixed rate well below saturation, so that every mode does the same work.
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs'
+import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { readThreadProfiles, type ThreadProfile } from './cpu-profile.js'
 import { runLoad } from './load.js'
 import { startBenchServer } from './server-process.js'
+import type { RunStore } from './stores.js'
 import { median, round } from './stats.js'
 import { cpuPerRequest, readThreadCpu, type CpuPerRequest } from './thread-cpu.js'
 
 export interface CpuSettings {
   dataDir: string
-  /** The seeded large store (copied, never written). */
-  largeStore: string
+  /** A writable copy of the seeded store of `size` (an empty store for 0), either engine. */
+  runStore: (size: number) => Promise<RunStore>
+  /** The size of the seeded large store. */
+  largeSize: number
   largeLabel: string
   seconds: number
   warmupSeconds: number
@@ -33,15 +36,12 @@ const MODES = {
 } as const
 type Mode = keyof typeof MODES
 
-function removeDatabase (path: string): void {
-  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true })
-}
-
-async function measureOnce (settings: CpuSettings, mode: Mode, storePath: string, nodeArgs: string[] = []): Promise<CpuPerRequest> {
+/** The server's CPU, per thread (a PostgreSQL store's own server processes are not counted). */
+async function measureOnce (settings: CpuSettings, mode: Mode, storeEnv: Record<string, string>, nodeArgs: string[] = []): Promise<CpuPerRequest> {
   const logFile = join(settings.dataDir, 'cpu-run.log')
   rmSync(logFile, { force: true })
   const server = await startBenchServer(
-    { ...settings.env, ...MODES[mode], DATABASE_PATH: join(settings.dataDir, 'app.sqlite'), PROFILER_DATABASE_PATH: storePath },
+    { ...settings.env, ...MODES[mode], DATABASE_PATH: join(settings.dataDir, 'app.sqlite'), ...storeEnv },
     { logFile, nodeArgs }
   )
   try {
@@ -62,20 +62,21 @@ function medianOf (runs: CpuPerRequest[]): CpuPerRequest {
 }
 
 /** Interleaved rounds of the four modes against one store; the median of each. */
-async function measureStore (settings: CpuSettings, label: string, source: string | null): Promise<Record<Mode, CpuPerRequest>> {
-  const store = join(settings.dataDir, 'store-cpu.sqlite')
+async function measureStore (settings: CpuSettings, label: string, size: number): Promise<Record<Mode, CpuPerRequest>> {
   const runs: Record<Mode, CpuPerRequest[]> = { off: [], on: [], logs: [], 'on+logs': [] }
   const modes = Object.keys(MODES) as Mode[]
   for (let round = 0; round < settings.rounds; round++) {
     // A different order each round, so that no mode always runs on a warmer machine.
     const order = modes.map((_, i) => modes[(i + round) % modes.length] as Mode)
     for (const mode of order) {
-      removeDatabase(store)
-      if (source !== null) copyFileSync(source, store)
-      runs[mode].push(await measureOnce(settings, mode, store))
+      const store = await settings.runStore(size)
+      try {
+        runs[mode].push(await measureOnce(settings, mode, store.env))
+      } finally {
+        await store.remove()
+      }
     }
   }
-  removeDatabase(store)
   const result = { off: medianOf(runs.off), on: medianOf(runs.on), logs: medianOf(runs.logs), 'on+logs': medianOf(runs['on+logs']) }
   const { log } = settings
   log(`\n${label}: µs of server CPU per request (median of ${settings.rounds} interleaved rounds at ${settings.rate} req/s)`)
@@ -101,18 +102,20 @@ function printProfiles (profiles: ThreadProfile[], requests: number, log: (line:
 }
 
 export async function measureCpu (settings: CpuSettings): Promise<Record<string, unknown>> {
-  const fresh = await measureStore(settings, 'Fresh store', null)
-  const large = await measureStore(settings, `${settings.largeLabel} store`, settings.largeStore)
+  const fresh = await measureStore(settings, 'Fresh store', 0)
+  const large = await measureStore(settings, `${settings.largeLabel} store`, settings.largeSize)
   const result: Record<string, unknown> = { rate: settings.rate, fresh, large }
   if (settings.cpuProf) {
     // One profiled run (profiler on, fresh store) with V8's sampling profiler on every thread.
     const dir = join(settings.dataDir, 'cpu-prof')
     rmSync(dir, { recursive: true, force: true })
     mkdirSync(dir, { recursive: true })
-    const store = join(settings.dataDir, 'store-cpu.sqlite')
-    removeDatabase(store)
-    await measureOnce(settings, 'on', store, ['--cpu-prof', `--cpu-prof-dir=${dir}`])
-    removeDatabase(store)
+    const store = await settings.runStore(0)
+    try {
+      await measureOnce(settings, 'on', store.env, ['--cpu-prof', `--cpu-prof-dir=${dir}`])
+    } finally {
+      await store.remove()
+    }
     const requests = settings.rate * settings.seconds + settings.rate * settings.warmupSeconds
     settings.log(`\nCPU profiles written to ${dir} (open them in Chrome DevTools); per request = over the ${requests} requests of the run and its warm-up`)
     printProfiles(readThreadProfiles(dir), requests, settings.log)

@@ -1,74 +1,49 @@
-// npm run bench [-- --quick] [-- --only=cpu,search] [-- --cpu-prof]: profiler overhead, CPU per request and thread, search at 10k and 1M profiles, the store's
-// write rate and size, memory over many profiled requests. Prints a table and writes
-// bench/results.json. Every figure is also given as a ratio against a baseline of the same run.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+// npm run bench [-- --quick] [-- --only=cpu,search] [-- --cpu-prof] [-- --store=postgres]: profiler
+// overhead, CPU per request and thread, search and route statistics at 10k and 1M profiles, the
+// store's write rate and size, memory over many profiled requests. Prints a table and writes
+// bench/results.json (results-postgres.json for --store=postgres, against a cluster it starts
+// itself under var/bench/postgres). Every figure is also given as a ratio against a baseline of the
+// same run. --smoke: tiny sizes and runs, only to check that the benchmark itself works.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { join } from 'node:path'
 import { packageRoot } from '../paths.js'
-import { openProfileDatabase } from '../plugins/profiler/store/open-store.js'
-import { ProfileSearch } from '../plugins/profiler/store/reader.js'
-import { ProfileWriter } from '../plugins/profiler/writer/profile-writer.js'
 import { measureCpu } from './cpu.js'
 import { runLoad, type LoadResult, type Mix } from './load.js'
-import { seedProfiles } from './seed.js'
 import { searchCases, timeInProcess, timeOverHttp, timeStatsInProcess, timeStatsOverHttp, type Timing } from './search.js'
 import { startBenchServer } from './server-process.js'
 import { median, round } from './stats.js'
+import { postgresStore, sqliteStore, type BenchStore } from './stores.js'
 
 const quick = process.argv.includes('--quick')
-const SIZES = { small: 10_000, large: quick ? 100_000 : 1_000_000 }
-const SECONDS = quick ? 3 : 10
-const WARMUP_SECONDS = quick ? 1 : 2
-const ROUNDS = 3
-const RSS_REQUESTS = quick ? 100_000 : 1_000_000
+const smoke = process.argv.includes('--smoke')
+const storeName = process.argv.find(arg => arg.startsWith('--store='))?.slice('--store='.length) ?? 'sqlite'
+if (storeName !== 'sqlite' && storeName !== 'postgres') throw new Error(`--store must be sqlite or postgres (got ${storeName})`)
+const SIZES = smoke ? { small: 1_000, large: 5_000 } : { small: 10_000, large: quick ? 100_000 : 1_000_000 }
+const SECONDS = smoke ? 1 : quick ? 3 : 10
+const WARMUP_SECONDS = smoke ? 1 : quick ? 1 : 2
+const ROUNDS = smoke ? 1 : 3
+const RSS_REQUESTS = smoke ? 2_000 : quick ? 100_000 : 1_000_000
+const SEARCH_ITERATIONS = smoke ? 5 : quick ? 50 : 200
 const CPU_RATE = 2000
-const SEARCH_ITERATIONS = quick ? 50 : 200
-const HTTP_ITERATIONS = quick ? 30 : 100
+const HTTP_ITERATIONS = smoke ? 5 : quick ? 30 : 100
 const SEED_END_MS = Date.UTC(2026, 10, 20, 12)
 const DATA = join(packageRoot, 'var', 'bench')
 // Bounds far above the seeded data: the throughput runs measure recording, not a mass prune.
 const UNBOUNDED = { PROFILER_MAX_PROFILES: '100000000', PROFILER_MAX_BYTES: '64GiB', PROFILER_MAX_AGE: '3650d' }
 
+mkdirSync(DATA, { recursive: true })
+const store: BenchStore = storeName === 'postgres' ? await postgresStore(DATA) : sqliteStore(DATA)
 const results: Record<string, unknown> = {}
 const log = (line: string): void => { process.stdout.write(`${line}\n`) }
 
-function removeDatabase (path: string): void {
-  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true })
-}
-
-/** A store of `count` seeded profiles, kept between runs (seeding a million takes a minute or two). */
-function seededStore (count: number): { path: string, writesPerSecond: number | null } {
-  const path = join(DATA, `store-${count}.sqlite`)
-  if (existsSync(path)) {
-    const { db } = openProfileDatabase(path)
-    const search = new ProfileSearch(db)
-    const stored = search.count()
-    // A store seeded before the route statistics existed has no rollups: seeded again.
-    const rolledUp = search.routeStats(SEED_END_MS, 7 * 86_400_000).routes.length > 0
-    db.close()
-    if (stored === count && rolledUp) return { path, writesPerSecond: null }
-  }
-  removeDatabase(path)
-  const { db } = openProfileDatabase(path)
-  const writesPerSecond = seedProfiles(new ProfileWriter(db), count, { endMs: SEED_END_MS })
-  db.pragma('wal_checkpoint(TRUNCATE)')
-  db.close()
-  return { path, writesPerSecond }
-}
-
 async function measureStore (): Promise<void> {
-  log('\n## Store: write rate, size')
-  const small = seededStore(SIZES.small)
-  const large = seededStore(SIZES.large)
+  log(`\n## Store (${store.name}): write rate, size`)
+  const small = await store.seeded(SIZES.small, { endMs: SEED_END_MS })
+  await store.seeded(SIZES.large, { endMs: SEED_END_MS })
   // The write rate into a store that is already large: 50,000 more profiles into a copy.
-  const copy = join(DATA, 'store-write-test.sqlite')
-  removeDatabase(copy)
-  copyFileSync(large.path, copy)
-  const { db } = openProfileDatabase(copy)
-  const intoLarge = seedProfiles(new ProfileWriter(db), 50_000, { seed: 9, endMs: SEED_END_MS + 3_600_000, spanMs: 3_600_000, firstToken: SIZES.large })
-  db.close()
-  removeDatabase(copy)
-  const bytesPerProfile = statSync(large.path).size / SIZES.large
+  const intoLarge = await store.writeRateInto(SIZES.large, smoke ? 1_000 : 50_000, { seed: 9, endMs: SEED_END_MS + 3_600_000, spanMs: 3_600_000, firstToken: SIZES.large })
+  const bytesPerProfile = await store.bytes(SIZES.large) / SIZES.large
   results.store = {
     writesPerSecondIntoEmpty: small.writesPerSecond === null ? null : round(small.writesPerSecond, 0),
     writesPerSecondIntoLarge: round(intoLarge, 0),
@@ -79,11 +54,11 @@ async function measureStore (): Promise<void> {
   log(`bytes on disk per profile at ${SIZES.large.toLocaleString('en')}: ${Math.round(bytesPerProfile)}`)
 }
 
-async function loadRun (mix: Mix, profiler: boolean, storePath: string, extra: { rate?: number } = {}): Promise<LoadResult> {
+async function loadRun (mix: Mix, profiler: boolean, storeEnv: Record<string, string>, extra: { rate?: number } = {}): Promise<LoadResult> {
   const server = await startBenchServer({
     PROFILER: profiler ? 'on' : 'off',
     DATABASE_PATH: join(DATA, 'app.sqlite'),
-    PROFILER_DATABASE_PATH: storePath,
+    ...storeEnv,
     ...UNBOUNDED
   })
   try {
@@ -96,12 +71,10 @@ async function loadRun (mix: Mix, profiler: boolean, storePath: string, extra: {
 
 async function measureThroughput (): Promise<void> {
   log(`\n## Throughput and latency (autocannon, 20 connections, ${SECONDS} s, store pre-seeded to ${SIZES.large.toLocaleString('en')} profiles)`)
-  const seeded = join(DATA, `store-${SIZES.large}.sqlite`)
   const throughput: Record<string, unknown> = {}
   for (const mix of ['seed-like', 'unknown-paths'] as Mix[]) {
-    const runStore = join(DATA, 'store-run.sqlite')
-    removeDatabase(runStore)
-    copyFileSync(seeded, runStore)
+    const run = await store.runStore(SIZES.large)
+    const runStore = run.env
     const rounds: Array<{ off: number, on: number, ratio: number }> = []
     for (let i = 0; i < ROUNDS; i++) {
       // Alternate which goes first, so that neither always runs on a warmer machine.
@@ -124,7 +97,7 @@ async function measureThroughput (): Promise<void> {
       fixedRate: rate,
       latencyMs: { off: { p50: latencyOff.p50, p99: latencyOff.p99 }, on: { p50: latencyOn.p50, p99: latencyOn.p99 }, p99DeltaMs: round(latencyOn.p99 - latencyOff.p99, 2) }
     }
-    removeDatabase(runStore)
+    await run.remove()
   }
   results.throughput = throughput
 }
@@ -133,7 +106,8 @@ async function measureCpuPerRequest (): Promise<void> {
   log('\n## CPU per request, per thread: the profiler against request logging')
   results.cpu = await measureCpu({
     dataDir: DATA,
-    largeStore: join(DATA, `store-${SIZES.large}.sqlite`),
+    runStore: async size => await store.runStore(size),
+    largeSize: SIZES.large,
     largeLabel: `${SIZES.large.toLocaleString('en')}-profile`,
     seconds: SECONDS,
     warmupSeconds: WARMUP_SECONDS,
@@ -150,24 +124,23 @@ async function measureSearch (): Promise<void> {
   const cases = searchCases(SEED_END_MS)
   const timings: Record<string, Record<string, { inProcess: Timing, http: Timing }>> = {}
   for (const [label, size] of [['small', SIZES.small], ['large', SIZES.large]] as const) {
-    const path = join(DATA, `store-${size}.sqlite`)
-    const { db } = openProfileDatabase(path)
-    const store = new ProfileSearch(db)
-    const server = await startBenchServer({ PROFILER: 'on', DATABASE_PATH: join(DATA, 'app.sqlite'), PROFILER_DATABASE_PATH: path, ...UNBOUNDED })
+    const { env } = await store.seeded(size, { endMs: SEED_END_MS })
+    const searcher = await store.searcher(size)
+    const server = await startBenchServer({ PROFILER: 'on', DATABASE_PATH: join(DATA, 'app.sqlite'), ...env, ...UNBOUNDED })
     const bySize: Record<string, { inProcess: Timing, http: Timing }> = {}
     try {
       for (const { name, query } of cases) {
-        bySize[name] = { inProcess: await timeInProcess(store, query, SEARCH_ITERATIONS), http: await timeOverHttp(server.url, query, HTTP_ITERATIONS) }
+        bySize[name] = { inProcess: await timeInProcess(searcher, query, SEARCH_ITERATIONS), http: await timeOverHttp(server.url, query, HTTP_ITERATIONS) }
       }
       // The seeded profiles end at SEED_END_MS: the 7-day window of the page (which ends now) holds
       // them only within 2 days of it, so the in-process figure reads the window ending there.
       bySize['route statistics (7d)'] = {
-        inProcess: await timeStatsInProcess(store, SEED_END_MS, 7 * 86_400_000, SEARCH_ITERATIONS),
+        inProcess: await timeStatsInProcess(searcher, SEED_END_MS, 7 * 86_400_000, SEARCH_ITERATIONS),
         http: await timeStatsOverHttp(server.url, '7d', HTTP_ITERATIONS)
       }
     } finally {
       await server.stop()
-      db.close()
+      await searcher.close()
     }
     timings[label] = bySize
   }
@@ -193,9 +166,8 @@ async function measureSearch (): Promise<void> {
 
 async function measureMemory (): Promise<void> {
   log(`\n## Memory over ${RSS_REQUESTS.toLocaleString('en')} profiled requests (default retention bounds, empty store)`)
-  const path = join(DATA, 'store-rss.sqlite')
-  removeDatabase(path)
-  const server = await startBenchServer({ PROFILER: 'on', DATABASE_PATH: join(DATA, 'app.sqlite'), PROFILER_DATABASE_PATH: path })
+  const empty = await store.runStore(0)
+  const server = await startBenchServer({ PROFILER: 'on', DATABASE_PATH: join(DATA, 'app.sqlite'), ...empty.env })
   try {
     await runLoad(server.url, 'seed-like', { amount: 10_000 })
     const before = server.rssBytes()
@@ -206,21 +178,22 @@ async function measureMemory (): Promise<void> {
     log(`RSS ${(before / 2 ** 20).toFixed(1)} MB -> ${(after / 2 ** 20).toFixed(1)} MB after ${load.requests} requests (growth ${((after - before) / 2 ** 20).toFixed(1)} MB, ${load.errors} errors)`)
   } finally {
     await server.stop()
-    removeDatabase(path)
+    await empty.remove()
   }
 }
 
-mkdirSync(DATA, { recursive: true })
-const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, date: new Date().toISOString(), quick }
-log(`# Profiler benchmark${quick ? ' (--quick)' : ''}: ${machine.nproc} cores, ${machine.cpu}, Node ${machine.node}, ${machine.date}`)
+const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, date: new Date().toISOString(), quick, smoke, store: store.name }
+log(`# Profiler benchmark${quick ? ' (--quick)' : ''}${smoke ? ' (--smoke: not a measurement)' : ''}, ${store.name} store: ${machine.nproc} cores, ${machine.cpu}, Node ${machine.node}, ${machine.date}`)
 results.machine = machine
 const sections: Record<string, () => Promise<void>> = { store: measureStore, cpu: measureCpuPerRequest, search: measureSearch, throughput: measureThroughput, memory: measureMemory }
 const only = process.argv.find(arg => arg.startsWith('--only='))?.slice('--only='.length).split(',')
 for (const [name, section] of Object.entries(sections)) {
   if (only === undefined || only.includes(name) || name === 'store') await section()
 }
-// A partial run (--only=) updates its sections and keeps the others of the last full run.
-const resultsFile = join(packageRoot, 'bench', 'results.json')
+await store.close()
+// A partial run (--only=) updates its sections and keeps the others of the last full run; a smoke run writes nothing.
+const resultsFile = join(packageRoot, 'bench', store.name === 'sqlite' ? 'results.json' : `results-${store.name}.json`)
+if (smoke) process.exit(0)
 const previous = only !== undefined && existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) as Record<string, unknown> : {}
 writeFileSync(resultsFile, `${JSON.stringify({ ...previous, ...results }, null, 2)}\n`)
 log('\nwritten: bench/results.json')

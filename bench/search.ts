@@ -1,5 +1,5 @@
 import { parseSearchFilters, type SearchQuery } from '../plugins/profiler/pages/search-filters.js'
-import type { ProfileSearch } from '../plugins/profiler/store/reader.js'
+import type { SearchFilters } from '../plugins/profiler/profile.js'
 import { randomSource, seedIp } from './seed.js'
 import { percentile, timeCalls } from './stats.js'
 
@@ -28,7 +28,7 @@ function summarize (times: number[]): Timing {
   return { p50: percentile(times, 50), p99: percentile(times, 99) }
 }
 
-export async function timeInProcess (store: ProfileSearch, query: SearchQuery, iterations: number): Promise<Timing> {
+export async function timeInProcess (store: { search: (filters: SearchFilters) => unknown }, query: SearchQuery, iterations: number): Promise<Timing> {
   return summarize(await timeCalls(iterations, () => store.search(parseSearchFilters(query))))
 }
 
@@ -51,6 +51,6 @@ export async function timeStatsOverHttp (url: string, window: string, iterations
   }))
 }
 
-export async function timeStatsInProcess (store: ProfileSearch, nowMs: number, windowMs: number, iterations: number): Promise<Timing> {
+export async function timeStatsInProcess (store: { routeStats: (nowMs: number, windowMs: number) => unknown }, nowMs: number, windowMs: number, iterations: number): Promise<Timing> {
   return summarize(await timeCalls(iterations, () => store.routeStats(nowMs, windowMs)))
 }

@@ -1,7 +1,7 @@
 // Realistic profiles for the benchmarks: varied URLs, 5,000 client IPs, a method and status mix
 // like a real API, times spread over days; written through the store's own batch writer.
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../plugins/profiler/profile.js'
-import type { ProfileWriter } from '../plugins/profiler/writer/profile-writer.js'
+import type { WriteResult } from '../plugins/profiler/writer/profile-writer.js'
 
 /** A small seeded PRNG (mulberry32): the same data on every run. */
 export function randomSource (seed: number): () => number {
@@ -83,7 +83,12 @@ function seedPanels (request: SeedProfile, url: string, token: string, durationM
  * Writes `count` profiles spread evenly over the `spanMs` before `endMs`, in batches of 1,000
  * through the store's writer; returns the profiles written per second (writing time only).
  */
-export function seedProfiles (writer: ProfileWriter, count: number, options: { seed?: number, endMs?: number, spanMs?: number, firstToken?: number } = {}): number {
+export interface SeedOptions { seed?: number, endMs?: number, spanMs?: number, firstToken?: number }
+
+/** Either engine's writer (SQLite answers at once, PostgreSQL asynchronously). */
+interface BatchWriter { write: (batch: ProfileRecord[]) => WriteResult | Promise<WriteResult> }
+
+export async function seedProfiles (writer: BatchWriter, count: number, options: SeedOptions = {}): Promise<number> {
   const random = randomSource(options.seed ?? 42)
   const endMs = options.endMs ?? Date.now()
   const spanMs = options.spanMs ?? 5 * 86_400_000
@@ -112,7 +117,7 @@ export function seedProfiles (writer: ProfileWriter, count: number, options: { s
     })
     if (batch.length === 1000 || i === count - 1) {
       const started = process.hrtime.bigint()
-      const { rejected } = writer.write(batch)
+      const { rejected } = await writer.write(batch)
       writingNs += process.hrtime.bigint() - started
       if (rejected.length > 0) throw new Error(`seed: ${rejected.length} profiles were not stored`)
       batch = []

@@ -3,6 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { stdSerializers } from 'pino'
 import type { Config } from '../config.js'
+import { withoutPassword } from '../lib/postgres/url.js'
 import { REDACTED, Redactor } from '../lib/redact.js'
 
 /** The start-up line that says whether the profiler records, where, and who may read it. */
@@ -13,7 +14,8 @@ export function profilerStatus (config: Config): string {
   const access = config.profilerSecret === null
     ? 'pages NOT protected: anyone who reaches this port can read the profiles (set PROFILER_SECRET)'
     : 'pages protected by HTTP Basic authentication (PROFILER_SECRET)'
-  return `Profiler: on, store ${config.profilerDatabasePath}, ${access}`
+  const store = config.profilerDatabaseUrl === null ? config.profilerDatabasePath : `PostgreSQL ${withoutPassword(config.profilerDatabaseUrl)}`
+  return `Profiler: on, store ${store}, ${access}; deployment ${config.profilerDeployment}`
 }
 
 /** What a log line carries in place of a value its serializer could not turn into JSON. */

@@ -1,9 +1,13 @@
 // npm run advisors:import -- FILE
 // Validates every row first; imports nothing if any row is bad, else upserts all rows in one transaction.
 import { ConfigError, loadConfig } from '../config.js'
-import { migrationsDir } from '../paths.js'
+import { migratePostgres } from '../lib/postgres/migrate.js'
+import { createPool } from '../lib/postgres/pool.js'
+import { withoutPassword } from '../lib/postgres/url.js'
+import { migrationsDir, postgresMigrationsDir } from '../paths.js'
 import { checkAdvisorRow, type AdvisorInput } from '../plugins/advisors/record.js'
 import { AdvisorRepository } from '../plugins/advisors/index.js'
+import { PostgresAdvisorRepository } from '../plugins/advisors/postgres-repository.js'
 import { openSqlite } from '../lib/sqlite/open.js'
 import { AdvisorFileError, readAdvisorFile, type NumberedRow } from './advisor-file.js'
 
@@ -59,10 +63,24 @@ if (errors.length > 0) {
   fail(`Nothing imported: ${errors.length} of ${rows.length} rows are invalid.`)
 }
 
-const { db } = openSqlite(config.databasePath, migrationsDir)
-try {
-  const count = new AdvisorRepository(db).upsertMany(advisors)
-  process.stdout.write(`Imported ${count} advisors into ${config.databasePath}\n`)
-} finally {
-  db.close()
+// Into whichever database the service uses: PostgreSQL (DATABASE_URL) or the SQLite file.
+if (config.databaseUrl !== null) {
+  const pool = createPool(config.databaseUrl, { max: 1, applicationName: 'advisors import' })
+  try {
+    await migratePostgres(pool, postgresMigrationsDir)
+    const count = await new PostgresAdvisorRepository(async () => pool).upsertMany(advisors)
+    process.stdout.write(`Imported ${count} advisors into ${withoutPassword(config.databaseUrl)}\n`)
+  } catch (err) {
+    fail(`Nothing imported: ${(err as Error).message}`)
+  } finally {
+    await pool.end()
+  }
+} else {
+  const { db } = openSqlite(config.databasePath, migrationsDir)
+  try {
+    const count = new AdvisorRepository(db).upsertMany(advisors)
+    process.stdout.write(`Imported ${count} advisors into ${config.databasePath}\n`)
+  } finally {
+    db.close()
+  }
 }

@@ -55,6 +55,7 @@ function withFilters (command: Command, { token }: { token: boolean }): Command 
     .option('--from <time>', 'started at or after: 2026-11-22, 2026-11-22T10:30[:15][Z|+01:00] (UTC by default) or Unix seconds')
     .option('--until <time>', 'started at or before, inclusive at the precision given (a date covers the whole day)')
     .option('--limit <n>', `how many, 1 to 100 (default ${DEFAULT_LIMIT})`)
+    .option('--deployment <name>', 'recorded by this deployment, exact (PROFILER_DEPLOYMENT of the instance)')
     .option('--json', 'JSON for machines')
 }
 

@@ -1,5 +1,7 @@
 import t from 'tap'
+import { hostname } from 'node:os'
 import { ConfigError, loadConfig } from '../config.js'
+import { profilerStatus } from '../plugins/logging.js'
 
 t.test('defaults', async t => {
   const config = loadConfig({})
@@ -83,6 +85,36 @@ t.test('PROFILER_REDACT_HEADERS and PROFILER_REDACT_FIELDS: comma-separated name
   t.same(config.profilerRedactFields, ['iban', 'ssn'])
   t.same(loadConfig({}).profilerRedactHeaders, [])
   t.throws(() => loadConfig({ PROFILER_REDACT_HEADERS: 'a b,' }), /PROFILER_REDACT_HEADERS must be a comma-separated list of names \(got "a b,"\)/)
+})
+
+t.test('PostgreSQL stores and the deployment name', async t => {
+  const url = 'postgres://profiler:s3cret-pw@db.example:5432/profiles'
+  const config = loadConfig({ PROFILER_DATABASE_URL: url, DATABASE_URL: 'postgresql://app:pw@db/app', PROFILER_DEPLOYMENT: 'A' })
+  t.equal(config.profilerDatabaseUrl, url)
+  t.equal(config.databaseUrl, 'postgresql://app:pw@db/app')
+  t.equal(config.profilerDeployment, 'A')
+  t.equal(config.profilerPartitionMs, 3_600_000, 'hourly partitions by default')
+  t.equal(loadConfig({ PROFILER_PARTITION: '15m' }).profilerPartitionMs, 900_000)
+  t.match(String(t.throws(() => loadConfig({ PROFILER_PARTITION: '0s' }))), /PROFILER_PARTITION must be a duration/)
+  t.equal(loadConfig({}).profilerDeployment, hostname(), 'the host name by default')
+  t.equal(loadConfig({}).profilerDatabaseUrl, null, 'SQLite by default')
+
+  t.throws(() => loadConfig({ PROFILER_DATABASE_URL: url, PROFILER_DATABASE_PATH: 'var/p.sqlite' }),
+    new ConfigError('Invalid environment: set either PROFILER_DATABASE_URL (PostgreSQL) or PROFILER_DATABASE_PATH (SQLite), not both'))
+  t.throws(() => loadConfig({ DATABASE_URL: url, DATABASE_PATH: 'var/a.sqlite' }), /set either DATABASE_URL \(PostgreSQL\) or DATABASE_PATH \(SQLite\), not both/)
+
+  // A bad URL is named, but never repeated: it may hold a password.
+  const bad = t.throws(() => loadConfig({ PROFILER_DATABASE_URL: 'mysql://u:hunter2@h/d' })) as Error
+  t.match(bad.message, /PROFILER_DATABASE_URL must be a PostgreSQL URL/)
+  t.notMatch(bad.message, /hunter2/)
+  t.match(String(t.throws(() => loadConfig({ PROFILER_DEPLOYMENT: 'a b' }))), /PROFILER_DEPLOYMENT must be a name/)
+})
+
+t.test('the start-up status line shows the store without its password', async t => {
+  const line = profilerStatus(loadConfig({ PROFILER_DATABASE_URL: 'postgres://profiler:s3cret-pw@db.example:5432/profiles', PROFILER_DEPLOYMENT: 'B' }))
+  t.match(line, 'store PostgreSQL postgres://profiler:***@db.example:5432/profiles')
+  t.match(line, 'deployment B')
+  t.notMatch(line, 's3cret')
 })
 
 t.test('PROFILER_DATABASE_PATH=":memory:" is refused (the reader and the writer thread would open two databases)', async t => {

@@ -1,32 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Database } from 'better-sqlite3'
+import { listMigrations, MigrationError, type MigrationResult } from '../migration-files.js'
 
-const MIGRATION_FILE = /^(\d{3})-[\w.-]+\.sql$/
-
-/** A migration that could not be applied; the database stays at the previous version. */
-export class MigrationError extends Error {
-  constructor (readonly file: string, cause: unknown) {
-    super(`Migration ${file} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
-    this.name = 'MigrationError'
-  }
-}
-
-export interface MigrationResult { from: number, to: number, applied: string[] }
-
-function listMigrations (dir: string): Array<{ version: number, file: string }> {
-  const migrations = readdirSync(dir)
-    .map(file => ({ file, match: MIGRATION_FILE.exec(file) }))
-    .filter(entry => entry.match !== null)
-    .map(entry => ({ version: Number(entry.match?.[1]), file: entry.file }))
-    .sort((a, b) => a.version - b.version)
-  for (let i = 1; i < migrations.length; i++) {
-    if (migrations[i]?.version === migrations[i - 1]?.version) {
-      throw new MigrationError(migrations[i]?.file ?? '', new Error('two migrations share this number'))
-    }
-  }
-  return migrations
-}
+export { MigrationError, type MigrationResult } from '../migration-files.js'
 
 /** The version a database reaches once every migration of `dir` is applied. */
 export function newestVersion (dir: string): number {

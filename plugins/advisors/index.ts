@@ -2,37 +2,13 @@ import { readFileSync } from 'node:fs'
 import { relative } from 'node:path'
 import type { Database, Statement } from 'better-sqlite3'
 import fp from 'fastify-plugin'
+import { PostgresAdvisorRepository } from './postgres-repository.js'
 import { packageRoot, sampleAdvisorsFile } from '../../paths.js'
 import { checkAdvisorRow, type Advisor, type AdvisorInput } from './record.js'
+import { toAdvisor, type AdvisorRow, type AdvisorStore } from './store.js'
 
-interface AdvisorRow {
-  code: string
-  first_name: string
-  last_name: string
-  email: string
-  team: string
-  phone_extension: string | null
-  status: Advisor['status']
-  last_seen_at: string | null
-  updated_at: string
-}
-
-function toAdvisor (row: AdvisorRow): Advisor {
-  return {
-    code: row.code,
-    firstName: row.first_name,
-    lastName: row.last_name,
-    email: row.email,
-    team: row.team,
-    phoneExtension: row.phone_extension,
-    status: row.status,
-    lastSeenAt: row.last_seen_at,
-    updatedAt: row.updated_at
-  }
-}
-
-/** All SQL on the advisors table; statements are prepared once. */
-export class AdvisorRepository {
+/** All SQL on the advisors table (SQLite); statements are prepared once. */
+export class AdvisorRepository implements AdvisorStore {
   private readonly byCode: Statement<[string], AdvisorRow>
   private readonly seen: Statement<[string, string]>
   private readonly upsert: Statement<AdvisorInput & { updatedAt: string }>
@@ -99,18 +75,31 @@ function readSampleAdvisors (): AdvisorInput[] {
 }
 
 declare module 'fastify' {
-  interface FastifyInstance { advisors: AdvisorRepository }
+  interface FastifyInstance { advisors: AdvisorStore }
 }
+
+const samplesLoaded = (count: number): string =>
+  `Loaded ${count} sample advisors from ${relative(packageRoot, sampleAdvisorsFile)} (development only; the table was empty)`
 
 /** The repository of the open connection; reading it throws a 503 while the database is unavailable. */
 export default fp(async function advisorsPlugin (app) {
+  const postgres = app.postgresDatabase
+  if (postgres !== null) {
+    const repository = new PostgresAdvisorRepository(async () => await postgres.get())
+    postgres.onOpen(async pool => {
+      // The pool counts as open once this is done: the samples go in through it directly.
+      const opening = new PostgresAdvisorRepository(async () => pool)
+      if (app.config.nodeEnv !== 'development' || await opening.count() !== 0) return
+      app.log.info(samplesLoaded(await opening.upsertMany(readSampleAdvisors())))
+    })
+    await postgres.open()
+    app.decorate('advisors', repository)
+    return
+  }
   let advisors: AdvisorRepository | null = null
   app.database.onOpen(db => {
     advisors = new AdvisorRepository(db)
-    if (app.config.nodeEnv === 'development' && advisors.count() === 0) {
-      const count = advisors.upsertMany(readSampleAdvisors())
-      app.log.info(`Loaded ${count} sample advisors from ${relative(packageRoot, sampleAdvisorsFile)} (development only; the table was empty)`)
-    }
+    if (app.config.nodeEnv === 'development' && advisors.count() === 0) app.log.info(samplesLoaded(advisors.upsertMany(readSampleAdvisors())))
   })
   app.decorate('advisors', {
     getter: () => {

@@ -1,7 +1,7 @@
-import type { Database } from 'better-sqlite3'
 import fp from 'fastify-plugin'
 import { collectors } from './collect/collectors/index.js'
-import { openProfileDatabase } from './store/open-store.js'
+import { describeTarget, type StoreTarget } from './store/engine.js'
+import { openStoreReader } from './store/open-reader.js'
 import { Redactor, type RedactionRules } from '../../lib/redact.js'
 import { installRecorder } from './collect/recorder.js'
 import type { RetentionLimits } from './writer/retention.js'
@@ -11,8 +11,10 @@ import { DEFAULT_STORE_OPTIONS, ProfileStore, type StoreEvents, type StoreOption
 import { WriterClient } from './store/writer-client.js'
 
 export interface ProfilerOptions {
-  /** The profiler's own SQLite file. */
-  databasePath: string
+  /** The profiler's own store: a SQLite file or a PostgreSQL database. */
+  target: StoreTarget
+  /** This deployment's name, recorded with every profile. */
+  deployment: string
   production: boolean
   /** The password of the /_profiler pages (HTTP Basic); null leaves them open. */
   secret: string | null
@@ -22,7 +24,7 @@ export interface ProfilerOptions {
   retention: RetentionLimits
   /** How often the background pruning looks at the bounds when idle. */
   retentionIntervalMs?: number
-  /** How long a write waits for another connection's lock before the store counts as failing (5 s). */
+  /** SQLite: how long a statement waits for another connection's lock before the store counts as failing (5 s). */
   busyTimeoutMs?: number
   store?: Partial<StoreOptions>
   /** Wrong passwords allowed per client IP and window before logins are refused (default 10 a minute). */
@@ -40,19 +42,17 @@ declare module 'fastify' {
 const DROP_LOG_INTERVAL_MS = 10_000
 
 /**
- * The request profiler: records every request into its own SQLite store and serves
+ * The request profiler: records every request into its own store (SQLite or PostgreSQL) and serves
  * /_profiler. Register it after routing-errors, so that its routes are known there.
  */
 export default fp<ProfilerOptions>(async function profilerPlugin (app, options) {
   // The request thread reads (and migrates) on its own connection; the writer thread writes.
   // A store that cannot be opened does not stop the service: the profiler reports it and retries.
-  const openReader = (): Database => {
-    const { db, migration } = openProfileDatabase(options.databasePath, options.busyTimeoutMs)
-    if (migration.applied.length > 0) {
-      app.log.info(`Profiler store ${options.databasePath}: migrated from version ${migration.from} to ${migration.to}`)
-    }
-    return db
-  }
+  const target: StoreTarget = options.target.engine === 'sqlite' && options.busyTimeoutMs !== undefined
+    ? { ...options.target, busyTimeoutMs: options.busyTimeoutMs }
+    : options.target
+  const where = describeTarget(target)
+  const openReader = async () => await openStoreReader(target, message => { app.log.info(`Profiler store ${where}: ${message}`) })
   // Dropped profiles are logged at most once every 10 s, with the count so far.
   let lastDropLog = 0
   const events: StoreEvents = {
@@ -66,13 +66,14 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
     info: message => { app.log.info(message) }
   }
   const writer = new WriterClient(
-    { databasePath: options.databasePath, busyTimeoutMs: options.busyTimeoutMs, retention: options.retention, retentionIntervalMs: options.retentionIntervalMs ?? 1000 },
+    { target, deployment: options.deployment, retention: options.retention, retentionIntervalMs: options.retentionIntervalMs ?? 1000 },
     message => {
       if (message.type === 'error') store.health.fail(message.message)
       else store.onWriterMessage(message)
     }
   )
   const store: ProfileStore = new ProfileStore(openReader, writer, { ...DEFAULT_STORE_OPTIONS, ...options.store }, events)
+  await store.open()
   app.decorate('profileStore', store)
   const redactor = new Redactor(options.redaction)
   installRecorder(app, { store, collectors, production: options.production, redactor, tokenSource: options.tokenSource })

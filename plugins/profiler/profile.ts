@@ -21,6 +21,8 @@ export type { ProfileSummary, StoredProfile } from './schemas.js'
 
 /** Filters of the search; every one optional. Time bounds are inclusive epoch milliseconds. */
 export interface SearchFilters {
+  /** Exact name of the deployment that recorded the profile. */
+  deployment?: string
   ip?: string
   method?: string
   statusCode?: number

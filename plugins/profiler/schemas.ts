@@ -10,7 +10,9 @@ const ProfileSummarySchema = Type.Object({
   url: Type.String(),
   status: Type.Integer(),
   time: Type.String(),
-  durationMs: Type.Number()
+  durationMs: Type.Number(),
+  /** The deployment that recorded it (PROFILER_DEPLOYMENT). */
+  deployment: Type.String()
 })
 export type ProfileSummary = Static<typeof ProfileSummarySchema>
 

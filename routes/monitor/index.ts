@@ -15,20 +15,20 @@ const monitorRoutes: FastifyPluginAsyncTypebox = async app => {
       version: app.config.version
     }
     try {
-      app.advisors.check()
-      app.database.reportRecovery()
+      await app.advisors.check()
+      app.databaseOutages.reportRecovery()
     } catch (err) {
       // The database logs the outage once; each failed poll does not log again.
       const cause = (err as Error).cause
-      app.database.reportOutage((cause instanceof Error ? cause : err as Error).message)
+      app.databaseOutages.reportOutage((cause instanceof Error ? cause : err as Error).message)
       return reply.code(503).send({ status: 'degraded' as const, ...base, checks: { database: 'failed' as const } })
     }
     const poll = { status: 'ok' as const, ...base, checks: { database: 'ok' as const } }
     if (request.body.code === undefined) return poll
     const code = request.body.code.trim()
-    const advisor = app.advisors.findByCode(code)
+    const advisor = await app.advisors.findByCode(code)
     if (advisor === undefined) throw new HttpError(404, noAdvisorMessage(code), { name: 'NotFoundHttpError' })
-    app.advisors.recordSeen(code, now)
+    await app.advisors.recordSeen(code, now)
     return { ...poll, advisor: { code: advisor.code, status: advisor.status } }
   })
 }

@@ -17,9 +17,9 @@ const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: 
 type ToolResult = { content: Array<{ type: 'text', text: string }>, isError?: boolean }
 
 /** A tool's answer as text; a bad argument or an unknown token is an error result that says what is wrong. */
-function answerText (produce: () => string): ToolResult {
+async function answerText (produce: () => string | Promise<string>): Promise<ToolResult> {
   try {
-    return { content: [{ type: 'text', text: produce() }] }
+    return { content: [{ type: 'text', text: await produce() }] }
   } catch (err) {
     const message = err instanceof HttpError || err instanceof Error ? err.message : String(err)
     return { content: [{ type: 'text', text: message }], isError: true }
@@ -27,8 +27,8 @@ function answerText (produce: () => string): ToolResult {
 }
 
 /** A tool's answer as indented JSON. */
-function answer (produce: () => unknown): ToolResult {
-  return answerText(() => JSON.stringify(produce(), null, 2))
+async function answer (produce: () => unknown): Promise<ToolResult> {
+  return await answerText(async () => JSON.stringify(await produce(), null, 2))
 }
 
 /**
@@ -50,7 +50,8 @@ function profilerMcpServer (reader: () => ProfileReader, version: string): McpSe
       token: z.string().max(100).optional().describe('Only this profile'),
       from: z.string().max(40).optional().describe('Started at or after: a date (2026-11-22), a date-time (2026-11-22T10:30, UTC unless a zone is given) or Unix seconds'),
       until: z.string().max(40).optional().describe('Started at or before, inclusive at the precision given (a date covers the whole day)'),
-      limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`How many, 1 to ${MAX_LIMIT} (default 10)`)
+      limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`How many, 1 to ${MAX_LIMIT} (default 10)`),
+      deployment: z.string().max(64).optional().describe('Recorded by this deployment (exact name; a store may be shared by several)')
     },
     annotations: { title: 'Search recorded requests', ...READ_ONLY }
   }, async ({ status, limit, ...text }) => answer(() => ({

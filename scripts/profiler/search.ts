@@ -16,6 +16,8 @@ export interface SearchOptions {
   /** [end] */
   until?: string
   limit?: string
+  /** Which deployment recorded it, exact (stores shared by several deployments). */
+  deployment?: string
 }
 
 /** The command line's spelling of each page parameter, for error messages (`Invalid "--status" parameter ...`). */
@@ -37,12 +39,13 @@ export function searchFilters (options: SearchOptions, names: ParameterNames): S
     url: options.url,
     start: options.from,
     end: options.until,
-    limit: options.limit
+    limit: options.limit,
+    deployment: options.deployment
   }, names)
 }
 
-function summaryOf ({ token, ip, method, url, status, time, durationMs }: ProfileSummary): ProfileSummary {
-  return { token, ip, method, url, status, time, durationMs }
+function summaryOf ({ token, ip, method, url, status, time, durationMs, deployment }: ProfileSummary): ProfileSummary {
+  return { token, ip, method, url, status, time, durationMs, deployment }
 }
 
 /**

@@ -5,14 +5,17 @@ import { buildApp, type AppOverrides } from '../../app.js'
 import { loadConfig, type Config } from '../../config.js'
 import { freshDir } from './dirs.js'
 
-/** A config on real SQLite files in a new folder of the test's own; env values as strings, like the real thing. */
+/**
+ * A config on real SQLite files in a new folder of the test's own (or on PostgreSQL where the env gives
+ * PROFILER_DATABASE_URL / DATABASE_URL); env values as strings, like the real thing.
+ */
 export function testConfig (t: Test, env: Record<string, string> = {}): Config {
   const dir = freshDir(t, 'app-')
   return loadConfig({
     NODE_ENV: 'development',
     LOG_LEVEL: 'silent',
-    DATABASE_PATH: join(dir, 'app.sqlite'),
-    PROFILER_DATABASE_PATH: join(dir, 'profiler.sqlite'),
+    ...(env.DATABASE_URL === undefined ? { DATABASE_PATH: join(dir, 'app.sqlite') } : {}),
+    ...(env.PROFILER_DATABASE_URL === undefined ? { PROFILER_DATABASE_PATH: join(dir, 'profiler.sqlite') } : {}),
     // Tests drive the loop flat out with inject() (and run instrumented, two files at a time):
     // load shedding would answer 503s there. test/plugins/load-shedding.test.ts turns it on.
     MAX_EVENT_LOOP_DELAY: '0ms',

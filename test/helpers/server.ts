@@ -25,8 +25,8 @@ export async function startServer (t: Test, env: Record<string, string> = {}): P
     env: {
       PATH: process.env.PATH ?? '',
       PORT: '0',
-      DATABASE_PATH: join(dir, 'var', 'app.sqlite'),
-      PROFILER_DATABASE_PATH: join(dir, 'var', 'profiler.sqlite'),
+      ...(env.DATABASE_URL === undefined ? { DATABASE_PATH: join(dir, 'var', 'app.sqlite') } : {}),
+      ...(env.PROFILER_DATABASE_URL === undefined ? { PROFILER_DATABASE_PATH: join(dir, 'var', 'profiler.sqlite') } : {}),
       ...env
     }
   })

@@ -17,7 +17,7 @@ function withinSeconds<T> (seconds: number, promise: Promise<T>): Promise<T | 't
 }
 
 t.test('closing a writer whose thread has ended resolves at once (it waited for an exit that had fired)', async t => {
-  const writer = new WriterClient({ databasePath: join(t.testdir(), 'profiler.sqlite'), retention, retentionIntervalMs: 1000 }, () => {})
+  const writer = new WriterClient({ target: { engine: 'sqlite', path: join(t.testdir(), 'profiler.sqlite') }, deployment: 'test', retention, retentionIntervalMs: 1000 }, () => {})
   t.equal(await withinSeconds(10, writer.close()), undefined, 'the first close ends the thread')
   t.equal(await withinSeconds(5, writer.close()), undefined, 'a second close resolves instead of hanging')
   t.match(await writer.request({ type: 'prune', now: Date.now() }), { error: 'the writer thread has ended' })
@@ -27,7 +27,7 @@ t.test('a read connection that fails while writes succeed: reported once as unre
   const path = join(t.testdir(), 'profiler.sqlite')
   const errors: string[] = []
   const infos: string[] = []
-  const writer = new WriterClient({ databasePath: path, retention, retentionIntervalMs: 1000 }, () => {})
+  const writer = new WriterClient({ target: { engine: 'sqlite', path }, deployment: 'test', retention, retentionIntervalMs: 1000 }, () => {})
   const store = new ProfileStore(() => { throw new Error('the read connection is refused') }, writer, { ...DEFAULT_STORE_OPTIONS, retryDelayMs: 10 }, {
     onDrop: () => {},
     error: message => { errors.push(message) },
@@ -56,7 +56,7 @@ t.test('a read connection that fails while writes succeed: reported once as unre
   t.same(errors, ['profiler: the profile store cannot be read (the read connection is refused); its pages answer 503 until it can'])
   t.same(infos.filter(line => /writable again|read again/.test(line)), [], 'no recovery line: it never recovered')
   t.equal(store.healthSnapshot().state, 'ok', 'writes are healthy')
-  t.throws(() => store.search({ type: 'request', limit: 10 }), { statusCode: 503, message: /the read connection is refused/ })
+  await t.rejects(store.search({ type: 'request', limit: 10 }), { statusCode: 503, message: /the read connection is refused/ })
 })
 
 t.test('a request the recorder cannot profile is counted and logged through the store', async t => {

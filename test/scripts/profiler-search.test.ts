@@ -20,7 +20,9 @@ t.test('search: the page\'s results for the same filters, as a table or JSON', a
     { args: ['--url', '!/ccenter/'], query: 'url=!/ccenter/' },
     { args: ['--url', 'getConseiller', '--ip', '127.0'], query: 'url=getConseiller&ip=127.0' },
     { args: ['--ip', '10.0.0'], query: 'ip=10.0.0' },
-    { args: ['--from', '2000-01-01', '--until', '2000-01-02'], query: 'start=2000-01-01&end=2000-01-02' }
+    { args: ['--from', '2000-01-01', '--until', '2000-01-02'], query: 'start=2000-01-01&end=2000-01-02' },
+    { args: ['--deployment', app.config.profilerDeployment], query: `deployment=${encodeURIComponent(app.config.profilerDeployment)}` },
+    { args: ['--deployment', 'no-such-deployment'], query: 'deployment=no-such-deployment' }
   ]
   for (const { args, query } of cases) {
     const res = await profiler(['search', '--json', ...args], env)
@@ -28,6 +30,8 @@ t.test('search: the page\'s results for the same filters, as a table or JSON', a
     const results = await listProfiles(app, query)
     t.same(JSON.parse(res.stdout), { results }, `search ${args.join(' ')} = the page's ?${query}`)
     if (query === 'ip=10.0.0') t.same(results.map(result => result.token), [tokens.robots], 'the filter did filter')
+    if (query === 'deployment=no-such-deployment') t.same(results, [], 'another deployment\'s profiles only')
+    if (args[0] === '--deployment' && query !== 'deployment=no-such-deployment') t.equal(results.length, 5, 'this deployment recorded them all')
   }
 
   const byToken = await profiler(['search', '--json', '--token', tokens.notFound], env)

@@ -8,7 +8,7 @@ import { DEFAULT_LIMIT, parseSearchFilters, SEARCH_PARAMETERS, SearchQuerySchema
 import { ListingResponseSchema, ProfileResponseSchema } from '../schemas.js'
 import type { ProfileStore } from '../store/profile-store.js'
 import { TOKEN_PATTERN } from '../collect/token.js'
-import { choosePanel, findProfile, profileJson, tokenNotFound } from './profile-lookup.js'
+import { choosePanel, findStoredProfile, profileJson, tokenNotFound } from './profile-lookup.js'
 import { panelMenu, panelView, profileSummary, resultRow, searchForm } from './view-model.js'
 import { curlText, harText } from './export.js'
 import { statsRoutes } from './stats-routes.js'
@@ -61,7 +61,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
   app.get('/search', { config, schema: { querystring: SearchQuerySchema } }, async (request, reply) => {
     const token = request.query.token?.trim() ?? ''
     if (token !== '') return reply.redirect(`/_profiler/${encodeURIComponent(token)}`, 302)
-    const newest = store.search({ ...parseSearchFilters(request.query), limit: 1 })[0]
+    const newest = (await store.search({ ...parseSearchFilters(request.query), limit: 1 }))[0]
     return reply.redirect(`/_profiler/${newest?.token ?? 'empty'}/search/results?${passOn(request.query)}`, 302)
   })
 
@@ -75,11 +75,14 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
   }, async (request, reply) => {
     const { token } = request.params
     if (token !== 'empty' && !TOKEN_PATTERN.test(token)) throw tokenNotFound(token)
-    const results = store.search(parseSearchFilters(request.query))
+    const results = await store.search(parseSearchFilters(request.query))
     const health = store.healthSnapshot()
     if (wantsJson(request)) return { results, store: health }
+    // The Deployment column only when several deployments share this store.
+    const deployments = await store.deployments()
     return html(reply, 'profiler/results.hbs', {
       health,
+      showDeployment: deployments.length > 1,
       title: 'Profile Search - Profiler',
       results: results.map(resultRow),
       count: results.length,
@@ -91,27 +94,27 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
   app.get('/:token/search/har', { config, schema: { params: TokenParams, querystring: SearchQuerySchema } }, async (request, reply) => {
     const { token } = request.params
     if (token !== 'empty' && !TOKEN_PATTERN.test(token)) throw tokenNotFound(token)
-    const profiles = store.search(parseSearchFilters(request.query))
-      .map(summary => store.find(summary.token))
+    const summaries = await store.search(parseSearchFilters(request.query))
+    const profiles = (await Promise.all(summaries.map(async summary => await store.find(summary.token))))
       // A profile pruned between the search and its read is left out.
       .filter(profile => profile !== undefined)
     return sendHar(reply, 'profiles', harText(profiles, app.config.version))
   })
 
   app.get('/:token/har', { config, schema: { params: TokenParams } }, async (request, reply) => {
-    const profile = findProfile(store, request.params.token)
+    const profile = await findStoredProfile(store, request.params.token)
     return sendHar(reply, `profile-${profile.token}`, harText([profile], app.config.version))
   })
 
   app.get('/:token/curl', { config, schema: { params: TokenParams } }, async (request, reply) => {
-    const profile = findProfile(store, request.params.token)
+    const profile = await findStoredProfile(store, request.params.token)
     return reply.type('text/plain; charset=utf-8').send(curlText(profile))
   })
 
   await app.register(statsRoutes, { store })
 
   app.get('/:token', { config, schema: { params: TokenParams, querystring: PanelQuery, response: { 200: ProfileResponseSchema } } }, async (request, reply) => {
-    const profile = findProfile(store, request.params.token)
+    const profile = await findStoredProfile(store, request.params.token)
     const requested = request.query.panel
     const panel = choosePanel(profile, requested, panelNames)
     if (wantsJson(request)) return profileJson(profile, panel, requested)
@@ -121,7 +124,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
       profile: profileSummary(profile),
       menu: panelMenu(profile, collectors, panel),
       panel: { name: panel, label: collector?.label ?? panel, partial: `profiler/partials/panel-${panel}`, data: profile.panels[panel], view: panelView(panel, profile.panels[panel]) },
-      pager: store.neighbours(profile.token),
+      pager: await store.neighbours(profile.token),
       search: searchForm({})
     })
   })

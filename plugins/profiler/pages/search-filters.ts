@@ -13,13 +13,14 @@ export const SearchQuerySchema = Type.Object({
   start: Type.Optional(Type.String({ maxLength: 40 })),
   end: Type.Optional(Type.String({ maxLength: 40 })),
   limit: Type.Optional(Type.String({ maxLength: 10 })),
-  type: Type.Optional(Type.String({ maxLength: 20 }))
+  type: Type.Optional(Type.String({ maxLength: 20 })),
+  deployment: Type.Optional(Type.String({ maxLength: 64 }))
 })
 
 export type SearchQuery = Static<typeof SearchQuerySchema>
 
-/** The filters a search passes on, in Symfony's order (`route` is ours: the form has no field for it). */
-export const SEARCH_PARAMETERS = ['ip', 'method', 'status_code', 'url', 'route', 'start', 'end', 'limit', 'type'] as const
+/** The filters a search passes on, in Symfony's order (`route` and `deployment` are ours; the form has no field for `route`). */
+export const SEARCH_PARAMETERS = ['ip', 'method', 'status_code', 'url', 'route', 'start', 'end', 'limit', 'type', 'deployment'] as const
 /** The `route` value that selects the requests no route matched (route patterns start with "/"). */
 export const NO_ROUTE = 'none'
 export const DEFAULT_LIMIT = 10
@@ -86,6 +87,8 @@ export function parseSearchFilters (query: SearchQuery, names: ParameterNames = 
     if (!/^\d{1,3}$/.test(limit) || Number(limit) < 1 || Number(limit) > MAX_LIMIT) throw invalid(nameOf('limit'), `a whole number from 1 to ${MAX_LIMIT}`, limit)
     filters.limit = Number(limit)
   }
+  const deployment = given(query.deployment)
+  if (deployment !== undefined) filters.deployment = deployment
   const ip = given(query.ip)
   if (ip !== undefined) filters.ip = ip
   const method = given(query.method)

@@ -12,8 +12,9 @@ export const DEFAULT_WINDOW = '1h'
 
 /** Where the rollups are read from: the service's store, or the command line's read-only one. */
 export interface RouteStatsSource {
-  routeStats: (nowMs: number, windowMs: number) => { fromMs: number, routes: RouteStats[] }
+  routeStats: (nowMs: number, windowMs: number) => RouteStatsRead | Promise<RouteStatsRead>
 }
+interface RouteStatsRead { fromMs: number, routes: RouteStats[] }
 
 interface RouteStatsLine extends RouteStats {
   /** The listing filtered to this line's requests, from the window's start (a page URL). */
@@ -38,11 +39,11 @@ export interface RouteStatsAnswer { window: string, from: string, to: string, ro
  * The statistics of the window named (`1h` when empty or absent) ending at `nowMs`; an unknown
  * window is the page's 400, naming the parameter as the caller spells it (`--window` on the command line).
  */
-export function routeStatsJson (source: RouteStatsSource, window: string | undefined, parameterName = 'window', nowMs = Date.now()): RouteStatsAnswer {
+export async function routeStatsJson (source: RouteStatsSource, window: string | undefined, parameterName = 'window', nowMs = Date.now()): Promise<RouteStatsAnswer> {
   const name = window === undefined || window === '' ? DEFAULT_WINDOW : window
   const windowMs = Object.hasOwn(WINDOWS, name) ? WINDOWS[name] : undefined
   if (windowMs === undefined) throw invalid(parameterName, WINDOW_NAMES.join(', '), name)
-  const { fromMs, routes } = source.routeStats(nowMs, windowMs)
+  const { fromMs, routes } = await source.routeStats(nowMs, windowMs)
   const lines = routes.map(line => ({ ...line, listing: listingHref(line, fromMs) }))
   return { window: name, from: new Date(fromMs).toISOString(), to: new Date(nowMs).toISOString(), routes: lines }
 }

@@ -32,7 +32,7 @@ export const statsRoutes: FastifyPluginAsyncTypebox<{ store: ProfileStore }> = a
       }
     }
   }, async (request, reply) => {
-    const body = routeStatsJson(store, request.query.window)
+    const body = await routeStatsJson(store, request.query.window)
     if (wantsJson(request)) return body
     return html(reply, 'profiler/stats.hbs', {
       title: `Route statistics (${body.window}) - Profiler`,

@@ -35,6 +35,7 @@ export function searchForm (query: SearchQuery) {
     token: query.token ?? '',
     start: query.start ?? '',
     end: query.end ?? '',
+    deployment: query.deployment ?? '',
     limits: [DEFAULT_LIMIT, 50, MAX_LIMIT].map(value => ({ value, selected: String(value) === limit }))
   }
 }
@@ -45,6 +46,7 @@ export function profileSummary (profile: StoredProfile) {
     statusText: STATUS_CODES[profile.status] ?? '',
     isError: profile.status > 399,
     route: profile.route,
+    deployment: profile.deployment,
     duration: formatMs(profile.durationMs)
   }
 }

@@ -1,7 +1,7 @@
 // Route statistics, engine-neutral: what a batch of profiles adds to (or a pruned batch takes from)
 // the per-minute and per-hour rollup rows, and how rows of a window add up to one line per route.
 // The SQL that reads and writes the rows lives with each engine's writer and reader.
-import { addHistogram, bucketOf, histogramCeiling, percentile, type Histogram } from './histogram.js'
+import { addHistogram, bucketOf, decodeHistogram, encodeHistogram, histogramCeiling, percentile, type Histogram } from './histogram.js'
 
 export const MINUTE_MS = 60_000
 export const HOUR_MS = 3_600_000
@@ -96,6 +96,34 @@ export function applyDelta (stored: RollupValues, delta: RollupValues, sign: 1 |
     maxMs: sign === 1 ? Math.max(stored.maxMs, delta.maxMs) : Math.min(stored.maxMs, histogramCeiling(histogram)),
     histogram
   }
+}
+
+/** A rollup row's values as both engines store them (columns aliased c1..c5, sumMs, maxMs; histogram encoded). */
+export interface StoredRollupValues {
+  count: number
+  c1: number
+  c2: number
+  c3: number
+  c4: number
+  c5: number
+  sumMs: number
+  maxMs: number
+  histogram: Uint8Array
+}
+
+export interface StoredRollupRow extends RollupKey, StoredRollupValues {}
+
+export function fromStoredValues ({ count, c1, c2, c3, c4, c5, sumMs, maxMs, histogram }: StoredRollupValues): RollupValues {
+  return { count, classes: [c1, c2, c3, c4, c5], sumMs, maxMs, histogram: decodeHistogram(histogram) }
+}
+
+export function fromStoredRow (row: StoredRollupRow): RollupRow {
+  return { spanMs: row.spanMs, startMs: row.startMs, method: row.method, route: row.route, status: row.status, ...fromStoredValues(row) }
+}
+
+export function toStoredValues (values: RollupValues): StoredRollupValues {
+  const [c1, c2, c3, c4, c5] = values.classes
+  return { count: values.count, c1, c2, c3, c4, c5, sumMs: values.sumMs, maxMs: values.maxMs, histogram: encodeHistogram(values.histogram) }
 }
 
 /** One line of the statistics page. */

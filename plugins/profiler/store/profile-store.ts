@@ -1,26 +1,14 @@
-import type { Database } from 'better-sqlite3'
-import { HttpError } from '../../../lib/http-error.js'
-import { Reopening } from '../../../lib/sqlite/reopening.js'
-import { ID_SLOTS_PER_MS, type ProfileRecord, type ProfileSummary, type SearchFilters, type StoredProfile } from '../profile.js'
-import { ProfileSearch } from './reader.js'
+import type { ProfileRecord, ProfileSummary, SearchFilters, StoredProfile } from '../profile.js'
 import type { RouteStats } from '../stats/rollup.js'
+import type { StoreReader } from './engine.js'
 import { StoreHealth, type HealthLog, type StoreHealthSnapshot } from './health.js'
-import { TokenSet } from '../collect/token.js'
+import { ProfileQueue, type StoreOptions } from './profile-queue.js'
+import { ReaderConnection } from './reader-connection.js'
+import { Reservations } from './reservations.js'
 import type { WriterClient } from './writer-client.js'
 import type { WriterMessage } from '../writer/protocol.js'
 
-export interface StoreOptions {
-  /** Profiles queued or being written at most; past that new ones are dropped and counted. */
-  maxQueue: number
-  /** Hand a batch to the writer as soon as this many are queued. */
-  batchSize: number
-  /** Otherwise hand it over this long after the first queued profile. */
-  flushDelayMs: number
-  /** While the store cannot be written, the queue is retried this often (and the read connection reopened). */
-  retryDelayMs: number
-}
-
-export const DEFAULT_STORE_OPTIONS: StoreOptions = { maxQueue: 10_000, batchSize: 500, flushDelayMs: 20, retryDelayMs: 1000 }
+export { DEFAULT_STORE_OPTIONS, type StoreOptions } from './profile-queue.js'
 
 export interface StoreEvents extends HealthLog {
   /** A profile was dropped (queue full, token clash); not called for faults, which StoreHealth reports. */
@@ -28,122 +16,93 @@ export interface StoreEvents extends HealthLog {
 }
 
 /**
- * ProfileStore, on the request thread: queues profiles (bounded), hands them in batches to the
- * writer thread, keeps the set of tokens in use, and answers searches from its own connection.
- * A batch the writer cannot store (store locked, full, unwritable) goes back to the queue and is
- * retried; only what overflows the queue meanwhile is lost, and counted.
+ * ProfileStore, on the request thread, the small facade the recorder and the pages use: tokens
+ * and ids (Reservations), the bounded queue to the writer thread (ProfileQueue), the reader with
+ * its reopening (ReaderConnection) and the store's health. It does not know which engine is behind.
  */
 export class ProfileStore {
   /** Profiles dropped because the writer fell behind or could not store them. */
   dropped = 0
-  /** Stored profiles, as the writer last reported. */
-  count: number
-  private queue: ProfileRecord[] = []
-  private inFlight = 0
-  private readonly batches = new Set<Promise<unknown>>()
-  private timer: NodeJS.Timeout | null = null
-  private idCounter = 0
-  private readonly tokens = new TokenSet()
-  private readonly reader: Reopening<{ db: Database, search: ProfileSearch }>
+  /** Stored profiles, as the writer (or the reader at open) last reported. */
+  count = 0
   readonly health: StoreHealth
+  private readonly reservations = new Reservations()
+  private readonly queue: ProfileQueue
+  private readonly reader: ReaderConnection
 
   constructor (
-    /** Opens (and migrates) the read connection; it may throw while the store is unavailable. */
-    private readonly openReader: () => Database,
+    /** Opens (and migrates) the read side; it may reject while the store is unavailable. */
+    openReader: () => Promise<StoreReader>,
     private readonly writer: WriterClient,
-    private readonly options: StoreOptions,
+    options: StoreOptions,
     private readonly events: StoreEvents
   ) {
-    this.count = 0
-    this.health = new StoreHealth(events, () => ({ dropped: this.dropped, queued: this.queue.length + this.inFlight }))
-    // The read connection is reported on its own: a failing reader is not a store that "cannot be
-    // written", and reporting it as such made the write health flap fail/recover on every batch.
-    this.reader = new Reopening(() => this.openSearch(), options.retryDelayMs, (message, first) => {
-      if (first) events.error(`profiler: the profile store cannot be read (${message}); its pages answer 503 until it can`)
-    })
-    this.reader.tryOpen()
-  }
-
-  /** The read connection, opened now if it could not be before (at most once per retry delay). */
-  private readConnection (): ProfileSearch {
-    const reader = this.reader.get()
-    if (reader === null) throw new HttpError(503, `The profile store is unavailable: ${this.reader.failure}`, { name: 'ServiceUnavailableError' })
-    return reader.search
-  }
-
-  private openSearch (): { db: Database, search: ProfileSearch } {
-    const db = this.openReader()
-    try {
-      const search = new ProfileSearch(db)
-      // One pass over the stored tokens fills the token set and counts the profiles.
-      let count = 0
-      for (const token of search.tokens()) {
-        this.tokens.add(token)
-        count++
+    this.health = new StoreHealth(events, () => ({ dropped: this.dropped, queued: this.queue.size }))
+    this.queue = new ProfileQueue(writer, this.health, options, {
+      onDrop: (tokens, reason) => {
+        for (const token of tokens) this.releaseToken(token)
+        this.drop(reason, tokens.length)
+      },
+      onWritten: async count => {
+        this.count = count
+        await this.reader.tryOpen()
       }
-      this.count = count
-      if (this.reader.failure !== '') this.events.info('profiler: the profile store can be read again')
-      return { db, search }
-    } catch (err) {
-      db.close()
-      throw err
-    }
+    })
+    this.reader = new ReaderConnection(openReader, options.retryDelayMs, async reader => {
+      // One pass over the stored tokens fills the token set and counts the profiles.
+      this.count = await reader.eachToken(token => { this.reservations.reserve(token) })
+    }, {
+      // The read side is reported on its own: a failing reader is not a store that "cannot be
+      // written", and reporting it as such made the write health flap fail/recover on every batch.
+      onFailure: (message, first) => {
+        if (first) events.error(`profiler: the profile store cannot be read (${message}); its pages answer 503 until it can`)
+      },
+      onRecovered: () => { events.info('profiler: the profile store can be read again') }
+    })
+  }
+
+  /** Opens the read side now (the plugin waits for this first attempt; a failure is reported, not thrown). */
+  async open (): Promise<void> {
+    await this.reader.tryOpen()
   }
 
   /** Events of the writer thread: pruned tokens are free again. */
   onWriterMessage (message: WriterMessage): void {
     if (message.type === 'deleted') {
-      for (const token of message.tokens) this.tokens.delete(token)
+      for (const token of message.tokens) this.releaseToken(token)
       this.count = message.count
+    } else if (message.type === 'taken') {
+      for (const token of message.tokens) this.reservations.reserve(token)
     }
   }
 
-  /**
-   * An id that sorts by request start: start_ms * 1024 + a rolling slot. Two requests that
-   * start in the same millisecond get different slots; a rare clash is resolved when writing.
-   */
   nextId (startMs: number): number {
-    const slot = this.idCounter++ % ID_SLOTS_PER_MS
-    return Math.floor(startMs) * ID_SLOTS_PER_MS + slot
+    return this.reservations.nextId(startMs)
   }
 
   /** Whether a token is queued or stored: tokens are unique among stored profiles. */
   isTokenTaken (token: string): boolean {
-    return this.tokens.has(token)
+    return this.reservations.isTaken(token)
   }
 
   /** Reserves a token for a profile about to be queued. */
   reserveToken (token: string): void {
-    this.tokens.add(token)
+    this.reservations.reserve(token)
   }
 
   /** Gives back the token of a profile that will not be stored. */
   releaseToken (token: string): void {
-    this.tokens.delete(token)
+    this.reservations.release(token)
   }
 
   /** Queues a profile; never writes, never waits, never throws. Returns false when it was dropped. */
   enqueue (profile: ProfileRecord): boolean {
-    if (this.queue.length + this.inFlight >= this.options.maxQueue) {
-      this.releaseToken(profile.token)
-      this.drop(this.health.failing ? 'the store is failing and the queue is full' : 'the writer is behind and the queue is full')
-      return false
-    }
-    this.queue.push(profile)
-    // While the store is failing, only the retry timer hands profiles over.
-    if (this.health.failing) {
-      this.schedule(this.options.retryDelayMs)
-      return true
-    }
-    if (this.queue.length >= this.options.batchSize) this.schedule(0)
-    else this.schedule(this.options.flushDelayMs)
-    return true
+    return this.queue.push(profile)
   }
 
   /** Hands every queued profile to the writer and resolves once the writer has answered for all of them. */
   async flush (): Promise<void> {
-    this.handOver()
-    await Promise.all([...this.batches])
+    await this.queue.flush()
   }
 
   healthSnapshot (): StoreHealthSnapshot {
@@ -157,74 +116,47 @@ export class ProfileStore {
     if (answer.error === undefined) this.count = answer.count
   }
 
-  /** Stores what is left (one last try if the store is failing), then closes both connections. */
+  /** Stores what is left (one last try if the store is failing), then closes both sides. */
   async close (): Promise<void> {
     await this.flush()
-    this.cancelTimer()
-    if (this.queue.length > 0) {
-      this.dropped += this.queue.length
-      this.events.error(`profiler: ${this.queue.length} profile(s) could not be stored before shutdown: ${this.health.snapshot().reason ?? 'the store is failing'}`)
-      this.queue = []
+    const left = this.queue.drain()
+    if (left.length > 0) {
+      this.dropped += left.length
+      this.events.error(`profiler: ${left.length} profile(s) could not be stored before shutdown: ${this.health.snapshot().reason ?? 'the store is failing'}`)
     }
     await this.writer.close()
-    this.reader.close(({ db }) => { db.close() })
+    await this.reader.close()
   }
 
-  search (filters: SearchFilters): ProfileSummary[] {
-    return this.readConnection().search(filters)
+  async search (filters: SearchFilters): Promise<ProfileSummary[]> {
+    return await this.reader.use(reader => reader.search(filters))
   }
 
-  find (token: string): StoredProfile | undefined {
-    return this.readConnection().find(token)
+  async find (token: string): Promise<StoredProfile | undefined> {
+    return await this.reader.use(reader => reader.find(token))
   }
 
-  latest (type = 'request'): StoredProfile | undefined {
-    return this.readConnection().latest(type)
+  async latest (type = 'request'): Promise<StoredProfile | undefined> {
+    return await this.reader.use(reader => reader.latest(type))
   }
 
-  routeStats (nowMs: number, windowMs: number): { fromMs: number, routes: RouteStats[] } {
-    return this.readConnection().routeStats(nowMs, windowMs)
+  async deployments (): Promise<string[]> {
+    return await this.reader.use(reader => reader.deployments())
   }
 
-  neighbours (token: string, type = 'request'): { previous: string | null, next: string | null } {
-    return this.readConnection().neighbours(token, type)
+  /** Route statistics over the window ending at `nowMs`, from the rollups (never the profiles). */
+  async routeStats (nowMs: number, windowMs: number): Promise<{ fromMs: number, routes: RouteStats[] }> {
+    return await this.reader.use(reader => reader.routeStats(nowMs, windowMs))
   }
 
-  fileBytes (): number {
-    return this.readConnection().fileBytes()
+  /** The tokens of the profiles just before (older) and just after (newer) this one, of the same type. */
+  async neighbours (token: string, type = 'request'): Promise<{ previous: string | null, next: string | null }> {
+    return await this.reader.use(reader => reader.neighbours(token, type))
   }
 
-  private handOver (): void {
-    this.cancelTimer()
-    if (this.queue.length === 0) return
-    const batch = this.queue
-    this.queue = []
-    this.inFlight += batch.length
-    const written = this.writer.request({ type: 'write', batch }).then(answer => {
-      this.inFlight -= batch.length
-      this.batches.delete(written)
-      if (answer.error !== undefined && answer.fault === true) {
-        // Kept, oldest first, and tried again later: a locked or full store loses nothing it can hold.
-        this.queue = batch.concat(this.queue)
-        this.health.fail(answer.error)
-        this.schedule(this.options.retryDelayMs)
-        return
-      }
-      if (answer.error !== undefined) {
-        // Not the store failing: the same batch would fail again. Dropped, counted, logged.
-        for (const profile of batch) this.releaseToken(profile.token)
-        this.drop(`a batch of ${batch.length} profile(s) could not be written: ${answer.error}`, batch.length)
-        return
-      }
-      this.count = answer.count
-      this.reader.tryOpen()
-      this.health.recover()
-      for (const token of answer.rejected ?? []) {
-        this.releaseToken(token)
-        this.drop(`profile ${token} could not be stored: its token or every id of its millisecond is taken`)
-      }
-    })
-    this.batches.add(written)
+  /** Bytes the stored profiles take (the SQLite file, or the PostgreSQL relations). */
+  async storeBytes (): Promise<number> {
+    return await this.reader.use(reader => reader.storeBytes())
   }
 
   /** Counts profiles that will not be stored and reports them (at most every few seconds, never during a fault). */
@@ -232,17 +164,5 @@ export class ProfileStore {
     this.dropped += profiles
     // During a fault the recovery line reports the losses.
     if (!this.health.failing) this.events.onDrop(reason)
-  }
-
-  private schedule (delayMs: number): void {
-    if (this.timer !== null && delayMs > 0) return
-    this.cancelTimer()
-    this.timer = setTimeout(() => this.handOver(), delayMs)
-    this.timer.unref()
-  }
-
-  private cancelTimer (): void {
-    if (this.timer !== null) clearTimeout(this.timer)
-    this.timer = null
   }
 }

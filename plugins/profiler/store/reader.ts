@@ -1,7 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3'
 import { idRangeOf, type ProfileSummary, type SearchFilters, type StoredProfile } from '../profile.js'
-import { decodeHistogram } from '../stats/histogram.js'
-import { HOUR_MS, MINUTE_MS, summarize, windowRanges, type RollupRow, type RouteStats } from '../stats/rollup.js'
+import { fromStoredRow, HOUR_MS, MINUTE_MS, summarize, windowRanges, type RouteStats, type StoredRollupRow } from '../stats/rollup.js'
 
 /** A substring filter that matches at most this many distinct URLs (or IPs) is answered key by key. */
 const MAX_KEYED_LOOKUPS = 100
@@ -13,11 +12,11 @@ const MAX_URL_SET = 5_000
 /** The trigram index answers substrings of 3 characters or more. */
 const MIN_TRIGRAM_LENGTH = 3
 
-interface SummaryRow { id: number, token: string, ip: string, method: string, url: string, status: number, time: string, durationMs: number }
+interface SummaryRow { id: number, token: string, ip: string, method: string, url: string, status: number, time: string, durationMs: number, deployment: string }
 interface ProfileRow extends SummaryRow { parent_token: string | null, type: string, route: string | null, panels: string }
 type Key = { column: 'url_id', values: number[] } | { column: 'ip', values: string[] } | { column: 'url_set', values: number[] }
 
-const SUMMARY_COLUMNS = 'p.id, p.token, p.ip, p.method, p.url, p.status_code AS status, p.time, p.duration_ms AS durationMs'
+const SUMMARY_COLUMNS = 'p.id, p.token, p.ip, p.method, p.url, p.status_code AS status, p.time, p.duration_ms AS durationMs, p.deployment'
 
 /**
  * The trigrams that narrow a URL search: the last one of the term and the one just before it
@@ -52,6 +51,7 @@ function prepareReadStatements (db: Database) {
       status_1xx AS c1, status_2xx AS c2, status_3xx AS c3, status_4xx AS c4, status_5xx AS c5, sum_ms AS sumMs, max_ms AS maxMs, histogram
       FROM profile_route_stats WHERE span_ms = ? AND start_ms >= ? AND start_ms < ?`),
     allTokens: db.prepare('SELECT token FROM profiles').pluck(),
+    deployments: db.prepare('SELECT name FROM profile_deployments ORDER BY name').pluck(),
     countAll: db.prepare('SELECT count(*) FROM profiles').pluck(),
     pageCount: db.prepare('PRAGMA page_count').pluck(),
     pageSize: db.prepare('PRAGMA page_size').pluck()
@@ -106,13 +106,18 @@ export class ProfileSearch {
     const rows = [
       ...this.statements.rollups.iterate(MINUTE_MS, minutes[0], minutes[1]),
       ...this.statements.rollups.iterate(HOUR_MS, hoursFrom, Number.MAX_SAFE_INTEGER)
-    ] as RollupRowRecord[]
-    return { fromMs, routes: summarize(rows.map(toRollupRow)) }
+    ] as StoredRollupRow[]
+    return { fromMs, routes: summarize(rows.map(fromStoredRow)) }
   }
 
   /** Every stored token (read once at start, to fill the request thread's token set). */
   tokens (): IterableIterator<string> {
     return this.statements.allTokens.iterate() as IterableIterator<string>
+  }
+
+  /** The deployments that ever wrote to this store. */
+  deployments (): string[] {
+    return this.statements.deployments.all() as string[]
   }
 
   count (): number {
@@ -159,6 +164,10 @@ export class ProfileSearch {
       where.push('instr(p.ip, @ip) > 0')
       params.ip = filters.ip
     }
+    if (filters.deployment !== undefined) {
+      where.push('p.deployment = @deployment')
+      params.deployment = filters.deployment
+    }
     if (filters.method !== undefined) {
       where.push('p.method = @method')
       params.method = filters.method
@@ -191,27 +200,6 @@ export class ProfileSearch {
     }
     return statement.all(params) as SummaryRow[]
   }
-}
-
-interface RollupRowRecord {
-  spanMs: number
-  startMs: number
-  method: string
-  route: string
-  status: number
-  count: number
-  c1: number
-  c2: number
-  c3: number
-  c4: number
-  c5: number
-  sumMs: number
-  maxMs: number
-  histogram: Buffer
-}
-
-function toRollupRow ({ c1, c2, c3, c4, c5, histogram, ...row }: RollupRowRecord): RollupRow {
-  return { ...row, classes: [c1, c2, c3, c4, c5], histogram: decodeHistogram(histogram) }
 }
 
 function withoutId ({ id: _id, ...summary }: SummaryRow): ProfileSummary {

@@ -1,7 +1,7 @@
+import { hostname } from 'node:os'
 import type { Database } from 'better-sqlite3'
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../profile.js'
-import { decodeHistogram, encodeHistogram } from '../stats/histogram.js'
-import { applyDelta, emptyValues, rollupDeltas, type RolledProfile, type RollupKey, type RollupRow, type RollupValues } from '../stats/rollup.js'
+import { applyDelta, emptyValues, fromStoredValues, rollupDeltas, toStoredValues, type RolledProfile, type RollupKey, type RollupRow, type RollupValues, type StoredRollupValues } from '../stats/rollup.js'
 
 /** Recently used URL ids and IPs kept in memory, so that repeated URLs cost no lookup. */
 const CACHE_SIZE = 5_000
@@ -9,8 +9,8 @@ const CACHE_SIZE = 5_000
 function prepareWriteStatements (db: Database) {
   return {
     insertProfile: db.prepare(`
-      INSERT INTO profiles (id, token, parent_token, type, ip, method, url, url_id, status_code, duration_ms, route)
-      VALUES (@id, @token, @parentToken, @type, @ip, @method, @url, @urlId, @statusCode, @durationMs, @route)
+      INSERT INTO profiles (id, token, parent_token, type, ip, method, url, url_id, status_code, duration_ms, route, deployment)
+      VALUES (@id, @token, @parentToken, @type, @ip, @method, @url, @urlId, @statusCode, @durationMs, @route, @deployment)
       ON CONFLICT DO NOTHING`),
     insertPanels: db.prepare('INSERT INTO profile_data (profile_id, panels) VALUES (?, ?)'),
     findUrl: db.prepare('SELECT id FROM profile_urls WHERE url = ?').pluck(),
@@ -38,8 +38,8 @@ const ROLLUP_KEY = 'span_ms = @spanMs AND start_ms = @startMs AND method = @meth
 /** The route statistics' rollup rows (migrations/profiler/002-route-stats.sql), one row at a time by key. */
 function prepareRollupStatements (db: Database) {
   return {
-    getRollup: db.prepare(`SELECT count, status_1xx, status_2xx, status_3xx, status_4xx, status_5xx, sum_ms, max_ms, histogram
-      FROM profile_route_stats WHERE ${ROLLUP_KEY}`),
+    getRollup: db.prepare(`SELECT count, status_1xx AS c1, status_2xx AS c2, status_3xx AS c3, status_4xx AS c4, status_5xx AS c5,
+      sum_ms AS sumMs, max_ms AS maxMs, histogram FROM profile_route_stats WHERE ${ROLLUP_KEY}`),
     putRollup: db.prepare(`INSERT INTO profile_route_stats
       (span_ms, start_ms, method, route, status, count, status_1xx, status_2xx, status_3xx, status_4xx, status_5xx, sum_ms, max_ms, histogram)
       VALUES (@spanMs, @startMs, @method, @route, @status, @count, @c1, @c2, @c3, @c4, @c5, @sumMs, @maxMs, @histogram)
@@ -49,18 +49,6 @@ function prepareRollupStatements (db: Database) {
         max_ms = excluded.max_ms, histogram = excluded.histogram`),
     deleteRollup: db.prepare(`DELETE FROM profile_route_stats WHERE ${ROLLUP_KEY}`)
   }
-}
-
-interface StoredRollup {
-  count: number
-  status_1xx: number
-  status_2xx: number
-  status_3xx: number
-  status_4xx: number
-  status_5xx: number
-  sum_ms: number
-  max_ms: number
-  histogram: Buffer
 }
 
 interface DeletedProfile { token: string, id: number, method: string, route: string | null, statusCode: number, durationMs: number }
@@ -84,9 +72,14 @@ export class ProfileWriter {
   private readonly insertBatch: (batch: ProfileRecord[]) => WriteResult
   private readonly deleteBatch: (throughId: number) => string[]
 
-  /** `onDeleted` hears the tokens of pruned profiles (the request thread keeps a set of tokens in use). */
-  constructor (private readonly db: Database, private readonly onDeleted: (tokens: string[]) => void = () => {}) {
+  /**
+   * `onDeleted` hears the tokens of pruned profiles (the request thread keeps a set of tokens in use);
+   * `deployment` is written with every profile (and given to rows from before the column existed).
+   */
+  constructor (private readonly db: Database, private readonly onDeleted: (tokens: string[]) => void = () => {}, private readonly deployment = hostname()) {
     this.statements = prepareWriteStatements(db)
+    db.prepare('INSERT OR IGNORE INTO profile_deployments (name) VALUES (?)').run(deployment)
+    db.prepare("UPDATE profiles SET deployment = ? WHERE deployment = ''").run(deployment)
     this.count = this.statements.countAll.get() as number
     this.insertBatch = db.transaction((batch: ProfileRecord[]) => {
       const result: WriteResult = { written: 0, rejected: [] }
@@ -184,15 +177,8 @@ export class ProfileWriter {
   }
 
   private readRollup (key: RollupKey): RollupValues {
-    const row = this.statements.getRollup.get(rollupKey(key)) as StoredRollup | undefined
-    if (row === undefined) return emptyValues()
-    return {
-      count: row.count,
-      classes: [row.status_1xx, row.status_2xx, row.status_3xx, row.status_4xx, row.status_5xx],
-      sumMs: row.sum_ms,
-      maxMs: row.max_ms,
-      histogram: decodeHistogram(row.histogram)
-    }
+    const row = this.statements.getRollup.get(rollupKey(key)) as StoredRollupValues | undefined
+    return row === undefined ? emptyValues() : fromStoredValues(row)
   }
 
   private urlIdOf (url: string): number {
@@ -216,7 +202,7 @@ export class ProfileWriter {
    * A stored profile is never overwritten: a taken token (or a full millisecond) rejects the new one.
    */
   private insertOne (profile: ProfileRecord): number | null {
-    const row = { ...profile, urlId: this.urlIdOf(profile.url) }
+    const row = { ...profile, urlId: this.urlIdOf(profile.url), deployment: this.deployment }
     this.noteIp(profile.ip)
     const msBase = profile.id - (profile.id % ID_SLOTS_PER_MS)
     for (let attempt = 0; attempt < ID_SLOTS_PER_MS; attempt++) {
@@ -234,6 +220,5 @@ export class ProfileWriter {
 const rollupKey = ({ spanMs, startMs, method, route, status }: RollupKey) => ({ spanMs, startMs, method, route, status })
 
 function rollupParams (key: RollupRow, values: RollupValues) {
-  const [c1, c2, c3, c4, c5] = values.classes
-  return { ...rollupKey(key), count: values.count, c1, c2, c3, c4, c5, sumMs: values.sumMs, maxMs: values.maxMs, histogram: encodeHistogram(values.histogram) }
+  return { ...rollupKey(key), ...toStoredValues(values) }
 }

@@ -1,8 +1,15 @@
-// Messages between the request thread (writer-client.ts) and the writer thread (writer-worker.ts).
+// Messages between the request thread (writer-client.ts) and the writer thread (worker.ts).
 import type { ProfileRecord } from '../profile.js'
+import type { StoreTarget } from '../store/engine.js'
 import type { RetentionLimits } from './retention.js'
 
-export interface WriterSettings { databasePath: string, busyTimeoutMs?: number, retention: RetentionLimits, retentionIntervalMs: number }
+export interface WriterSettings {
+  target: StoreTarget
+  /** This deployment's name, written with every profile. */
+  deployment: string
+  retention: RetentionLimits
+  retentionIntervalMs: number
+}
 
 export type WriterRequest =
   | { id: number, type: 'write', batch: ProfileRecord[] }
@@ -14,4 +21,6 @@ export type WriterMessage =
   | { type: 'done', id: number, count: number, written?: number, rejected?: string[], error?: string, /** The store failed (may clear), not the data. */ fault?: boolean }
   /** Profiles pruned in the background: their tokens are free again. */
   | { type: 'deleted', tokens: string[], count: number }
+  /** Tokens other instances sharing the store have claimed: not to be drawn here. */
+  | { type: 'taken', tokens: string[] }
   | { type: 'error', message: string }

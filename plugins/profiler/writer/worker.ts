@@ -1,65 +1,78 @@
 // The writer thread: owns the store's write connection, writes the batches the request thread
 // sends, and prunes in the background. Nothing here runs on the request thread.
-// The store is opened lazily: a store that cannot be opened yet (a read-only or missing folder)
-// fails each write with its reason until it can, and then works like any other.
+// The store is opened lazily: a store that cannot be opened yet (a read-only or missing folder,
+// a database server that is down) fails each write with its reason until it can, and then works
+// like any other. Requests are handled one at a time, in the order they came.
 import { writeFileSync } from 'node:fs'
 import { parentPort, workerData } from 'node:worker_threads'
+import { isPostgresFault } from '../../../lib/postgres/faults.js'
 import { isStorageFault } from '../../../lib/sqlite/faults.js'
-import { openProfileDatabase } from '../store/open-store.js'
-import { ProfileWriter } from './profile-writer.js'
-import { Retention } from './retention.js'
+import type { StoreWriter } from '../store/engine.js'
 import type { WriterMessage, WriterRequest, WriterSettings } from './protocol.js'
+import { SqliteWriter } from './sqlite-writer.js'
 
-const port = parentPort
-if (port === null) throw new Error('writer/worker.ts runs as a worker thread')
+const port = parentPort as NonNullable<typeof parentPort>
+if (parentPort === null) throw new Error('writer/worker.ts runs as a worker thread')
 const settings = workerData as WriterSettings
 const send = (message: WriterMessage): void => { port.postMessage(message) }
+const events = {
+  onDeleted: (tokens: string[], count: number) => { send({ type: 'deleted', tokens, count }) },
+  onError: (message: string) => { send({ type: 'error', message }) },
+  onTaken: (tokens: string[]) => { send({ type: 'taken', tokens }) }
+}
 
 // Named for `top -H`, `ps -L` and the benchmark's per-thread CPU table (Linux; elsewhere it stays "node").
 try {
   writeFileSync('/proc/thread-self/comm', 'profiler-writer')
 } catch {}
 
-let store: { writer: ProfileWriter, retention: Retention, close: () => void } | null = null
+let store: StoreWriter | null = null
 
-function openStore (): { writer: ProfileWriter, retention: Retention } {
+async function openStore (): Promise<StoreWriter> {
   if (store !== null) return store
-  const { db } = openProfileDatabase(settings.databasePath, settings.busyTimeoutMs)
-  const writer = new ProfileWriter(db, tokens => { send({ type: 'deleted', tokens, count: writer.count }) })
-  const retention = new Retention(writer, settings.retention, err => { send({ type: 'error', message: `pruning failed: ${(err as Error).message}` }) })
-  retention.start(settings.retentionIntervalMs)
-  store = { writer, retention, close: () => { retention.stop(); db.close() } }
+  const { target, deployment, retention, retentionIntervalMs } = settings
+  if (target.engine === 'sqlite') {
+    store = SqliteWriter.open(target, deployment, retention, retentionIntervalMs, events)
+  } else {
+    const { PostgresWriter } = await import('./postgres-writer.js')
+    store = await PostgresWriter.open(target, deployment, retention, retentionIntervalMs, events)
+  }
   return store
 }
 
-try {
-  openStore()
-} catch (err) {
-  send({ type: 'error', message: (err as Error).message })
-}
-
-port.on('message', (request: WriterRequest) => {
+async function handle (request: WriterRequest): Promise<void> {
   try {
     switch (request.type) {
       case 'write': {
-        const { writer } = openStore()
-        const { written, rejected } = writer.write(request.batch)
+        const writer = await openStore()
+        const { written, rejected } = await writer.write(request.batch)
         send({ type: 'done', id: request.id, count: writer.count, written, rejected })
         break
       }
       case 'prune': {
-        const { writer, retention } = openStore()
-        retention.runUntilWithinBounds(request.now)
+        const writer = await openStore()
+        await writer.prune(request.now)
         send({ type: 'done', id: request.id, count: writer.count })
         break
       }
       case 'close':
-        store?.close()
-        send({ type: 'done', id: request.id, count: store?.writer.count ?? 0 })
+        await store?.close()
+        send({ type: 'done', id: request.id, count: store?.count ?? 0 })
         port.close()
         break
     }
   } catch (err) {
-    send({ type: 'done', id: request.id, count: store?.writer.count ?? 0, error: (err as Error).message, fault: isStorageFault(err) })
+    const fault = store === null ? isOpenFault(err) : store.isFault(err)
+    send({ type: 'done', id: request.id, count: store?.count ?? 0, error: (err as Error).message, fault })
   }
+}
+
+/** Whether a store that cannot be opened yet may open later (a fault), by engine. */
+function isOpenFault (err: unknown): boolean {
+  return settings.target.engine === 'postgres' ? isPostgresFault(err) : isStorageFault(err)
+}
+
+let queue: Promise<void> = openStore().then(() => {}, (err: unknown) => { send({ type: 'error', message: (err as Error).message }) })
+port.on('message', (request: WriterRequest) => {
+  queue = queue.then(() => handle(request))
 })

@@ -1,0 +1,157 @@
+// The two store engines as the benchmark sees them: seeded stores kept between runs, a writable
+// copy for the load runs, an in-process searcher, the environment that points a server at each.
+import { copyFileSync, existsSync, rmSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import type pg from 'pg'
+import { createPool } from '../lib/postgres/pool.js'
+import { startThrowawayCluster, type ThrowawayCluster } from '../lib/postgres/throwaway-cluster.js'
+import type { SearchFilters } from '../plugins/profiler/profile.js'
+import { openProfileDatabase } from '../plugins/profiler/store/open-store.js'
+import { PostgresReader } from '../plugins/profiler/store/postgres-reader.js'
+import { ProfileSearch } from '../plugins/profiler/store/reader.js'
+import { storeBytes } from '../plugins/profiler/writer/partitions.js'
+import { PostgresWriter } from '../plugins/profiler/writer/postgres-writer.js'
+import { ProfileWriter } from '../plugins/profiler/writer/profile-writer.js'
+import { seedProfiles, type SeedOptions } from './seed.js'
+
+const UNBOUNDED_LIMITS = { maxProfiles: 1e12, maxAgeMs: 1e13, maxBytes: 1e15 }
+
+interface Searcher {
+  search: (filters: SearchFilters) => unknown
+  routeStats: (nowMs: number, windowMs: number) => unknown
+  close: () => Promise<void>
+}
+/** A store a server can run on; `remove` deletes it. */
+export interface RunStore { env: Record<string, string>, remove: () => Promise<void> }
+
+export interface BenchStore {
+  name: 'sqlite' | 'postgres'
+  /** A store of `count` seeded profiles, kept between runs; writesPerSecond is null when it was reused. */
+  seeded: (count: number, options: SeedOptions) => Promise<{ env: Record<string, string>, writesPerSecond: number | null }>
+  /** Writes `count` more profiles into a copy of the seeded store of `size`; profiles per second. */
+  writeRateInto: (size: number, count: number, options: SeedOptions) => Promise<number>
+  /** Bytes the seeded store of `size` takes. */
+  bytes: (size: number) => Promise<number>
+  searcher: (size: number) => Promise<Searcher>
+  /** A writable copy of the seeded store of `size`, or an empty store when size is 0. */
+  runStore: (size: number) => Promise<RunStore>
+  close: () => Promise<void>
+}
+
+function removeSqlite (path: string): void {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true })
+}
+
+export function sqliteStore (dataDir: string): BenchStore {
+  const pathOf = (count: number): string => join(dataDir, `store-${count}.sqlite`)
+  return {
+    name: 'sqlite',
+    seeded: async (count, options) => {
+      const path = pathOf(count)
+      if (existsSync(path)) {
+        const { db } = openProfileDatabase(path)
+        const search = new ProfileSearch(db)
+        const stored = search.count()
+        // A store seeded before the route statistics existed has no rollups: seeded again.
+        const rolledUp = search.routeStats(options.endMs ?? Date.now(), 7 * 86_400_000).routes.length > 0
+        db.close()
+        if (stored === count && rolledUp) return { env: { PROFILER_DATABASE_PATH: path }, writesPerSecond: null }
+      }
+      removeSqlite(path)
+      const { db } = openProfileDatabase(path)
+      const writesPerSecond = await seedProfiles(new ProfileWriter(db), count, options)
+      db.pragma('wal_checkpoint(TRUNCATE)')
+      db.close()
+      return { env: { PROFILER_DATABASE_PATH: path }, writesPerSecond }
+    },
+    writeRateInto: async (size, count, options) => {
+      const copy = join(dataDir, 'store-write-test.sqlite')
+      removeSqlite(copy)
+      copyFileSync(pathOf(size), copy)
+      const { db } = openProfileDatabase(copy)
+      try {
+        return await seedProfiles(new ProfileWriter(db), count, options)
+      } finally {
+        db.close()
+        removeSqlite(copy)
+      }
+    },
+    bytes: async size => statSync(pathOf(size)).size,
+    searcher: async size => {
+      const { db } = openProfileDatabase(pathOf(size))
+      const search = new ProfileSearch(db)
+      return { search: filters => search.search(filters), routeStats: (nowMs, windowMs) => search.routeStats(nowMs, windowMs), close: async () => { db.close() } }
+    },
+    runStore: async size => {
+      const path = join(dataDir, size === 0 ? 'store-empty.sqlite' : 'store-run.sqlite')
+      removeSqlite(path)
+      if (size > 0) copyFileSync(pathOf(size), path)
+      return { env: { PROFILER_DATABASE_PATH: path }, remove: async () => { removeSqlite(path) } }
+    },
+    close: async () => {}
+  }
+}
+
+/** A cluster of its own under `dataDir`/postgres (kept between runs, like the seeded SQLite files). */
+export async function postgresStore (dataDir: string): Promise<BenchStore> {
+  const cluster: ThrowawayCluster = await startThrowawayCluster(join(dataDir, 'postgres'), { keep: true })
+  const nameOf = (count: number): string => `store_${count}`
+  const exists = async (name: string): Promise<boolean> => (await cluster.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).length > 0
+  const drop = async (name: string): Promise<void> => { await cluster.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
+  const withPool = async <T>(name: string, work: (pool: pg.Pool) => Promise<T>): Promise<T> => {
+    const pool = createPool(cluster.urlOf(name), { max: 1, applicationName: 'bench' })
+    try {
+      return await work(pool)
+    } finally {
+      await pool.end()
+    }
+  }
+  const seed = async (name: string, count: number, options: SeedOptions): Promise<number> => {
+    const writer = await PostgresWriter.open({ engine: 'postgres', url: cluster.urlOf(name) }, 'bench', UNBOUNDED_LIMITS, 3_600_000,
+      { onDeleted: () => {}, onError: () => {}, onTaken: () => {} })
+    try {
+      return await seedProfiles(writer, count, options)
+    } finally {
+      await writer.close()
+    }
+  }
+  const countOf = async (name: string): Promise<number> =>
+    await withPool(name, async pool => Number((await pool.query<{ n: number }>('SELECT count(*)::bigint AS n FROM profiles')).rows[0]?.n ?? 0))
+  return {
+    name: 'postgres',
+    seeded: async (count, options) => {
+      const name = nameOf(count)
+      const env = { PROFILER_DATABASE_URL: cluster.urlOf(name) }
+      // A store seeded before the route statistics existed has no rollups: seeded again.
+      const rolledUp = async (): Promise<boolean> => await withPool(name, async pool => (await pool.query('SELECT 1 FROM profile_route_stats LIMIT 1')).rows.length > 0).catch(() => false)
+      if (await exists(name) && await countOf(name).catch(() => -1) === count && await rolledUp()) return { env, writesPerSecond: null }
+      await drop(name)
+      await cluster.createDatabase(name)
+      const writesPerSecond = await seed(name, count, options)
+      await withPool(name, async pool => { await pool.query('VACUUM ANALYZE') })
+      return { env, writesPerSecond }
+    },
+    writeRateInto: async (size, count, options) => {
+      await drop('store_write_test')
+      await cluster.query(`CREATE DATABASE store_write_test TEMPLATE ${nameOf(size)}`)
+      try {
+        return await seed('store_write_test', count, options)
+      } finally {
+        await drop('store_write_test')
+      }
+    },
+    bytes: async size => await withPool(nameOf(size), async pool => await storeBytes(pool)),
+    searcher: async size => {
+      const reader = await PostgresReader.open({ engine: 'postgres', url: cluster.urlOf(nameOf(size)) }, () => {})
+      return { search: async filters => await reader.search(filters), routeStats: async (nowMs, windowMs) => await reader.routeStats(nowMs, windowMs), close: async () => { await reader.close() } }
+    },
+    runStore: async size => {
+      const name = size === 0 ? 'store_empty' : 'store_run'
+      await drop(name)
+      if (size > 0) await cluster.query(`CREATE DATABASE ${name} TEMPLATE ${nameOf(size)}`)
+      else await cluster.createDatabase(name)
+      return { env: { PROFILER_DATABASE_URL: cluster.urlOf(name) }, remove: async () => { await drop(name) } }
+    },
+    close: async () => { await cluster.remove() }
+  }
+}

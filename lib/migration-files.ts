@@ -1,0 +1,29 @@
+// The versioned-SQL migrations, the same for every engine: files named NNN-name.sql, applied in order.
+import { readdirSync } from 'node:fs'
+
+const MIGRATION_FILE = /^(\d{3})-[\w.-]+\.sql$/
+
+/** A migration that could not be applied; the database stays at the previous version. */
+export class MigrationError extends Error {
+  constructor (readonly file: string, cause: unknown) {
+    super(`Migration ${file} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
+    this.name = 'MigrationError'
+  }
+}
+
+export interface MigrationResult { from: number, to: number, applied: string[] }
+
+/** The `NNN-name.sql` files of a folder, by version (subfolders, such as postgres/, are not read). */
+export function listMigrations (dir: string): Array<{ version: number, file: string }> {
+  const migrations = readdirSync(dir)
+    .map(file => ({ file, match: MIGRATION_FILE.exec(file) }))
+    .filter(entry => entry.match !== null)
+    .map(entry => ({ version: Number(entry.match?.[1]), file: entry.file }))
+    .sort((a, b) => a.version - b.version)
+  for (let i = 1; i < migrations.length; i++) {
+    if (migrations[i]?.version === migrations[i - 1]?.version) {
+      throw new MigrationError(migrations[i]?.file ?? '', new Error('two migrations share this number'))
+    }
+  }
+  return migrations
+}

@@ -1,0 +1,36 @@
+import { HttpError } from '../http-error.js'
+
+/**
+ * SQLSTATE classes and codes that mean the server cannot serve us now, not that our SQL or data
+ * is wrong: 08 connection exceptions, 53 insufficient resources (disk full, too many
+ * connections), 57P01-57P05 shutdown and "cannot connect now" (starting up, recovering),
+ * 58 system errors (I/O), 25006 a read-only (standby) server, 40001/40P01 serialization and
+ * deadlock (retrying succeeds), 55P03 a lock not available.
+ */
+const FAULT_SQLSTATE = /^(08...|53...|57P0[1-5]|58...|25006|40001|40P01|55P03)$/
+/** Node's socket errors: refused, reset, unreachable, name not resolved, timed out. */
+const FAULT_ERRNO = /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN)$/
+/** What node-postgres itself says when a connection ends or cannot be had. */
+const FAULT_MESSAGE = /Connection terminated|connection timeout|timeout exceeded when trying to connect|not queryable|Client was closed/i
+
+/**
+ * Whether an error from `pg` (or one of its causes) is the database being unreachable,
+ * restarting or refusing connections: a fault that may clear, as opposed to a bug or bad data
+ * that would fail the same way again.
+ */
+export function isPostgresFault (error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    const code = (current as Error & { code?: unknown }).code
+    if (typeof code === 'string' && (FAULT_SQLSTATE.test(code) || FAULT_ERRNO.test(code))) return true
+    if (FAULT_MESSAGE.test(current.message)) return true
+    // AggregateError: connecting to each address of a host name failed.
+    if (current instanceof AggregateError && current.errors.some(inner => isPostgresFault(inner))) return true
+  }
+  return false
+}
+
+/** Rethrows a fault as a 503 naming what is unavailable (the cause is kept for operators). */
+export function asUnavailable (what: string, error: unknown): unknown {
+  if (!isPostgresFault(error)) return error
+  return new HttpError(503, `The ${what} is unavailable: ${(error as Error).message}`, { cause: error, name: 'ServiceUnavailableError' })
+}

@@ -1,0 +1,53 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type pg from 'pg'
+import { listMigrations, MigrationError, type MigrationResult } from '../migration-files.js'
+import { inTransaction } from './pool.js'
+
+/** The advisory lock that serialises migrations of one database (any instance, any thread). */
+const MIGRATION_LOCK = 0x6d696772
+
+/**
+ * Applies every `NNN-*.sql` file of `dir` that the database's `table` (one per migration folder:
+ * the profiler and the app may share a database) does not list, each file and its row in one transaction. Several instances (and each instance's reader
+ * and writer) may start at once: an advisory lock makes them take turns, and each re-reads the
+ * version under the lock.
+ */
+export async function migratePostgres (pool: pg.Pool, dir: string, table = 'schema_migrations'): Promise<MigrationResult> {
+  if (!/^[a-z_]+$/.test(table)) throw new Error(`not a table name: ${table}`)
+  const migrations = listMigrations(dir)
+  const newest = migrations.at(-1)?.version ?? 0
+  await pool.query(`CREATE TABLE IF NOT EXISTS ${table} (
+    version    integer PRIMARY KEY,
+    name       text NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now()
+  )`).catch(async (err: Error & { code?: string }) => {
+    // Two instances creating it at the same moment: one of them loses the race, harmlessly.
+    if (err.code !== '23505' && err.code !== '42P07' && err.code !== '42710') throw err
+  })
+  const current = async (client: pg.PoolClient | pg.Pool): Promise<number> =>
+    Number((await client.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${table}`)).rows[0]?.v ?? 0)
+  const from = await current(pool)
+  if (from > newest) {
+    throw new MigrationError(`(none above ${newest})`, new Error(`database is at version ${from}, newer than this code`))
+  }
+  const applied: string[] = []
+  for (const { version, file } of migrations) {
+    if (version <= from) continue
+    const sql = readFileSync(join(dir, file), 'utf8')
+    let done: boolean
+    try {
+      done = await inTransaction(pool, async client => {
+        await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK])
+        if (await current(client) >= version) return false
+        await client.query(sql)
+        await client.query(`INSERT INTO ${table} (version, name) VALUES ($1, $2)`, [version, file])
+        return true
+      })
+    } catch (err) {
+      throw new MigrationError(file, err)
+    }
+    if (done) applied.push(file)
+  }
+  return { from, to: Math.max(from, newest), applied }
+}

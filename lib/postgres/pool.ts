@@ -1,0 +1,64 @@
+import pg from 'pg'
+
+// int8 (bigint) columns come back as numbers: our ids (start_ms * 1024 + n) stay below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, value => Number(value))
+
+export interface PoolOptions {
+  /** Connections at most. */
+  max: number
+  /** Give up connecting after this long (a server that does not answer is a fault, not a hang). */
+  connectTimeoutMs?: number
+  /** A statement running longer than this is cancelled. */
+  statementTimeoutMs?: number
+  /** Shown in pg_stat_activity. */
+  applicationName: string
+  /**
+   * Prepared statements use one generic plan per connection from their first execution (partitions
+   * pruned when it runs) instead of five custom plans first: planning over ~120 hourly partitions
+   * costs 10-15 ms, executing a search 0.3-0.9 ms (measured at 5,000 profiles over 5 days).
+   */
+  genericPlans?: boolean
+}
+
+/**
+ * A connection pool that survives the server going away: node-postgres emits 'error' on idle
+ * connections the server terminated, which would end the process if nobody listened. The pool
+ * replaces them on the next query; queries in flight fail with a fault (lib/postgres/faults.ts).
+ */
+export function createPool (url: string, options: PoolOptions): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: options.statementTimeoutMs ?? 30_000,
+    application_name: options.applicationName,
+    ...(options.genericPlans === true ? { options: '-c plan_cache_mode=force_generic_plan' } : {}),
+    allowExitOnIdle: true
+  })
+  pool.on('error', () => { /* an idle connection ended; the next query opens another */ })
+  return pool
+}
+
+/** Runs `work` in one transaction on one connection of the pool. */
+export async function inTransaction<T> (pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect()
+  // A connection the server ends between two statements emits 'error' (nobody else listens while
+  // it is checked out): the next statement fails with the fault instead of the process ending.
+  const ignore = (): void => {}
+  client.on('error', ignore)
+  let broken: Error | undefined
+  try {
+    await client.query('BEGIN')
+    const result = await work(client)
+    await client.query('COMMIT')
+    return result
+  } catch (err) {
+    await client.query('ROLLBACK').catch((rollbackError: Error) => { broken = rollbackError })
+    throw err
+  } finally {
+    // A connection that could not even roll back is discarded.
+    client.off('error', ignore)
+    client.release(broken)
+  }
+}

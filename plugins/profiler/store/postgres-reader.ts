@@ -1,0 +1,159 @@
+import type pg from 'pg'
+import { asUnavailable } from '../../../lib/postgres/faults.js'
+import { migratePostgres } from '../../../lib/postgres/migrate.js'
+import { createPool } from '../../../lib/postgres/pool.js'
+import { profilerPostgresMigrationsDir } from '../../../paths.js'
+import { idRangeOf, ID_SLOTS_PER_MS, type ProfileSummary, type SearchFilters, type StoredProfile } from '../profile.js'
+import { storeBytes } from '../writer/partitions.js'
+import { PROFILER_MIGRATIONS_TABLE } from '../writer/postgres-writer.js'
+import { fromStoredRow, HOUR_MS, MINUTE_MS, summarize, windowRanges, type RouteStats, type StoredRollupRow } from '../stats/rollup.js'
+import { ROLLUP_COLUMNS } from '../writer/postgres-rollups.js'
+import type { StoreReader, StoreTarget } from './engine.js'
+
+interface SummaryRow { id: number, token: string, ip: string, method: string, url: string, status: number, duration_ms: number, deployment: string }
+interface ProfileRow extends SummaryRow { parent_token: string | null, type: string, route: string | null, panels: string }
+
+const SUMMARY_COLUMNS = 'p.id, p.token, p.ip, p.method, p.url, p.status_code AS status, p.duration_ms, p.deployment'
+const DETAIL = `SELECT ${SUMMARY_COLUMNS}, p.parent_token, p.type, p.route, d.panels
+  FROM profiles p JOIN profile_data d ON d.token = p.token AND d.id = p.id`
+/** pg_trgm answers LIKE '%term%' through its index from 3 characters on. */
+const MIN_TRIGRAM_LENGTH = 3
+
+/** A LIKE pattern that matches `text` anywhere, literally (%, _ and \ escaped). */
+function containing (text: string): string {
+  return `%${text.replace(/[\\%_]/g, match => `\\${match}`)}%`
+}
+
+/**
+ * The PostgreSQL engine's reader (request thread): a small pool of its own. Each filter is
+ * answered through an index: equality filters by (column, id), substrings by the trigram indexes,
+ * time bounds by partition pruning and the id index, newest first by reading the id index backwards.
+ * A query that fails because the server is unreachable is a 503 naming the cause.
+ */
+export class PostgresReader implements StoreReader {
+  private readonly statementNames = new Map<string, string>()
+
+  private constructor (private readonly pool: pg.Pool) {}
+
+  static async open (target: Extract<StoreTarget, { engine: 'postgres' }>, onMigrated: (message: string) => void): Promise<PostgresReader> {
+    const pool = createPool(target.url, { max: 4, applicationName: 'profiler reader', statementTimeoutMs: 10_000, genericPlans: true })
+    try {
+      const migration = await migratePostgres(pool, profilerPostgresMigrationsDir, PROFILER_MIGRATIONS_TABLE)
+      if (migration.applied.length > 0) onMigrated(`migrated from version ${migration.from} to ${migration.to}`)
+      return new PostgresReader(pool)
+    } catch (err) {
+      await pool.end().catch(() => {})
+      throw err
+    }
+  }
+
+  async search (filters: SearchFilters): Promise<ProfileSummary[]> {
+    const where = ['p.type = $1']
+    const params: unknown[] = [filters.type]
+    const param = (value: unknown): string => `$${params.push(value)}`
+    if (filters.deployment !== undefined) where.push(`p.deployment = ${param(filters.deployment)}`)
+    if (filters.method !== undefined) where.push(`p.method = ${param(filters.method)}`)
+    if (filters.statusCode !== undefined) where.push(`p.status_code = ${param(filters.statusCode)}`)
+    if (filters.ip !== undefined) {
+      where.push(filters.ip.length >= MIN_TRIGRAM_LENGTH ? `p.ip LIKE ${param(containing(filters.ip))}` : `strpos(p.ip, ${param(filters.ip)}) > 0`)
+    }
+    if (filters.url !== undefined) {
+      if (filters.urlNegated === true) where.push(`strpos(p.url, ${param(filters.url)}) = 0`)
+      else where.push(filters.url.length >= MIN_TRIGRAM_LENGTH ? `p.url LIKE ${param(containing(filters.url))}` : `strpos(p.url, ${param(filters.url)}) > 0`)
+    }
+    if (filters.route === null) where.push('p.route IS NULL')
+    else if (filters.route !== undefined) where.push(`p.route = ${param(filters.route)}`)
+    if (filters.start !== undefined || filters.end !== undefined) {
+      const { low, high } = idRangeOf(filters.start, filters.end)
+      where.push(`p.id BETWEEN ${param(low)} AND ${param(high)}`)
+    }
+    const sql = `SELECT ${SUMMARY_COLUMNS} FROM profiles p WHERE ${where.join(' AND ')} ORDER BY p.id DESC LIMIT ${param(filters.limit)}`
+    const rows = await this.query<SummaryRow>(sql, params)
+    return rows.map(toSummary)
+  }
+
+  async find (token: string): Promise<StoredProfile | undefined> {
+    return toStoredProfile((await this.query<ProfileRow>(`${DETAIL} WHERE p.token = $1 LIMIT 1`, [token]))[0])
+  }
+
+  async latest (type: string): Promise<StoredProfile | undefined> {
+    return toStoredProfile((await this.query<ProfileRow>(`${DETAIL} WHERE p.type = $1 ORDER BY p.id DESC LIMIT 1`, [type]))[0])
+  }
+
+  async neighbours (token: string, type: string): Promise<{ previous: string | null, next: string | null }> {
+    // Ids may repeat across instances: (id, token) orders every profile.
+    const [previous, next] = await Promise.all([
+      this.query<{ token: string }>(`SELECT token FROM profiles WHERE type = $1 AND (id, token) < (SELECT id, token FROM profiles WHERE token = $2 LIMIT 1)
+        ORDER BY id DESC, token DESC LIMIT 1`, [type, token]),
+      this.query<{ token: string }>(`SELECT token FROM profiles WHERE type = $1 AND (id, token) > (SELECT id, token FROM profiles WHERE token = $2 LIMIT 1)
+        ORDER BY id, token LIMIT 1`, [type, token])
+    ])
+    return { previous: previous[0]?.token ?? null, next: next[0]?.token ?? null }
+  }
+
+  /** As on SQLite: the rollup rows of the minutes before the window's first whole hour, then the hours (a primary-key range each). */
+  async routeStats (nowMs: number, windowMs: number): Promise<{ fromMs: number, routes: RouteStats[] }> {
+    const { fromMs, minutes, hoursFrom } = windowRanges(nowMs, windowMs)
+    const sql = `SELECT ${ROLLUP_COLUMNS} FROM profile_route_stats WHERE span_ms = $1 AND start_ms >= $2 AND start_ms < $3`
+    const [minuteRows, hourRows] = await Promise.all([
+      this.query<StoredRollupRow>(sql, [MINUTE_MS, minutes[0], minutes[1]]),
+      this.query<StoredRollupRow>(sql, [HOUR_MS, hoursFrom, Number.MAX_SAFE_INTEGER])
+    ])
+    return { fromMs, routes: summarize([...minuteRows, ...hourRows].map(fromStoredRow)) }
+  }
+
+  async storeBytes (): Promise<number> {
+    try {
+      return await storeBytes(this.pool)
+    } catch (err) {
+      throw asUnavailable('profile store', err)
+    }
+  }
+
+  async deployments (): Promise<string[]> {
+    return (await this.query<{ name: string }>('SELECT name FROM profile_deployments ORDER BY name', [])).map(row => row.name)
+  }
+
+  async eachToken (each: (token: string) => void): Promise<number> {
+    const rows = await this.query<{ token: string }>('SELECT token FROM profiles', [])
+    for (const row of rows) each(row.token)
+    return rows.length
+  }
+
+  async close (): Promise<void> {
+    await this.pool.end()
+  }
+
+  /**
+   * Every statement is prepared once per connection (a name per distinct SQL text: a bounded set,
+   * one per combination of filters): planning over many partitions is then not paid per query.
+   */
+  private async query<R extends pg.QueryResultRow> (sql: string, params: unknown[]): Promise<R[]> {
+    let name = this.statementNames.get(sql)
+    if (name === undefined) {
+      name = `profiler_${this.statementNames.size + 1}`
+      this.statementNames.set(sql, name)
+    }
+    try {
+      return (await this.pool.query<R>({ name, text: sql, values: params })).rows
+    } catch (err) {
+      throw asUnavailable('profile store', err)
+    }
+  }
+}
+
+function toSummary (row: SummaryRow): ProfileSummary {
+  const startMs = Math.floor(row.id / ID_SLOTS_PER_MS)
+  return { token: row.token, ip: row.ip, method: row.method, url: row.url, status: row.status, time: new Date(startMs).toISOString(), durationMs: row.duration_ms, deployment: row.deployment }
+}
+
+function toStoredProfile (row: ProfileRow | undefined): StoredProfile | undefined {
+  if (row === undefined) return undefined
+  return {
+    ...toSummary(row),
+    parentToken: row.parent_token,
+    type: row.type,
+    route: row.route,
+    panels: JSON.parse(row.panels) as Record<string, unknown>
+  }
+}

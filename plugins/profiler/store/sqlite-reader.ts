@@ -1,0 +1,68 @@
+import type { Database } from 'better-sqlite3'
+import type { ProfileSummary, SearchFilters, StoredProfile } from '../profile.js'
+import type { RouteStats } from '../stats/rollup.js'
+import type { StoreReader, StoreTarget } from './engine.js'
+import { openProfileDatabase } from './open-store.js'
+import { ProfileSearch } from './reader.js'
+
+/** The SQLite engine's reader: ProfileSearch on its own connection (WAL: never waits for the writer). */
+export class SqliteReader implements StoreReader {
+  private readonly searches: ProfileSearch
+
+  constructor (private readonly db: Database) {
+    this.searches = new ProfileSearch(db)
+  }
+
+  /** Opens (and migrates) the file; `onMigrated` hears the versions when migrations ran. */
+  static async open (target: Extract<StoreTarget, { engine: 'sqlite' }>, onMigrated: (message: string) => void): Promise<SqliteReader> {
+    const { db, migration } = openProfileDatabase(target.path, target.busyTimeoutMs)
+    if (migration.applied.length > 0) onMigrated(`migrated from version ${migration.from} to ${migration.to}`)
+    try {
+      return new SqliteReader(db)
+    } catch (err) {
+      db.close()
+      throw err
+    }
+  }
+
+  async search (filters: SearchFilters): Promise<ProfileSummary[]> {
+    return this.searches.search(filters)
+  }
+
+  async find (token: string): Promise<StoredProfile | undefined> {
+    return this.searches.find(token)
+  }
+
+  async latest (type: string): Promise<StoredProfile | undefined> {
+    return this.searches.latest(type)
+  }
+
+  async neighbours (token: string, type: string): Promise<{ previous: string | null, next: string | null }> {
+    return this.searches.neighbours(token, type)
+  }
+
+  async routeStats (nowMs: number, windowMs: number): Promise<{ fromMs: number, routes: RouteStats[] }> {
+    return this.searches.routeStats(nowMs, windowMs)
+  }
+
+  async storeBytes (): Promise<number> {
+    return this.searches.fileBytes()
+  }
+
+  async deployments (): Promise<string[]> {
+    return this.searches.deployments()
+  }
+
+  async eachToken (each: (token: string) => void): Promise<number> {
+    let count = 0
+    for (const token of this.searches.tokens()) {
+      each(token)
+      count++
+    }
+    return count
+  }
+
+  async close (): Promise<void> {
+    this.db.close()
+  }
+}

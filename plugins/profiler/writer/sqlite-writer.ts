@@ -1,0 +1,39 @@
+import { isStorageFault } from '../../../lib/sqlite/faults.js'
+import type { ProfileRecord } from '../profile.js'
+import { ProfileWriter } from './profile-writer.js'
+import { Retention, type RetentionLimits } from './retention.js'
+import type { StoreTarget, StoreWriter, WriteResult } from '../store/engine.js'
+import { openProfileDatabase } from '../store/open-store.js'
+
+/** The SQLite engine's writer (writer thread): ProfileWriter and its Retention on one connection. */
+export class SqliteWriter implements StoreWriter {
+  private constructor (private readonly writer: ProfileWriter, private readonly retention: Retention, private readonly closeDb: () => void) {}
+
+  static open (target: Extract<StoreTarget, { engine: 'sqlite' }>, deployment: string, limits: RetentionLimits, intervalMs: number, events: { onDeleted: (tokens: string[], count: number) => void, onError: (message: string) => void }): SqliteWriter {
+    const { db } = openProfileDatabase(target.path, target.busyTimeoutMs)
+    const writer: ProfileWriter = new ProfileWriter(db, tokens => { events.onDeleted(tokens, writer.count) }, deployment)
+    const retention = new Retention(writer, limits, err => { events.onError(`pruning failed: ${(err as Error).message}`) })
+    retention.start(intervalMs)
+    return new SqliteWriter(writer, retention, () => { retention.stop(); db.close() })
+  }
+
+  get count (): number {
+    return this.writer.count
+  }
+
+  async write (batch: ProfileRecord[]): Promise<WriteResult> {
+    return this.writer.write(batch)
+  }
+
+  async prune (now: number): Promise<void> {
+    this.retention.runUntilWithinBounds(now)
+  }
+
+  isFault (err: unknown): boolean {
+    return isStorageFault(err)
+  }
+
+  async close (): Promise<void> {
+    this.closeDb()
+  }
+}

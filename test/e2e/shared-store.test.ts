@@ -1,0 +1,170 @@
+// Two real instances (dist/server.js, deployments A and B, two ports) sharing one PostgreSQL
+// profile store: one listing, search by deployment, unique tokens under concurrent load,
+// PostgreSQL stopped and started under load, retention dropping partitions.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+import t, { type Test } from 'tap'
+import { needsPostgres, startPostgres, type PostgresCluster } from '../helpers/postgres.js'
+import { startServer, type RunningServer } from '../helpers/server.js'
+
+interface Answer { token: string | null, status: number }
+interface Listing { results: Array<{ token: string, deployment: string, url: string }>, store: { state: string, queued: number, dropped: number } }
+
+/** An instance on the shared store, with its own advisors file. */
+async function instance (t: Test, url: string, deployment: string, env: Record<string, string> = {}): Promise<RunningServer> {
+  const dir = mkdtempSync(join(tmpdir(), `shared-${deployment}-`))
+  t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
+  return await startServer(t, { PROFILER_DATABASE_URL: url, PROFILER_DEPLOYMENT: deployment, DATABASE_PATH: join(dir, 'app.sqlite'), ...env })
+}
+
+/** `workers` loops of status polls until stop(); every answer is kept (a failed request is status 0). */
+function load (address: string, workers: number): { answers: Answer[], stop: () => Promise<void> } {
+  const answers: Answer[] = []
+  const state = { running: true }
+  const loops = Array.from({ length: workers }, async (_, worker) => {
+    for (let i = 0; state.running; i++) {
+      try {
+        const res = await fetch(`${address}/monitor/MonitorPooling`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ worker, i }) })
+        await res.arrayBuffer()
+        answers.push({ token: res.headers.get('x-debug-token'), status: res.status })
+      } catch {
+        answers.push({ token: null, status: 0 })
+      }
+    }
+  })
+  return { answers, stop: async () => { state.running = false; await Promise.all(loops) } }
+}
+
+async function listing (server: RunningServer, query = 'limit=100'): Promise<Listing> {
+  const res = await fetch(`${server.address}/_profiler/empty/search/results?${query}`, { headers: { accept: 'application/json' } })
+  if (res.status !== 200) throw new Error(`listing answered ${res.status}`)
+  return await res.json() as Listing
+}
+
+async function until (what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const started = Date.now()
+  while (!(await check().catch(() => false))) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting until ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 200))
+  }
+}
+
+/** Every queue written (the store healthy, nothing waiting). */
+async function drained (servers: RunningServer[]): Promise<void> {
+  await until('every queue is written', async () => {
+    for (const server of servers) {
+      const { store } = await listing(server, 'limit=1')
+      if (store.state !== 'ok' || store.queued !== 0) return false
+    }
+    return true
+  })
+}
+
+async function storedRows (url: string): Promise<Array<{ token: string, deployment: string }>> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return (await client.query<{ token: string, deployment: string }>('SELECT token, deployment FROM profiles')).rows
+  } finally {
+    await client.end()
+  }
+}
+
+if (needsPostgres(t)) {
+  let cluster: PostgresCluster
+  t.before(async () => { cluster = await startPostgres(t) })
+
+  t.test('A and B share one store: one listing, search by deployment, tokens unique under concurrent load', async t => {
+    const url = await cluster.createDatabase('shared')
+    const a = await instance(t, url, 'A')
+    const b = await instance(t, url, 'B')
+    const fromA = (await fetch(`${a.address}/robots.txt`)).headers.get('x-debug-token')
+    const fromB = (await fetch(`${b.address}/wp-login.php`)).headers.get('x-debug-token')
+    await until('both profiles are listed', async () => {
+      const tokens = (await listing(a)).results.map(row => row.token)
+      return tokens.includes(fromA ?? '') && tokens.includes(fromB ?? '')
+    })
+    const rows = (await listing(b)).results
+    t.match(rows.find(row => row.token === fromA), { deployment: 'A', url: /\/robots\.txt$/ })
+    t.match(rows.find(row => row.token === fromB), { deployment: 'B', url: /\/wp-login\.php$/ })
+    t.same((await listing(a, 'deployment=B')).results.map(row => row.token), [fromB], 'search by deployment')
+    const html = await (await fetch(`${a.address}/_profiler/empty/search/results`)).text()
+    t.match(html, '<th>Deployment</th>', 'the listing shows the Deployment column')
+
+    const loads = [load(a.address, 8), load(b.address, 8)]
+    await new Promise(resolve => setTimeout(resolve, 4000))
+    await Promise.all(loads.map(async l => { await l.stop() }))
+    const answers = loads.flatMap(l => l.answers)
+    t.ok(answers.length > 200, `${answers.length} requests`)
+    t.ok(answers.every(answer => answer.status === 200), 'every request answered')
+    await drained([a, b])
+    const stored = await storedRows(url)
+    t.equal(new Set(stored.map(row => row.token)).size, stored.length, 'no token stored twice')
+    const dropped = (await listing(a, 'limit=1')).store.dropped + (await listing(b, 'limit=1')).store.dropped
+    const storedTokens = new Set(stored.map(row => row.token))
+    const missing = answers.filter(answer => !storedTokens.has(answer.token ?? ''))
+    t.equal(missing.length, dropped, `every answered profile is stored, or counted as dropped (${dropped})`)
+    t.ok(dropped <= 2, 'a clash is rare: each instance learns the tokens the other claims')
+    for (const [server, name] of [[a, 'A'], [b, 'B']] as const) {
+      const mine = loads[name === 'A' ? 0 : 1]?.answers.map(answer => answer.token) ?? []
+      const byDeployment = new Map(stored.map(row => [row.token, row.deployment]))
+      t.ok(mine.every(token => byDeployment.get(token ?? '') === undefined || byDeployment.get(token ?? '') === name), `${name}'s profiles carry ${name}`)
+      await server.stop()
+    }
+  })
+
+  t.test('PostgreSQL stopped and started under load: no request fails, the queued profiles arrive after recovery', async t => {
+    const url = await cluster.createDatabase('restart')
+    const a = await instance(t, url, 'A')
+    const b = await instance(t, url, 'B')
+    const loads = [load(a.address, 4), load(b.address, 4)]
+    await new Promise(resolve => setTimeout(resolve, 1000))
+    await cluster.stop()
+    await new Promise(resolve => setTimeout(resolve, 2500))
+    const duringFault = loads.reduce((sum, l) => sum + l.answers.length, 0)
+    await cluster.start()
+    await new Promise(resolve => setTimeout(resolve, 1000))
+    await Promise.all(loads.map(async l => { await l.stop() }))
+    const answers = loads.flatMap(l => l.answers)
+    t.ok(duringFault > 50, `${duringFault} requests answered by then`)
+    t.same(answers.filter(answer => answer.status !== 200), [], `all ${answers.length} requests answered 200`)
+    await drained([a, b])
+    const storedTokens = new Set((await storedRows(url)).map(row => row.token))
+    t.same(answers.filter(answer => !storedTokens.has(answer.token ?? '')).length, 0, 'every profile arrived after recovery')
+    for (const server of [a, b]) {
+      t.match(server.log(), /the profile store cannot be written/, 'the fault is logged')
+      t.match(server.log(), /writable again after [\d.]+ s; 0 profile\(s\) could not be stored meanwhile/, 'and the recovery, with the count lost')
+      t.equal(server.log().split('the profile store cannot be written').length - 1, 1, 'once')
+      await server.stop()
+    }
+  })
+
+  t.test('retention drops whole time partitions', async t => {
+    const url = await cluster.createDatabase('retention')
+    const a = await instance(t, url, 'A', { PROFILER_PARTITION: '1s', PROFILER_MAX_AGE: '3s' })
+    const partitions = async (): Promise<number[]> => {
+      const client = new pg.Client({ connectionString: url })
+      await client.connect()
+      try {
+        const { rows } = await client.query<{ name: string }>(`SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+          JOIN pg_class p ON p.oid = i.inhparent WHERE p.relname = 'profiles'`)
+        return rows.map(row => Number(row.name.replace('profiles_p', ''))).sort((x, y) => x - y)
+      } finally {
+        await client.end()
+      }
+    }
+    const l = load(a.address, 2)
+    await until('the first partition is created', async () => (await partitions()).length > 0)
+    const first = (await partitions())[0] ?? 0
+    await new Promise(resolve => setTimeout(resolve, 6000))
+    await l.stop()
+    const now = await partitions()
+    t.ok((now[0] ?? 0) > first + 1, `the oldest partitions were dropped (first was ${first}, now ${now.join(', ')})`)
+    t.ok(now.length <= 7, `about max age / partition width remain: ${now.length}`)
+    const oldest = (await listing(a, 'limit=100')).results.at(-1)
+    t.ok(oldest !== undefined, 'the recent profiles remain')
+    await a.stop()
+  })
+}

@@ -1,0 +1,154 @@
+// What only the PostgreSQL store has: a server that goes away and comes back, several instances
+// writing at once, time partitions dropped whole.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import t, { type Test } from 'tap'
+import { buildApp, type AppOverrides } from '../../app.js'
+import { loadConfig } from '../../config.js'
+import { needsPostgres, startPostgres, type PostgresCluster } from '../helpers/postgres.js'
+import { listProfiles } from '../helpers/profiler.js'
+
+interface Harness { app: FastifyInstance, logLines: (pattern: RegExp) => string[] }
+
+async function appOn (t: Test, url: string, env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), 'pg-store-app-'))
+  const lines: string[] = []
+  const app = await buildApp(loadConfig({ NODE_ENV: 'development', LOG_LEVEL: 'info', DATABASE_PATH: join(dir, 'app.sqlite'), PROFILER_DATABASE_URL: url, ...env }), {
+    logStream: { write: line => { lines.push(line) } },
+    ...overrides
+  })
+  t.teardown(async () => {
+    await app.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+  await app.ready()
+  return { app, logLines: pattern => lines.filter(line => pattern.test(line)) }
+}
+
+async function until (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const started = Date.now()
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting until ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 50))
+  }
+}
+
+async function business (t: Test, app: FastifyInstance, count: number, path = '/monitor/MonitorPooling'): Promise<string[]> {
+  const tokens: string[] = []
+  for (let i = 0; i < count; i++) {
+    const res = await app.inject({ method: 'POST', url: path, headers: { 'content-type': 'application/json' }, payload: {} })
+    if (res.statusCode !== 200) t.fail(`business request answered ${res.statusCode}: ${res.body}`)
+    tokens.push(res.headers['x-debug-token'] as string)
+  }
+  return tokens
+}
+
+if (needsPostgres(t)) {
+  let cluster: PostgresCluster
+  let databases = 0
+  t.before(async () => { cluster = await startPostgres(t) })
+  const freshDatabase = async (): Promise<string> => await cluster.createDatabase(`store_${++databases}`)
+
+  t.test('PostgreSQL stopped and started: requests answered, profiles kept and written after recovery, one line each', async t => {
+    const { app, logLines } = await appOn(t, await freshDatabase(), {}, { profiler: { store: { retryDelayMs: 100 } } })
+    const before = await business(t, app, 5)
+    await app.profileStore.flush()
+    await cluster.stop()
+    const during = await business(t, app, 20)
+    await until('the fault is seen', async () => {
+      await app.profileStore.flush()
+      return app.profileStore.healthSnapshot().state === 'failing'
+    })
+    const more = await business(t, app, 10)
+    const listing = await app.inject({ url: '/_profiler/empty/search/results', headers: { accept: 'application/json' } })
+    t.equal(listing.statusCode, 503, 'the listing says the store is unavailable')
+    t.match(listing.json().message, /profile store is unavailable/)
+    t.ok(app.profileStore.healthSnapshot().queued >= 30, 'the profiles wait in the queue')
+    t.equal(logLines(/cannot be written/).length, 1, 'one line at the fault')
+    await cluster.start()
+    await until('the store is written again', async () => {
+      await app.profileStore.flush()
+      return app.profileStore.healthSnapshot().state === 'ok' && app.profileStore.healthSnapshot().queued === 0
+    })
+    t.equal(logLines(/writable again/).length, 1, 'one line at recovery')
+    t.match(logLines(/writable again/)[0], /0 profile\(s\) could not be stored meanwhile/)
+    let listed: string[] = []
+    await until('the listing answers again', async () => {
+      const res = await app.inject({ url: '/_profiler/empty/search/results?limit=100', headers: { accept: 'application/json' } })
+      if (res.statusCode === 200) listed = (res.json() as { results: Array<{ token: string }> }).results.map(row => row.token)
+      return res.statusCode === 200
+    })
+    const sent = [...before, ...during, ...more]
+    t.same(sent.filter(token => !listed.includes(token)), [], `all ${sent.length} business profiles arrived, none lost`)
+    t.ok(listed.length > sent.length, 'and the failed listing (503) was recorded too')
+    t.equal(app.profileStore.dropped, 0)
+  })
+
+  t.test('two instances drawing the same tokens at the same time: each token stored once, the other profile rejected and counted', async t => {
+    const url = await freshDatabase()
+    // Both draw the same sequence: every token clashes, and each is claimed by whichever commits first.
+    const sequence = (): () => string => {
+      let n = 0
+      return () => (0xa00000 + n++).toString(16)
+    }
+    const a = await appOn(t, url, { PROFILER_DEPLOYMENT: 'A' }, { profiler: { tokenSource: sequence() } })
+    const b = await appOn(t, url, { PROFILER_DEPLOYMENT: 'B' }, { profiler: { tokenSource: sequence() } })
+    const rounds = 200
+    await Promise.all([business(t, a.app, rounds, '/monitor/MonitorPooling?from=A'), business(t, b.app, rounds, '/monitor/MonitorPooling?from=B')])
+    await Promise.all([a.app.profileStore.flush(), b.app.profileStore.flush()])
+    const rows = await queryOn(url, 'SELECT token, deployment, url FROM profiles ORDER BY token')
+    t.equal(rows.length, rounds, 'one profile per token')
+    t.equal(new Set(rows.map(row => row.token)).size, rounds, 'tokens unique')
+    t.ok(rows.every(row => row.url.endsWith(`from=${row.deployment}`)), 'each stored profile is whole: its deployment wrote it')
+    t.equal(a.app.profileStore.dropped + b.app.profileStore.dropped, rounds, 'every rejected profile is counted')
+  })
+
+  t.test('retention by age drops whole time partitions, then only the expired rows of the one that straddles the bound', async t => {
+    const url = await freshDatabase()
+    const { app } = await appOn(t, url, { PROFILER_MAX_AGE: '60s', PROFILER_MAX_PROFILES: '1000' }, {
+      profiler: { target: { engine: 'postgres', url, partitionMs: 500 } }
+    })
+    for (let i = 0; i < 4; i++) {
+      await business(t, app, 3)
+      await new Promise(resolve => setTimeout(resolve, 600))
+    }
+    await app.profileStore.flush()
+    const partitions = async (): Promise<string[]> => (await queryOn(url, `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+      JOIN pg_class p ON p.oid = i.inhparent WHERE p.relname = 'profiles' ORDER BY 1`)).map(row => String(row.name))
+    const made = await partitions()
+    t.ok(made.length >= 4, `one partition per half second: ${made.join(', ')}`)
+    // Seen from 60 s after the 6th newest profile started: the six older ones are expired.
+    const before = await listProfiles(app)
+    const cut = Date.parse(before[5]?.time ?? '')
+    await app.profileStore.prune(cut + 60_000)
+    const left = await partitions()
+    t.ok(left.length < made.length && left.length >= 1, `the oldest partitions were dropped: ${left.join(', ')}`)
+    t.same(left, made.slice(made.length - left.length), 'the newest remain')
+    const listed = await listProfiles(app)
+    t.same(listed.map(p => p.token), before.filter(p => Date.parse(p.time) >= cut).map(p => p.token), 'exactly the profiles that started since')
+    t.equal(app.profileStore.count, listed.length)
+    // Dropping a partition takes its profiles out of the route statistics in the same transaction.
+    const counted = async (): Promise<number> => (await app.inject({ url: '/_profiler/stats?window=7d', headers: { accept: 'application/json' } })).json().routes
+      .reduce((sum: number, r: { count: number }) => sum + r.count, 0)
+    t.equal(await counted(), listed.length, 'the statistics count exactly the profiles left')
+    await app.profileStore.prune(Date.now() + 61_000)
+    t.equal(await counted(), 0, 'and none once all are pruned')
+    t.same(await queryOn(url, 'SELECT count(*)::int AS n FROM profile_route_stats'), [{ n: 0 }], 'emptied rollup rows are deleted')
+    t.same(await listProfiles(app), [])
+    const tokensLeft = await queryOn(url, 'SELECT count(*)::int AS n FROM profile_tokens WHERE profile_id >= (SELECT horizon FROM profile_horizon)')
+    t.equal(tokensLeft[0]?.n, 0, 'no live token claim is left for pruned profiles')
+  })
+}
+
+async function queryOn (url: string, sql: string): Promise<Array<Record<string, any>>> {
+  const { default: pg } = await import('pg')
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return (await client.query(sql)).rows
+  } finally {
+    await client.end()
+  }
+}

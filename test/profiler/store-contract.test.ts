@@ -1,0 +1,204 @@
+// The same assertions on both store engines: SQLite (a file) and PostgreSQL (a throwaway cluster).
+// What a user sees must not depend on the engine: listing, detail, filters, deployments, token
+// uniqueness, retention bounds.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import t, { type Test } from 'tap'
+import { buildApp, type AppOverrides } from '../../app.js'
+import { loadConfig } from '../../config.js'
+import { postJson } from '../helpers/app.js'
+import { postgresBinDir, startPostgres, type PostgresCluster } from '../helpers/postgres.js'
+import { listProfiles, profileJson } from '../helpers/profiler.js'
+
+/** A fresh, empty store for one test: the environment that points an app at it. */
+type FreshStore = (t: Test) => Promise<Record<string, string>>
+
+const engines: Array<{ name: string, fresh: FreshStore | null, skip?: string }> = [{
+  name: 'sqlite',
+  fresh: async t => {
+    const dir = mkdtempSync(join(tmpdir(), 'store-contract-'))
+    t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
+    return { PROFILER_DATABASE_PATH: join(dir, 'profiler.sqlite') }
+  }
+}]
+
+let cluster: PostgresCluster | null = null
+let databases = 0
+if (postgresBinDir() !== null || process.env.CI === 'true') {
+  engines.push({
+    name: 'postgres',
+    fresh: async () => {
+      if (cluster === null) cluster = await startPostgres(t)
+      return { PROFILER_DATABASE_URL: await cluster.createDatabase(`contract_${++databases}`) }
+    }
+  })
+} else {
+  engines.push({ name: 'postgres', fresh: null, skip: 'PostgreSQL is not installed (apt-get install postgresql)' })
+}
+
+/** An app on `store`, with its own business database; closed at teardown. */
+async function appOn (t: Test, store: Record<string, string>, env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<FastifyInstance> {
+  const dir = mkdtempSync(join(tmpdir(), 'store-contract-app-'))
+  const app = await buildApp(loadConfig({ NODE_ENV: 'development', LOG_LEVEL: 'silent', DATABASE_PATH: join(dir, 'app.sqlite'), ...store, ...env }), overrides)
+  t.teardown(async () => {
+    await app.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+  await app.ready()
+  return app
+}
+
+const JSON_ACCEPT = { accept: 'application/json' }
+
+for (const engine of engines) {
+  t.test(engine.name, { skip: engine.skip ?? false }, async t => {
+    const fresh = engine.fresh as FreshStore
+
+    t.test('records every request: listing newest first, detail with panels, summary', async t => {
+      const app = await appOn(t, await fresh(t), { PROFILER_DEPLOYMENT: 'A' })
+      const tokens: string[] = []
+      tokens.push((await postJson(app, '/ccenter/getConseillerByCode', { code: 'ADV1001' })).headers['x-debug-token'] as string)
+      tokens.push((await app.inject({ url: '/robots.txt', remoteAddress: '10.0.0.7' })).headers['x-debug-token'] as string)
+      const listed = await listProfiles(app)
+      t.same(listed.map(p => p.token), tokens.slice().reverse())
+      t.match(listed[0], { ip: '10.0.0.7', method: 'GET', url: 'http://localhost/robots.txt', status: 404, deployment: 'A' })
+      t.ok(Date.parse(listed[0]?.time ?? '') <= Date.now(), 'an ISO time')
+      const detail = await profileJson(app, tokens[0] ?? '')
+      t.match(detail, { token: tokens[0], method: 'POST', status: 200, deployment: 'A', route: '/ccenter/getConseillerByCode' })
+      t.match(detail.panels.request, { method: 'POST' })
+      const html = await app.inject({ url: `/_profiler/${tokens[0] ?? ''}` })
+      t.match(html.body, /<dt>Deployment<\/dt><dd>A<\/dd>/, 'the summary names the deployment')
+      t.equal((await app.inject({ url: '/_profiler/latest', headers: JSON_ACCEPT })).json().token, tokens[1])
+      t.equal((await app.inject({ url: '/_profiler/abcdef', headers: JSON_ACCEPT })).statusCode, 404)
+    })
+
+    t.test('filters: ip, method, status, url (substring, negated), time, limit', async t => {
+      const app = await appOn(t, await fresh(t))
+      await postJson(app, '/ccenter/getConseillerByCode', { code: 'ADV1001' })
+      await app.inject({ method: 'POST', url: '/monitor/MonitorPooling', remoteAddress: '10.0.0.5' })
+      await app.inject({ url: '/robots.txt', remoteAddress: '10.0.0.7' })
+      await app.inject({ url: '/monitor/MonitorPooling' })
+      const urls = async (query: string): Promise<string[]> => (await listProfiles(app, query)).map(p => `${p.status} ${p.url}`)
+      t.same(await urls('ip=10.0.0'), ['404 http://localhost/robots.txt', '200 http://localhost/monitor/MonitorPooling'])
+      t.same(await urls('ip=.7'), ['404 http://localhost/robots.txt'], 'a short IP substring')
+      t.same(await urls('method=post'), ['200 http://localhost/monitor/MonitorPooling', '200 http://localhost/ccenter/getConseillerByCode'])
+      t.same(await urls('status_code=405'), ['405 http://localhost/monitor/MonitorPooling'])
+      t.same(await urls('url=Monitor'), ['405 http://localhost/monitor/MonitorPooling', '200 http://localhost/monitor/MonitorPooling'])
+      t.same(await urls('url=monitor%25'), [], 'LIKE wildcards are literal')
+      t.same(await urls('url=!monitor'), ['404 http://localhost/robots.txt', '200 http://localhost/ccenter/getConseillerByCode'])
+      t.same(await urls('url=ro'), ['404 http://localhost/robots.txt'], 'a short URL substring')
+      t.same(await urls('url=monitor&method=GET&ip=127'), ['405 http://localhost/monitor/MonitorPooling'])
+      t.equal((await listProfiles(app, 'limit=2')).length, 2)
+      t.same(await urls('end=2000-01-01'), [], 'nothing before 2000')
+      t.equal((await listProfiles(app, `start=${new Date(Date.now() - 60_000).toISOString().slice(0, 19)}`)).length, 4)
+    })
+
+    t.test('deployments: the field, an exact filter, a column once there are several', async t => {
+      const store = await fresh(t)
+      const a = await appOn(t, store, { PROFILER_DEPLOYMENT: 'A' })
+      await a.inject({ url: '/from-a' })
+      await a.profileStore.flush()
+      const single = await a.inject({ url: '/_profiler/empty/search/results' })
+      t.notMatch(single.body, '<th>Deployment</th>', 'one deployment: no column')
+      const b = await appOn(t, store, { PROFILER_DEPLOYMENT: 'B' })
+      await b.inject({ url: '/from-b' })
+      await b.profileStore.flush()
+      t.same((await listProfiles(a)).map(p => `${p.deployment} ${p.url}`), ['B http://localhost/from-b', 'A http://localhost/from-a'], 'one listing, both deployments')
+      t.same((await listProfiles(b, 'deployment=A')).map(p => p.url), ['http://localhost/from-a'])
+      t.same((await listProfiles(b, 'deployment=a')), [], 'the filter is exact')
+      const html = await b.inject({ url: '/_profiler/empty/search/results?deployment=B' })
+      t.match(html.body, '<th>Deployment</th>')
+      t.match(html.body, /<td class="nowrap deployment">B<\/td>/)
+      t.match(html.body, /id="deployment" name="deployment" value="B"/, 'the search form keeps it')
+      const redirect = await b.inject({ url: '/_profiler/search?deployment=A' })
+      t.match(redirect.headers.location, /deployment=A/, 'the search passes it on')
+    })
+
+    t.test('a token already stored is never overwritten: the new profile is rejected and counted', async t => {
+      const store = await fresh(t)
+      const a = await appOn(t, store, { PROFILER_DEPLOYMENT: 'A' }, { profiler: { tokenSource: () => 'c0ffee' } })
+      await a.inject({ url: '/first' })
+      await a.profileStore.flush()
+      // A second instance that does not know the token yet (opened before it was stored elsewhere).
+      const sequence = ['c0ffee', 'beef01']
+      const b = await appOn(t, store, { PROFILER_DEPLOYMENT: 'B' }, { profiler: { tokenSource: () => sequence.shift() ?? 'beef02' } })
+      b.profileStore.releaseToken('c0ffee')
+      const res = await b.inject({ url: '/second' })
+      t.equal(res.statusCode, 404, 'the request is answered as usual')
+      t.equal(res.headers['x-debug-token'], 'c0ffee')
+      await b.profileStore.flush()
+      t.equal(b.profileStore.dropped, 1, 'the rejected profile is counted')
+      t.match((await profileJson(b, 'c0ffee')), { url: 'http://localhost/first', deployment: 'A' }, 'the stored profile is untouched')
+      await b.inject({ url: '/third' })
+      t.same((await listProfiles(b)).map(p => p.token), ['beef01', 'c0ffee'], 'the next token is used and stored')
+    })
+
+    t.test('route statistics: the same lines from the rollups, with listing links that list exactly their requests', async t => {
+      const store = await fresh(t)
+      const a = await appOn(t, store, { PROFILER_DEPLOYMENT: 'A' })
+      const b = await appOn(t, store, { PROFILER_DEPLOYMENT: 'B' })
+      // Both instances count into the same rows.
+      for (let i = 0; i < 3; i++) await a.inject({ method: 'POST', url: '/monitor/MonitorPooling' })
+      for (let i = 0; i < 2; i++) await b.inject({ method: 'POST', url: '/monitor/MonitorPooling' })
+      await a.inject({ url: '/robots.txt' })
+      await b.inject({ url: '/.env' })
+      await b.inject({ url: '/monitor/MonitorPooling' })
+      await a.profileStore.flush()
+      await b.profileStore.flush()
+      const res = await a.inject({ url: '/_profiler/stats?window=1h', headers: JSON_ACCEPT })
+      t.equal(res.statusCode, 200)
+      const { routes } = res.json() as { routes: Array<{ route: string | null, method: string | null, status: number | null, count: number, statusClasses: Record<string, number>, maxMs: number, p50Ms: number, listing: string }> }
+      const lines = routes.map(r => [r.route, r.method, r.status, r.count]).sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y)))
+      t.same(lines, [['/monitor/MonitorPooling', 'POST', null, 5], [null, null, 404, 2], [null, null, 405, 1]].sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y))))
+      const poll = routes.find(r => r.route === '/monitor/MonitorPooling')
+      t.match(poll, { statusClasses: { '2xx': 5, '4xx': 0 } })
+      const polls = await listProfiles(a, 'method=POST&limit=100')
+      t.equal(poll?.maxMs, Math.max(...polls.map(p => p.durationMs)), 'the max is exact')
+      for (const r of routes) {
+        const listed = await a.inject({ url: r.listing.replace('limit=10', 'limit=100'), headers: JSON_ACCEPT })
+        t.equal(listed.json().results.length, r.count, `${r.listing} lists ${r.count}`)
+      }
+      t.same((await b.inject({ url: '/_profiler/stats?window=1h', headers: JSON_ACCEPT })).json().routes, routes, 'both instances see the same statistics')
+    })
+
+    t.test('previous and next profile', async t => {
+      const app = await appOn(t, await fresh(t))
+      for (const path of ['/a', '/b', '/c']) await app.inject({ url: path })
+      const [c, b, a] = (await listProfiles(app)).map(p => p.token)
+      const page = async (token: string | undefined): Promise<string> => (await app.inject({ url: `/_profiler/${token ?? ''}?panel=router` })).body
+      const middle = await page(b)
+      t.match(middle, `<a href="/_profiler/${a ?? ''}?panel=router&amp;type=request" rel="prev" id="previous-profile">`)
+      t.match(middle, `<a href="/_profiler/${c ?? ''}?panel=router&amp;type=request" rel="next" id="next-profile">`)
+      t.match(await page(a), '<span class="none">&larr; Previous profile</span>', 'the oldest has no previous')
+      t.match(await page(c), '<span class="none">Next profile &rarr;</span>', 'the newest has no next')
+    })
+
+    t.test('pruned profiles leave the route statistics (count bound, then age bound)', async t => {
+      const app = await appOn(t, await fresh(t), { PROFILER_MAX_PROFILES: '5', PROFILER_MAX_AGE: '60s' })
+      for (let i = 0; i < 12; i++) await app.inject({ method: 'POST', url: '/monitor/MonitorPooling' })
+      const total = async (): Promise<number> => (await app.inject({ url: '/_profiler/stats?window=7d', headers: JSON_ACCEPT })).json().routes
+        .reduce((sum: number, r: { count: number }) => sum + r.count, 0)
+      await app.profileStore.prune()
+      t.equal((await listProfiles(app)).length, 5)
+      t.equal(await total(), 5, 'the count bound')
+      await app.profileStore.prune(Date.now() + 61_000)
+      t.equal(await total(), 0, 'the age bound (on PostgreSQL: whole partitions dropped)')
+    })
+
+    t.test('retention: count and age bounds', async t => {
+      const app = await appOn(t, await fresh(t), { PROFILER_MAX_PROFILES: '5', PROFILER_MAX_AGE: '60s' })
+      const tokens: string[] = []
+      for (let i = 0; i < 12; i++) tokens.push((await app.inject({ url: `/page-${i}` })).headers['x-debug-token'] as string)
+      await app.profileStore.prune()
+      t.same((await listProfiles(app)).map(p => p.token), tokens.slice(-5).reverse(), 'the five newest remain')
+      t.equal(app.profileStore.count, 5)
+      t.equal((await app.inject({ url: `/_profiler/${tokens[0] ?? ''}`, headers: JSON_ACCEPT })).statusCode, 404, 'a pruned token is gone, panels and all')
+      await app.profileStore.prune(Date.now() + 61_000)
+      t.same(await listProfiles(app), [], 'seen from 61 s later, all are expired')
+      t.equal(app.profileStore.count, 0)
+      t.ok(await app.profileStore.storeBytes() > 0, 'the store reports its size')
+    })
+  })
+}
