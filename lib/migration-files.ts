@@ -27,3 +27,8 @@ export function listMigrations (dir: string): Array<{ version: number, file: str
   }
   return migrations
 }
+
+/** The version a database reaches once every migration of `dir` is applied. */
+export function newestVersion (dir: string): number {
+  return listMigrations(dir).at(-1)?.version ?? 0
+}

@@ -30,12 +30,12 @@ function config (): Config {
 }
 
 /** The store, opened once per command and closed at the end. */
-async function withStore<T> (use: (reader: ProfileReader) => T | Promise<T>): Promise<T> {
-  const reader = openReadOnlyStore(config().profilerDatabasePath)
+async function withStore<T> (use: (reader: ProfileReader) => Promise<T>): Promise<T> {
+  const reader = await openReadOnlyStore(config())
   try {
     return await use(reader)
   } finally {
-    reader.close()
+    await reader.close()
   }
 }
 
@@ -62,7 +62,8 @@ function withFilters (command: Command, { token }: { token: boolean }): Command 
 function buildProgram (): Command {
   const program = new Command('profiler')
     .description('Search and inspect the request profiles the service records (read-only).\n' +
-      'Reads PROFILER_DATABASE_PATH (default var/profiler.sqlite), like the service.')
+      'Reads the store the service\'s variables name, like the service: PostgreSQL when PROFILER_DATABASE_URL is set,\n' +
+      'else the SQLite file PROFILER_DATABASE_PATH (default var/profiler.sqlite).')
     .exitOverride()
     .configureOutput({ outputError: (text, write) => { write(text.replace(/^error: /, 'profiler: ').replace(/\n(?=.)/g, ' ')) } })
     .showSuggestionAfterError()
@@ -136,19 +137,22 @@ function buildProgram (): Command {
   program.command('mcp')
     .description('Serve the Model Context Protocol on stdio for coding agents (tools: search_profiles, get_profile, compare_profiles, route_stats, export_profile)')
     .action(async () => {
-      const { profilerDatabasePath, version } = config()
-      // Opened at the first call and kept: a store that is missing now may exist by then.
-      const store: { reader: ProfileReader | null } = { reader: null }
-      const open = (): ProfileReader => {
-        store.reader ??= openReadOnlyStore(profilerDatabasePath)
-        return store.reader
+      const settings = config()
+      // Opened at the first call and kept: a store that is missing now may exist by then (a failed open is tried again).
+      const store: { opening: Promise<ProfileReader> | null } = { opening: null }
+      const open = async (): Promise<ProfileReader> => {
+        store.opening ??= openReadOnlyStore(settings).catch((err: unknown) => {
+          store.opening = null
+          throw err
+        })
+        return await store.opening
       }
       try {
         // Loaded here: the SDK and zod are only needed by this command.
         const { serveMcp } = await import('./profiler/mcp.js')
-        await serveMcp(open, version)
+        await serveMcp(open, settings.version)
       } finally {
-        store.reader?.close()
+        await (await store.opening?.catch(() => null))?.close()
       }
     })
 

@@ -1,11 +1,29 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type pg from 'pg'
-import { listMigrations, MigrationError, type MigrationResult } from '../migration-files.js'
+import { listMigrations, MigrationError, newestVersion, type MigrationResult } from '../migration-files.js'
 import { inTransaction } from './pool.js'
 
 /** The advisory lock that serialises migrations of one database (any instance, any thread). */
 const MIGRATION_LOCK = 0x6d696772
+
+/** Undefined table: the migrations table of a database never migrated. */
+const UNDEFINED_TABLE = '42P01'
+
+function checkedTable (table: string): string {
+  if (!/^[a-z_]+$/.test(table)) throw new Error(`not a table name: ${table}`)
+  return table
+}
+
+/** The version the database's migrations `table` records; 0 when the table does not exist (never migrated). */
+export async function postgresSchemaVersion (client: pg.PoolClient | pg.Pool, table = 'schema_migrations'): Promise<number> {
+  try {
+    return Number((await client.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${checkedTable(table)}`)).rows[0]?.v ?? 0)
+  } catch (err) {
+    if ((err as { code?: unknown }).code === UNDEFINED_TABLE) return 0
+    throw err
+  }
+}
 
 /**
  * Applies every `NNN-*.sql` file of `dir` that the database's `table` (one per migration folder:
@@ -14,10 +32,9 @@ const MIGRATION_LOCK = 0x6d696772
  * version under the lock.
  */
 export async function migratePostgres (pool: pg.Pool, dir: string, table = 'schema_migrations'): Promise<MigrationResult> {
-  if (!/^[a-z_]+$/.test(table)) throw new Error(`not a table name: ${table}`)
   const migrations = listMigrations(dir)
-  const newest = migrations.at(-1)?.version ?? 0
-  await pool.query(`CREATE TABLE IF NOT EXISTS ${table} (
+  const newest = newestVersion(dir)
+  await pool.query(`CREATE TABLE IF NOT EXISTS ${checkedTable(table)} (
     version    integer PRIMARY KEY,
     name       text NOT NULL,
     applied_at timestamptz NOT NULL DEFAULT now()
@@ -25,8 +42,7 @@ export async function migratePostgres (pool: pg.Pool, dir: string, table = 'sche
     // Two instances creating it at the same moment: one of them loses the race, harmlessly.
     if (err.code !== '23505' && err.code !== '42P07' && err.code !== '42710') throw err
   })
-  const current = async (client: pg.PoolClient | pg.Pool): Promise<number> =>
-    Number((await client.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${table}`)).rows[0]?.v ?? 0)
+  const current = async (client: pg.PoolClient | pg.Pool): Promise<number> => await postgresSchemaVersion(client, table)
   const from = await current(pool)
   if (from > newest) {
     throw new MigrationError(`(none above ${newest})`, new Error(`database is at version ${from}, newer than this code`))

@@ -1,14 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Database } from 'better-sqlite3'
-import { listMigrations, MigrationError, type MigrationResult } from '../migration-files.js'
+import { listMigrations, MigrationError, newestVersion, type MigrationResult } from '../migration-files.js'
 
 export { MigrationError, type MigrationResult } from '../migration-files.js'
-
-/** The version a database reaches once every migration of `dir` is applied. */
-export function newestVersion (dir: string): number {
-  return listMigrations(dir).at(-1)?.version ?? 0
-}
 
 /**
  * Applies every `NNN-*.sql` file of `dir` above the database's `PRAGMA user_version`,

@@ -3,7 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { z } from 'zod'
 import { HttpError } from '../../lib/http-error.js'
 import { MAX_LIMIT } from '../../plugins/profiler/pages/search-filters.js'
-import { findProfile } from '../../plugins/profiler/pages/profile-lookup.js'
+import { findStoredProfile } from '../../plugins/profiler/pages/profile-lookup.js'
 import { routeStatsJson, WINDOW_NAMES } from '../../plugins/profiler/pages/stats-json.js'
 import type { ProfileReader } from '../../plugins/profiler/store/read-only.js'
 import { compareProfiles, IGNORED_HEADERS } from './compare.js'
@@ -35,7 +35,7 @@ async function answer (produce: () => unknown): Promise<ToolResult> {
  * The profiler's MCP server: read-only tools over the profile store, for coding agents.
  * Only what the store holds is returned: secrets were redacted before they were stored.
  */
-function profilerMcpServer (reader: () => ProfileReader, version: string): McpServer {
+function profilerMcpServer (reader: () => Promise<ProfileReader>, version: string): McpServer {
   const server = new McpServer({ name: 'profiler', version })
 
   server.registerTool('search_profiles', {
@@ -54,8 +54,8 @@ function profilerMcpServer (reader: () => ProfileReader, version: string): McpSe
       deployment: z.string().max(64).optional().describe('Recorded by this deployment (exact name; a store may be shared by several)')
     },
     annotations: { title: 'Search recorded requests', ...READ_ONLY }
-  }, async ({ status, limit, ...text }) => answer(() => ({
-    results: searchProfiles(reader(), { ...text, status: status?.toString(), limit: limit?.toString() }, ARGUMENT_NAMES)
+  }, async ({ status, limit, ...text }) => answer(async () => ({
+    results: await searchProfiles(await reader(), { ...text, status: status?.toString(), limit: limit?.toString() }, ARGUMENT_NAMES)
   })))
 
   server.registerTool('get_profile', {
@@ -69,7 +69,7 @@ function profilerMcpServer (reader: () => ProfileReader, version: string): McpSe
       panels: z.array(z.enum(PANEL_NAMES as [string, ...string[]])).max(PANEL_NAMES.length).optional().describe('Panels to include')
     },
     annotations: { title: 'One recorded request in detail', ...READ_ONLY }
-  }, async ({ token, panels }) => answer(() => profileWithPanels(reader(), token, panels)))
+  }, async ({ token, panels }) => answer(async () => await profileWithPanels(await reader(), token, panels)))
 
   server.registerTool('compare_profiles', {
     title: 'Compare two recorded requests',
@@ -78,9 +78,9 @@ function profilerMcpServer (reader: () => ProfileReader, version: string): McpSe
       `(a header only one side has is null on the other; ${IGNORED_HEADERS.join(', ')} always differ and are left out), and the request and response bodies when they differ.`,
     inputSchema: { a: TOKEN, b: TOKEN },
     annotations: { title: 'Compare two recorded requests', ...READ_ONLY }
-  }, async ({ a, b }) => answer(() => {
-    const store = reader()
-    return compareProfiles(findProfile(store, a), findProfile(store, b))
+  }, async ({ a, b }) => answer(async () => {
+    const store = await reader()
+    return compareProfiles(await findStoredProfile(store, a), await findStoredProfile(store, b))
   }))
 
   server.registerTool('route_stats', {
@@ -93,7 +93,7 @@ function profilerMcpServer (reader: () => ProfileReader, version: string): McpSe
       window: z.enum(WINDOW_NAMES).optional().describe('How far back from now: 1h (default), 24h or 7d')
     },
     annotations: { title: 'Route statistics', ...READ_ONLY }
-  }, async ({ window }) => answer(() => routeStatsJson(reader(), window)))
+  }, async ({ window }) => answer(async () => await routeStatsJson(await reader(), window)))
 
   server.registerTool('export_profile', {
     title: 'Export a recorded request (curl or HAR)',
@@ -105,13 +105,13 @@ function profilerMcpServer (reader: () => ProfileReader, version: string): McpSe
       format: z.enum(EXPORT_FORMATS).describe('"curl" for a command line, "har" for a HAR document')
     },
     annotations: { title: 'Export a recorded request', ...READ_ONLY }
-  }, async ({ token, format }) => answerText(() => exportProfile(reader(), token, format, version)))
+  }, async ({ token, format }) => answerText(async () => await exportProfile(await reader(), token, format, version)))
 
   return server
 }
 
 /** Serves the tools on stdin/stdout until the client ends stdin (the SDK's transport does not watch for that). */
-export async function serveMcp (reader: () => ProfileReader, version: string): Promise<void> {
+export async function serveMcp (reader: () => Promise<ProfileReader>, version: string): Promise<void> {
   const server = profilerMcpServer(reader, version)
   const ended = new Promise<void>(resolve => { process.stdin.once('end', resolve) })
   await server.connect(new StdioServerTransport())

@@ -1,4 +1,4 @@
-import { findProfile, type ProfileSource } from '../../plugins/profiler/pages/profile-lookup.js'
+import { findStoredProfile } from '../../plugins/profiler/pages/profile-lookup.js'
 import { parseSearchFilters, type ParameterNames } from '../../plugins/profiler/pages/search-filters.js'
 import type { ProfileSummary, SearchFilters } from '../../plugins/profiler/profile.js'
 import type { ProfileReader } from '../../plugins/profiler/store/read-only.js'
@@ -52,9 +52,9 @@ function summaryOf ({ token, ip, method, url, status, time, durationMs, deployme
  * The search, newest first. A token means that profile alone, as on the page (whose search
  * redirects to it); an unknown token is the page's 404 `Token "..." not found.`.
  */
-export function searchProfiles (reader: ProfileReader, options: SearchOptions, names: ParameterNames): ProfileSummary[] {
+export async function searchProfiles (reader: ProfileReader, options: SearchOptions, names: ParameterNames): Promise<ProfileSummary[]> {
   const filters = searchFilters(options, names)
   const token = options.token?.trim() ?? ''
-  if (token !== '') return [summaryOf(findProfile(reader as ProfileSource, token))]
-  return reader.search(filters)
+  if (token !== '') return [summaryOf(await findStoredProfile(reader, token))]
+  return await reader.search(filters)
 }

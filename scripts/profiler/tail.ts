@@ -27,23 +27,23 @@ export async function tailProfiles (reader: ProfileReader, { filters, intervalMs
   /** Tokens already printed (or seen at start), with their start time, forgotten once out of the window. */
   const seen = new Map<string, number>()
   const window = (): SearchFilters => ({ ...filters, start: Math.max(filters.start ?? 0, Date.now() - LOOK_BACK_MS), limit: MAX_LIMIT })
-  const poll = (search: SearchFilters, show: boolean): void => {
-    const fresh = reader.search(search).filter(profile => !seen.has(profile.token)).reverse()
+  const poll = async (search: SearchFilters, show: boolean): Promise<void> => {
+    const fresh = (await reader.search(search)).filter(profile => !seen.has(profile.token)).reverse()
     for (const profile of fresh) seen.set(profile.token, Date.parse(profile.time))
     const oldest = Date.now() - LOOK_BACK_MS
     for (const [token, startMs] of seen) if (startMs < oldest) seen.delete(token)
     if (show && fresh.length > 0) print(fresh)
   }
 
-  poll(filters, true)
+  await poll(filters, true)
   // The rest of the look-back window counts as seen: only what is stored from now on is new.
-  poll(window(), false)
+  await poll(window(), false)
   while (!signal.aborted) {
     try {
       await sleep(intervalMs, undefined, { signal })
     } catch {
       return // aborted while waiting
     }
-    poll(window(), true)
+    await poll(window(), true)
   }
 }

@@ -13,10 +13,11 @@ function token (res: { headers: Record<string, unknown> }): string {
 
 /**
  * A running app whose real store holds five profiles (a 200, a 404 lookup, a 404 path, a 405,
- * a poll), written out; the command line reads the same file while the app runs.
+ * a poll), written out; the command line reads the same store while the app runs: the SQLite
+ * file, or the PostgreSQL database when `appEnv` gives PROFILER_DATABASE_URL.
  */
-export async function recordedApp (t: Test): Promise<{ app: FastifyInstance, env: Record<string, string>, tokens: RecordedTokens }> {
-  const app = await buildTestApp(t)
+export async function recordedApp (t: Test, appEnv: Record<string, string> = {}): Promise<{ app: FastifyInstance, env: Record<string, string>, tokens: RecordedTokens }> {
+  const app = await buildTestApp(t, appEnv)
   const tokens: RecordedTokens = {
     found: token(await postJson(app, '/ccenter/getConseillerByCode', { code: 'ADV1001' }, { authorization: SECRET_BEARER })),
     notFound: token(await postJson(app, '/ccenter/getConseillerByCode', { code: 'NOPE' })),
@@ -25,5 +26,6 @@ export async function recordedApp (t: Test): Promise<{ app: FastifyInstance, env
     poll: token(await postJson(app, '/monitor/MonitorPooling', {}))
   }
   await app.profileStore.flush()
-  return { app, env: { PROFILER_DATABASE_PATH: app.config.profilerDatabasePath }, tokens }
+  const { profilerDatabaseUrl, profilerDatabasePath } = app.config
+  return { app, env: profilerDatabaseUrl === null ? { PROFILER_DATABASE_PATH: profilerDatabasePath } : { PROFILER_DATABASE_URL: profilerDatabaseUrl }, tokens }
 }

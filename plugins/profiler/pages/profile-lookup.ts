@@ -3,14 +3,8 @@ import { HttpError } from '../../../lib/http-error.js'
 import { TOKEN_PATTERN } from '../collect/token.js'
 import type { StoredProfile } from '../profile.js'
 
-/** Where profiles are read from: the command line's read-only store (synchronous SQLite). */
+/** Where profiles are read from: the service's store, or the command line's read-only one (either engine). */
 export interface ProfileSource {
-  find: (token: string) => StoredProfile | undefined
-  latest: () => StoredProfile | undefined
-}
-
-/** The service's store, whichever engine: the same reads, answered asynchronously. */
-interface AsyncProfileSource {
   find: (token: string) => Promise<StoredProfile | undefined>
   latest: () => Promise<StoredProfile | undefined>
 }
@@ -19,26 +13,11 @@ export function tokenNotFound (token: string): HttpError {
   return new HttpError(404, `Token "${token}" not found.`, { name: 'NotFoundHttpError' })
 }
 
-/** The read a token asks for: the newest for `latest`, one profile for 6 hex, nothing otherwise. */
-function read<T> (source: { find: (token: string) => T, latest: () => T }, token: string): T | undefined {
-  if (token === 'latest') return source.latest()
-  if (TOKEN_PATTERN.test(token)) return source.find(token)
-  return undefined
-}
-
-function found (token: string, profile: StoredProfile | undefined): StoredProfile {
+/** The profile of a token, or the newest for `latest`; a 404 otherwise (anything not 6 hex is unknown). */
+export async function findStoredProfile (source: ProfileSource, token: string): Promise<StoredProfile> {
+  const profile = token === 'latest' ? await source.latest() : TOKEN_PATTERN.test(token) ? await source.find(token) : undefined
   if (profile === undefined) throw tokenNotFound(token)
   return profile
-}
-
-/** The profile of a token, or the newest for `latest`; a 404 otherwise (anything not 6 hex is unknown). */
-export function findProfile (source: ProfileSource, token: string): StoredProfile {
-  return found(token, read(source, token))
-}
-
-/** findProfile on the service's (asynchronous) store. */
-export async function findStoredProfile (source: AsyncProfileSource, token: string): Promise<StoredProfile> {
-  return found(token, await read(source, token))
 }
 
 /** The panel asked for, or the one shown by default (the exception when there was one); a 404 for an unknown panel. */

@@ -12,9 +12,8 @@ export const DEFAULT_WINDOW = '1h'
 
 /** Where the rollups are read from: the service's store, or the command line's read-only one. */
 export interface RouteStatsSource {
-  routeStats: (nowMs: number, windowMs: number) => RouteStatsRead | Promise<RouteStatsRead>
+  routeStats: (nowMs: number, windowMs: number) => Promise<{ fromMs: number, routes: RouteStats[] }>
 }
-interface RouteStatsRead { fromMs: number, routes: RouteStats[] }
 
 interface RouteStatsLine extends RouteStats {
   /** The listing filtered to this line's requests, from the window's start (a page URL). */

@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import { asUnavailable } from '../../../lib/postgres/faults.js'
-import { migratePostgres } from '../../../lib/postgres/migrate.js'
+import { migratePostgres, postgresSchemaVersion } from '../../../lib/postgres/migrate.js'
 import { createPool } from '../../../lib/postgres/pool.js'
 import { profilerPostgresMigrationsDir } from '../../../paths.js'
 import { idRangeOf, ID_SLOTS_PER_MS, type ProfileSummary, type SearchFilters, type StoredProfile } from '../profile.js'
@@ -41,6 +41,20 @@ export class PostgresReader implements StoreReader {
       const migration = await migratePostgres(pool, profilerPostgresMigrationsDir, PROFILER_MIGRATIONS_TABLE)
       if (migration.applied.length > 0) onMigrated(`migrated from version ${migration.from} to ${migration.to}`)
       return new PostgresReader(pool)
+    } catch (err) {
+      await pool.end().catch(() => {})
+      throw err
+    }
+  }
+
+  /**
+   * For the command line, next to the running service: sessions the server keeps read-only, and no
+   * migration. Resolves with the schema version the store is at, for the caller to check.
+   */
+  static async openReadOnly (url: string): Promise<{ reader: PostgresReader, version: number }> {
+    const pool = createPool(url, { max: 2, applicationName: 'profiler command line', statementTimeoutMs: 10_000, genericPlans: true, readOnly: true })
+    try {
+      return { reader: new PostgresReader(pool), version: await postgresSchemaVersion(pool, PROFILER_MIGRATIONS_TABLE) }
     } catch (err) {
       await pool.end().catch(() => {})
       throw err

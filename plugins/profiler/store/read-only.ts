@@ -1,30 +1,56 @@
 import { existsSync } from 'node:fs'
 import BetterSqlite3, { type Database } from 'better-sqlite3'
-import { newestVersion } from '../../../lib/sqlite/migrate.js'
-import { profilerMigrationsDir } from '../../../paths.js'
+import type { Config } from '../../../config.js'
+import { newestVersion } from '../../../lib/migration-files.js'
+import { isPostgresFault } from '../../../lib/postgres/faults.js'
+import { withoutPassword } from '../../../lib/postgres/url.js'
+import { profilerMigrationsDir, profilerPostgresMigrationsDir } from '../../../paths.js'
 import type { ProfileSource } from '../pages/profile-lookup.js'
 import type { RouteStatsSource } from '../pages/stats-json.js'
 import type { ProfileSummary, SearchFilters } from '../profile.js'
-import { ProfileSearch } from './reader.js'
+import type { StoreReader } from './engine.js'
+import { SqliteReader } from './sqlite-reader.js'
 
 /** What the command line and the MCP server read: searches, profiles and route statistics, nothing written. */
 export interface ProfileReader extends ProfileSource, RouteStatsSource {
-  /** Where the profiles come from, for messages. */
-  readonly location: string
-  search: (filters: SearchFilters) => ProfileSummary[]
-  close: () => void
+  search: (filters: SearchFilters) => Promise<ProfileSummary[]>
+  /** Closes the file or ends the connection pool (the process can then exit). */
+  close: () => Promise<void>
 }
 
-/** The store cannot be read (missing, not migrated, unreadable): the command line's exit code 1. */
+/** The store cannot be read (missing, unreachable, not migrated, unreadable): the command line's exit code 1. */
 export class StoreUnavailableError extends Error {
   override name = 'StoreUnavailableError'
 }
 
+/** The variables of the service that name its store. */
+type StoreConfig = Pick<Config, 'profilerDatabasePath' | 'profilerDatabaseUrl'>
+
 /**
- * Opens the service's SQLite store read-only, next to the running service (WAL: reading never
- * blocks its writer). Never creates or migrates it: a store behind the code is an error that says so.
+ * Opens the store the service's own variables name, read-only, next to the running service:
+ * PostgreSQL when PROFILER_DATABASE_URL is set, else the SQLite file PROFILER_DATABASE_PATH.
+ * Never creates or migrates it: a store behind the code is an error that says so.
  */
-export function openReadOnlyStore (path: string): ProfileReader {
+export async function openReadOnlyStore (config: StoreConfig): Promise<ProfileReader> {
+  const reader = config.profilerDatabaseUrl === null
+    ? openSqlite(config.profilerDatabasePath)
+    : await openPostgres(config.profilerDatabaseUrl)
+  return {
+    search: async filters => await reader.search(filters),
+    find: async token => await reader.find(token),
+    latest: async () => await reader.latest('request'),
+    routeStats: async (nowMs, windowMs) => await reader.routeStats(nowMs, windowMs),
+    close: async () => { await reader.close() }
+  }
+}
+
+/** The same message for both engines when the schema is not the one this code reads. */
+function versionMismatch (where: string, version: number, expected: number): StoreUnavailableError {
+  return new StoreUnavailableError(`The profile store ${where} is at version ${version}, this command reads version ${expected}: ${version < expected ? 'start the service once to migrate it' : 'update this checkout'}`)
+}
+
+/** The SQLite file, opened read-only (WAL: reading never blocks the service's writer). */
+function openSqlite (path: string): StoreReader {
   if (!existsSync(path)) throw new StoreUnavailableError(`The profile store ${path} does not exist (PROFILER_DATABASE_PATH); start the service once to create it`)
   let db: Database
   try {
@@ -36,21 +62,31 @@ export function openReadOnlyStore (path: string): ProfileReader {
   try {
     const version = db.pragma('user_version', { simple: true }) as number
     const expected = newestVersion(profilerMigrationsDir)
-    if (version !== expected) {
-      throw new StoreUnavailableError(`The profile store ${path} is at version ${version}, this command reads version ${expected}: ${version < expected ? 'start the service once to migrate it' : 'update this checkout'}`)
-    }
-    const search = new ProfileSearch(db)
-    return {
-      location: path,
-      search: filters => search.search(filters),
-      find: token => search.find(token),
-      latest: () => search.latest(),
-      routeStats: (nowMs, windowMs) => search.routeStats(nowMs, windowMs),
-      close: () => { db.close() }
-    }
+    if (version !== expected) throw versionMismatch(path, version, expected)
+    return new SqliteReader(db)
   } catch (err) {
     db.close()
     if (err instanceof StoreUnavailableError) throw err
     throw new StoreUnavailableError(`Cannot read the profile store ${path}: ${(err as Error).message}`, { cause: err })
   }
+}
+
+/** The PostgreSQL store, through the service's reader on sessions the server keeps read-only. */
+async function openPostgres (url: string): Promise<StoreReader> {
+  // Shown in messages: the URL without its password.
+  const where = withoutPassword(url)
+  const { PostgresReader } = await import('./postgres-reader.js')
+  let opened: Awaited<ReturnType<typeof PostgresReader.openReadOnly>>
+  try {
+    opened = await PostgresReader.openReadOnly(url)
+  } catch (err) {
+    const verb = isPostgresFault(err) ? 'reach' : 'read'
+    throw new StoreUnavailableError(`Cannot ${verb} the profile store ${where}: ${(err as Error).message}`, { cause: err })
+  }
+  const expected = newestVersion(profilerPostgresMigrationsDir)
+  if (opened.version !== expected) {
+    await opened.reader.close()
+    throw versionMismatch(where, opened.version, expected)
+  }
+  return opened.reader
 }
