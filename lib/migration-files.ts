@@ -1,5 +1,6 @@
 // The versioned-SQL migrations, the same for every engine: files named NNN-name.sql, applied in order.
-import { readdirSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 
 const MIGRATION_FILE = /^(\d{3})-[\w.-]+\.sql$/
 
@@ -14,7 +15,7 @@ export class MigrationError extends Error {
 export interface MigrationResult { from: number, to: number, applied: string[] }
 
 /** The `NNN-name.sql` files of a folder, by version (subfolders, such as postgres/, are not read). */
-export function listMigrations (dir: string): Array<{ version: number, file: string }> {
+function listMigrations (dir: string): Array<{ version: number, file: string }> {
   const migrations = readdirSync(dir)
     .map(file => ({ file, match: MIGRATION_FILE.exec(file) }))
     .filter(entry => entry.match !== null)
@@ -31,4 +32,19 @@ export function listMigrations (dir: string): Array<{ version: number, file: str
 /** The version a database reaches once every migration of `dir` is applied. */
 export function newestVersion (dir: string): number {
   return listMigrations(dir).at(-1)?.version ?? 0
+}
+
+export interface PendingMigration { version: number, file: string, sql: string }
+
+/**
+ * The migrations of `dir` above version `from`, oldest first, with their SQL; a database newer
+ * than every file (a newer checkout migrated it) is refused rather than run by older code.
+ */
+export function pendingMigrations (dir: string, from: number): PendingMigration[] {
+  const migrations = listMigrations(dir)
+  const newest = migrations.at(-1)?.version ?? 0
+  if (from > newest) {
+    throw new MigrationError(`(none above ${newest})`, new Error(`database is at version ${from}, newer than this code`))
+  }
+  return migrations.filter(({ version }) => version > from).map(({ version, file }) => ({ version, file, sql: readFileSync(join(dir, file), 'utf8') }))
 }

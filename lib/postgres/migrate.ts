@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import type pg from 'pg'
-import { listMigrations, MigrationError, newestVersion, type MigrationResult } from '../migration-files.js'
+import { MigrationError, newestVersion, pendingMigrations, type MigrationResult } from '../migration-files.js'
 import { inTransaction } from './pool.js'
 
 /** The advisory lock that serialises migrations of one database (any instance, any thread). */
@@ -32,8 +30,6 @@ export async function postgresSchemaVersion (client: pg.PoolClient | pg.Pool, ta
  * version under the lock.
  */
 export async function migratePostgres (pool: pg.Pool, dir: string, table = 'schema_migrations'): Promise<MigrationResult> {
-  const migrations = listMigrations(dir)
-  const newest = newestVersion(dir)
   await pool.query(`CREATE TABLE IF NOT EXISTS ${checkedTable(table)} (
     version    integer PRIMARY KEY,
     name       text NOT NULL,
@@ -44,13 +40,8 @@ export async function migratePostgres (pool: pg.Pool, dir: string, table = 'sche
   })
   const current = async (client: pg.PoolClient | pg.Pool): Promise<number> => await postgresSchemaVersion(client, table)
   const from = await current(pool)
-  if (from > newest) {
-    throw new MigrationError(`(none above ${newest})`, new Error(`database is at version ${from}, newer than this code`))
-  }
   const applied: string[] = []
-  for (const { version, file } of migrations) {
-    if (version <= from) continue
-    const sql = readFileSync(join(dir, file), 'utf8')
+  for (const { version, file, sql } of pendingMigrations(dir, from)) {
     let done: boolean
     try {
       done = await inTransaction(pool, async client => {
@@ -65,5 +56,5 @@ export async function migratePostgres (pool: pg.Pool, dir: string, table = 'sche
     }
     if (done) applied.push(file)
   }
-  return { from, to: Math.max(from, newest), applied }
+  return { from, to: Math.max(from, newestVersion(dir)), applied }
 }

@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import type { Database } from 'better-sqlite3'
-import { listMigrations, MigrationError, newestVersion, type MigrationResult } from '../migration-files.js'
+import { MigrationError, newestVersion, pendingMigrations, type MigrationResult } from '../migration-files.js'
 
 export { MigrationError, type MigrationResult } from '../migration-files.js'
 
@@ -12,15 +10,8 @@ export { MigrationError, type MigrationResult } from '../migration-files.js'
  */
 export function migrate (db: Database, dir: string): MigrationResult {
   const from = db.pragma('user_version', { simple: true }) as number
-  const migrations = listMigrations(dir)
-  const newest = newestVersion(dir)
-  if (from > newest) {
-    throw new MigrationError(`(none above ${newest})`, new Error(`database is at version ${from}, newer than this code`))
-  }
   const applied: string[] = []
-  for (const { version, file } of migrations) {
-    if (version <= from) continue
-    const sql = readFileSync(join(dir, file), 'utf8')
+  for (const { version, file, sql } of pendingMigrations(dir, from)) {
     let done: boolean
     try {
       done = db.transaction(() => {
@@ -34,5 +25,5 @@ export function migrate (db: Database, dir: string): MigrationResult {
     }
     if (done) applied.push(file)
   }
-  return { from, to: Math.max(from, newest), applied }
+  return { from, to: Math.max(from, newestVersion(dir)), applied }
 }
