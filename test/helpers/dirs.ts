@@ -12,6 +12,9 @@ const testDirs = new WeakMap<Test, string>()
 export function freshDir (t: Test, prefix = 'dir-'): string {
   let base = testDirs.get(t)
   if (base === undefined) {
+    // Kept after the test (under .tap/fixtures/, wiped by the next run's testdir()): tap removed it
+    // while a closing app's threads could still write there, a rare ENOTEMPTY in teardown.
+    t.saveFixture = true
     base = t.testdir()
     testDirs.set(t, base)
   }
