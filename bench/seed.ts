@@ -32,24 +32,27 @@ export function seedIp (random: () => number): string {
   return `10.${(n >> 8) & 255}.${n & 255}.${(n * 7) % 250 + 1}`
 }
 
-interface SeedProfile { method: string, path: string, status: number, ip: string }
+/** `route`: the pattern a router would match (bounded by the route table), null when none matched. */
+interface SeedProfile { method: string, path: string, route: string | null, status: number, ip: string }
 
 /** One request as a busy contact-centre API sees it. */
 function seedRequest (random: () => number): SeedProfile {
   const ip = seedIp(random)
   const kind = pick(random, [['poll', 60], ['lookup', 15], ['api', 20], ['probe', 5]] as Array<[string, number]>)
-  if (kind === 'poll') return { method: 'POST', path: '/monitor/MonitorPooling', status: pick(random, [[200, 97], [503, 1], [404, 2]]), ip }
-  if (kind === 'lookup') return { method: 'POST', path: '/ccenter/getConseillerByCode', status: pick(random, [[200, 85], [404, 12], [400, 3]]), ip }
+  if (kind === 'poll') return { method: 'POST', path: '/monitor/MonitorPooling', route: '/monitor/MonitorPooling', status: pick(random, [[200, 97], [503, 1], [404, 2]]), ip }
+  if (kind === 'lookup') return { method: 'POST', path: '/ccenter/getConseillerByCode', route: '/ccenter/getConseillerByCode', status: pick(random, [[200, 85], [404, 12], [400, 3]]), ip }
   if (kind === 'probe') {
     const probe = PROBES[Math.floor(random() * PROBES.length)] ?? '/'
-    return { method: pick(random, [['GET', 90], ['HEAD', 5], ['POST', 5]]), path: `${probe}${random() < 0.5 ? `?v=${Math.floor(random() * 1000)}` : ''}`, status: 404, ip }
+    return { method: pick(random, [['GET', 90], ['HEAD', 5], ['POST', 5]]), path: `${probe}${random() < 0.5 ? `?v=${Math.floor(random() * 1000)}` : ''}`, route: null, status: 404, ip }
   }
   const word = WORDS[Math.floor(random() * WORDS.length)] ?? 'orders'
   const id = Math.floor(random() * 200_000)
+  const status = pick(random, [[200, 88], [404, 6], [301, 2], [400, 2], [405, 1], [500, 1]])
   return {
     method: pick(random, [['GET', 80], ['POST', 10], ['PUT', 5], ['DELETE', 3.5], ['PATCH', 1.5]]),
     path: `/api/${word}/${id}${random() < 0.4 ? `?page=${Math.floor(random() * 20)}` : ''}`,
-    status: pick(random, [[200, 88], [404, 6], [301, 2], [400, 2], [405, 1], [500, 1]]),
+    route: status === 404 ? null : `/api/${word}/:id`,
+    status,
     ip
   }
 }
@@ -61,7 +64,7 @@ function seedPanels (request: SeedProfile, url: string, token: string, durationM
     request: {
       method: request.method,
       url,
-      route: request.status === 404 ? null : request.path.split('?')[0],
+      route: request.route,
       params: {},
       query: {},
       body: request.method === 'POST' ? { code: `ADV${1000 + (token.charCodeAt(0) % 36)}` } : null,
@@ -75,7 +78,7 @@ function seedPanels (request: SeedProfile, url: string, token: string, durationM
     },
     performance: { totalMs: durationMs, beforeHandlerMs: 0.2, handlerMs: durationMs / 2, sendingMs: durationMs / 3, heapUsedBytes: 25_302_536, droppedProfiles: 0 },
     exception: error ? { name: 'NotFoundHttpError', statusCode: request.status, statusText: 'Not Found', message: `No route found for "${request.method} ${url}"`, chain: [{ name: 'NotFoundHttpError', message: `No route found for "${request.method} ${url}"` }, { name: 'ResourceNotFoundError', message: `No routes found for "${request.path}/".` }] } : null,
-    router: error ? { matched: null, failure: { outcome: 'not-found', method: request.method, path: request.path, twinPath: `${request.path}/`, allowedMethods: [] } } : { matched: { route: request.path, method: request.method }, failure: null }
+    router: error ? { matched: null, failure: { outcome: 'not-found', method: request.method, path: request.path, twinPath: `${request.path}/`, allowedMethods: [] } } : { matched: { route: request.route, method: request.method }, failure: null }
   })
 }
 
@@ -112,7 +115,7 @@ export async function seedProfiles (writer: BatchWriter, count: number, options:
       url,
       statusCode: request.status,
       durationMs,
-      route: request.status === 404 ? null : request.path.split('?')[0] ?? null,
+      route: request.route,
       panels: seedPanels(request, url, token, durationMs)
     })
     if (batch.length === 1000 || i === count - 1) {

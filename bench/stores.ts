@@ -43,7 +43,8 @@ function removeSqlite (path: string): void {
 }
 
 export function sqliteStore (dataDir: string): BenchStore {
-  const pathOf = (count: number): string => join(dataDir, `store-${count}.sqlite`)
+  // v2: route patterns (/api/orders/:id), not concrete paths: stores seeded before are seeded again.
+  const pathOf = (count: number): string => join(dataDir, `store-${count}-v2.sqlite`)
   return {
     name: 'sqlite',
     seeded: async (count, options) => {
