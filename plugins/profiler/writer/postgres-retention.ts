@@ -1,5 +1,6 @@
 import type pg from 'pg'
 import { inTransaction } from '../../../lib/postgres/pool.js'
+import { BackgroundLoop } from '../../../lib/background-loop.js'
 import { ID_SLOTS_PER_MS } from '../profile.js'
 import { storeBytes, type Partition, type Partitions } from './partitions.js'
 import type { RetentionLimits } from './retention.js'
@@ -36,7 +37,7 @@ export interface RetentionEvents {
 export class PostgresRetention {
   /** Stored profiles, all deployments, as of the last step. */
   count = 0
-  private timer: NodeJS.Timeout | null = null
+  private readonly loop = new BackgroundLoop(async () => await this.step(), err => { this.events.onError(err) })
   private readonly sealedCounts = new Map<number, number>()
 
   constructor (
@@ -84,24 +85,11 @@ export class PostgresRetention {
 
   /** Runs in the background: right away while there is work, else every `intervalMs`. */
   start (intervalMs: number): void {
-    const tick = async (): Promise<void> => {
-      let worked = false
-      try {
-        worked = await this.step()
-      } catch (err) {
-        this.events.onError(err)
-      }
-      if (this.timer === null) return
-      this.timer = setTimeout(tick, worked ? 1 : intervalMs)
-      this.timer.unref()
-    }
-    this.timer = setTimeout(tick, intervalMs)
-    this.timer.unref()
+    this.loop.start(intervalMs)
   }
 
   stop (): void {
-    if (this.timer !== null) clearTimeout(this.timer)
-    this.timer = null
+    this.loop.stop()
   }
 
   private async dropPartition (client: pg.PoolClient, partition: Partition): Promise<boolean> {

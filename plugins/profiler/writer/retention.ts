@@ -1,5 +1,6 @@
 import { ID_SLOTS_PER_MS } from '../profile.js'
 import type { ProfileWriter } from './profile-writer.js'
+import { BackgroundLoop } from '../../../lib/background-loop.js'
 
 export interface RetentionLimits {
   maxProfiles: number
@@ -20,7 +21,7 @@ const IP_SWEEP_INTERVAL_MS = 60_000
  * the oldest profiles go, one small batch per step, and freed pages go back to the file system.
  */
 export class Retention {
-  private timer: NodeJS.Timeout | null = null
+  private readonly loop = new BackgroundLoop(() => this.step(), err => { this.onError(err) })
   private urlSweepCursor = 0
   private lastIpSweep = 0
 
@@ -51,23 +52,11 @@ export class Retention {
 
   /** Runs in the background: right away while there is work, else every `intervalMs`. */
   start (intervalMs: number): void {
-    const tick = (): void => {
-      let worked = false
-      try {
-        worked = this.step()
-      } catch (err) {
-        this.onError(err)
-      }
-      this.timer = setTimeout(tick, worked ? 1 : intervalMs)
-      this.timer.unref()
-    }
-    this.timer = setTimeout(tick, intervalMs)
-    this.timer.unref()
+    this.loop.start(intervalMs)
   }
 
   stop (): void {
-    if (this.timer !== null) clearTimeout(this.timer)
-    this.timer = null
+    this.loop.stop()
   }
 
   /** The newest id to delete through in this step, or undefined when every bound holds. */
