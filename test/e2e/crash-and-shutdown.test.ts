@@ -6,6 +6,7 @@ import t, { type Test } from 'tap'
 import { freshDir } from '../helpers/dirs.js'
 import { startServer, type RunningServer } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait-for.js'
+import { pollLoad } from '../helpers/poll-load.js'
 
 /** Profiles answered longer ago than this before a SIGKILL must have survived it (see README "Security"). */
 const KILL_LOSS_BOUND_MS = 500
@@ -14,26 +15,6 @@ const KILL_LOSS_BOUND_MS = 500
 function databaseEnv (t: Test): Record<string, string> {
   const dir = freshDir(t, 'databases-')
   return { DATABASE_PATH: join(dir, 'app.sqlite'), PROFILER_DATABASE_PATH: join(dir, 'profiler.sqlite') }
-}
-
-interface Answer { token: string | null, status: number, at: number }
-
-/** `workers` loops of status polls until `stop()`; connection errors end a loop (the server is gone). */
-function load (address: string, workers: number): { answers: Answer[], stop: () => Promise<void> } {
-  const answers: Answer[] = []
-  const state = { running: true }
-  const loops = Array.from({ length: workers }, async (_, worker) => {
-    for (let i = 0; state.running; i++) {
-      try {
-        const res = await fetch(`${address}/monitor/MonitorPooling`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ worker, i }) })
-        await res.arrayBuffer()
-        answers.push({ token: res.headers.get('x-debug-token'), status: res.status, at: Date.now() })
-      } catch {
-        return
-      }
-    }
-  })
-  return { answers, stop: async () => { state.running = false; await Promise.all(loops) } }
 }
 
 function storedTokens (path: string): Set<string> {
@@ -58,7 +39,7 @@ function integrity (path: string): string {
 t.test('kill -9 under load: both databases intact, the service serves again, only the last moments are missing', async t => {
   const env = databaseEnv(t)
   const server = await startServer(t, env)
-  const traffic = load(server.address, 4)
+  const traffic = pollLoad(server.address, 4, { endOnFailure: true })
   // Enough answers old enough to be past the loss bound, so the bound is really tested.
   const settledBefore = (now: number): number => traffic.answers.filter(answer => answer.at < now - 2 * KILL_LOSS_BOUND_MS).length
   await waitFor(() => settledBefore(Date.now()) >= 150, { timeoutMs: 30_000, what: 'answers older than the loss bound' })
@@ -105,7 +86,7 @@ function slowRequest (address: string): { finish: () => void, answer: Promise<st
 t.test('SIGTERM under load: in-flight requests complete and no answered profile is lost', async t => {
   const env = databaseEnv(t)
   const server = await startServer(t, env)
-  const traffic = load(server.address, 4)
+  const traffic = pollLoad(server.address, 4, { endOnFailure: true })
   await waitFor(() => traffic.answers.length >= 100, { timeoutMs: 30_000, what: '100 answered requests' })
   const inFlight = slowRequest(server.address)
   // Nothing outside the server tells when it has read the request's head: give it a moment.

@@ -8,8 +8,8 @@ import pg from 'pg'
 import t, { type Test } from 'tap'
 import { needsPostgres, startPostgres, type PostgresCluster } from '../helpers/postgres.js'
 import { startServer, type RunningServer } from '../helpers/server.js'
+import { pollLoad } from '../helpers/poll-load.js'
 
-interface Answer { token: string | null, status: number }
 interface Listing { results: Array<{ token: string, deployment: string, url: string }>, store: { state: string, queued: number, dropped: number } }
 
 /** An instance on the shared store, with its own advisors file. */
@@ -17,24 +17,6 @@ async function instance (t: Test, url: string, deployment: string, env: Record<s
   const dir = mkdtempSync(join(tmpdir(), `shared-${deployment}-`))
   t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
   return await startServer(t, { PROFILER_DATABASE_URL: url, PROFILER_DEPLOYMENT: deployment, DATABASE_PATH: join(dir, 'app.sqlite'), ...env })
-}
-
-/** `workers` loops of status polls until stop(); every answer is kept (a failed request is status 0). */
-function load (address: string, workers: number): { answers: Answer[], stop: () => Promise<void> } {
-  const answers: Answer[] = []
-  const state = { running: true }
-  const loops = Array.from({ length: workers }, async (_, worker) => {
-    for (let i = 0; state.running; i++) {
-      try {
-        const res = await fetch(`${address}/monitor/MonitorPooling`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ worker, i }) })
-        await res.arrayBuffer()
-        answers.push({ token: res.headers.get('x-debug-token'), status: res.status })
-      } catch {
-        answers.push({ token: null, status: 0 })
-      }
-    }
-  })
-  return { answers, stop: async () => { state.running = false; await Promise.all(loops) } }
 }
 
 async function listing (server: RunningServer, query = 'limit=100'): Promise<Listing> {
@@ -93,7 +75,7 @@ if (needsPostgres(t)) {
     const html = await (await fetch(`${a.address}/_profiler/empty/search/results`)).text()
     t.match(html, '<th>Deployment</th>', 'the listing shows the Deployment column')
 
-    const loads = [load(a.address, 8), load(b.address, 8)]
+    const loads = [pollLoad(a.address, 8), pollLoad(b.address, 8)]
     await new Promise(resolve => setTimeout(resolve, 4000))
     await Promise.all(loads.map(async l => { await l.stop() }))
     const answers = loads.flatMap(l => l.answers)
@@ -119,7 +101,7 @@ if (needsPostgres(t)) {
     const url = await cluster.createDatabase('restart')
     const a = await instance(t, url, 'A')
     const b = await instance(t, url, 'B')
-    const loads = [load(a.address, 4), load(b.address, 4)]
+    const loads = [pollLoad(a.address, 4), pollLoad(b.address, 4)]
     await new Promise(resolve => setTimeout(resolve, 1000))
     await cluster.stop()
     await new Promise(resolve => setTimeout(resolve, 2500))
@@ -155,7 +137,7 @@ if (needsPostgres(t)) {
         await client.end()
       }
     }
-    const l = load(a.address, 2)
+    const l = pollLoad(a.address, 2)
     await until('the first partition is created', async () => (await partitions()).length > 0)
     const first = (await partitions())[0] ?? 0
     await new Promise(resolve => setTimeout(resolve, 6000))
