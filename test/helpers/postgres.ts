@@ -26,3 +26,15 @@ export async function startPostgres (t: Test): Promise<PostgresCluster> {
   t.teardown(async () => { await cluster.remove() })
   return cluster
 }
+
+/** Rows of one query on its own connection (to look at what the service stored). */
+export async function queryOn (url: string, sql: string): Promise<Array<Record<string, any>>> {
+  const { default: pg } = await import('pg')
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return (await client.query(sql)).rows
+  } finally {
+    await client.end()
+  }
+}

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { buildTestApp, postJson } from '../helpers/app.js'
-import { needsPostgres, startPostgres, type PostgresCluster } from '../helpers/postgres.js'
+import { needsPostgres, queryOn, startPostgres, type PostgresCluster } from '../helpers/postgres.js'
 import { runNode } from '../helpers/run.js'
 
 const POLL = '/monitor/MonitorPooling'
@@ -88,15 +88,4 @@ if (needsPostgres(t)) {
     t.notMatch(res.stdout, 'test-password', 'the password is not shown')
     t.same(await queryOn(url, 'SELECT code, last_name, status FROM advisors'), [{ code: 'C1', last_name: 'Lee', status: 'busy' }])
   })
-}
-
-async function queryOn (url: string, sql: string): Promise<Array<Record<string, unknown>>> {
-  const { default: pg } = await import('pg')
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return (await client.query(sql)).rows
-  } finally {
-    await client.end()
-  }
 }

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { buildApp, type AppOverrides } from '../../app.js'
 import { loadConfig } from '../../config.js'
-import { needsPostgres, startPostgres, type PostgresCluster } from '../helpers/postgres.js'
+import { needsPostgres, queryOn, startPostgres, type PostgresCluster } from '../helpers/postgres.js'
 import { listProfiles } from '../helpers/profiler.js'
 
 interface Harness { app: FastifyInstance, logLines: (pattern: RegExp) => string[] }
@@ -140,15 +140,4 @@ if (needsPostgres(t)) {
     const tokensLeft = await queryOn(url, 'SELECT count(*)::int AS n FROM profile_tokens WHERE profile_id >= (SELECT horizon FROM profile_horizon)')
     t.equal(tokensLeft[0]?.n, 0, 'no live token claim is left for pruned profiles')
   })
-}
-
-async function queryOn (url: string, sql: string): Promise<Array<Record<string, any>>> {
-  const { default: pg } = await import('pg')
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return (await client.query(sql)).rows
-  } finally {
-    await client.end()
-  }
 }
