@@ -6,7 +6,7 @@
 // same run. --smoke: tiny sizes and runs, only to check that the benchmark itself works.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { packageRoot } from '../paths.js'
 import { measureCpu } from './cpu.js'
 import { runLoad, type LoadResult, type Mix } from './load.js'
@@ -196,4 +196,4 @@ const resultsFile = join(packageRoot, 'bench', store.name === 'sqlite' ? 'result
 if (smoke) process.exit(0)
 const previous = only !== undefined && existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) as Record<string, unknown> : {}
 writeFileSync(resultsFile, `${JSON.stringify({ ...previous, ...results }, null, 2)}\n`)
-log('\nwritten: bench/results.json')
+log(`\nwritten: ${relative(packageRoot, resultsFile)}`)
