@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import { isPostgresFault } from '../../lib/postgres/faults.js'
 import { inTransaction } from '../../lib/postgres/pool.js'
+import { storableParams } from '../../lib/postgres/text.js'
 import { databaseUnavailable } from '../../lib/sqlite/faults.js'
 import { toAdvisor, type AdvisorRow, type AdvisorStore } from './store.js'
 import type { Advisor, AdvisorInput } from './record.js'
@@ -16,7 +17,8 @@ const UPSERT = `
 /**
  * All SQL on the advisors table, on PostgreSQL: the same answers as AdvisorRepository (SQLite).
  * `pool` gives the open pool or throws the 503 while the database cannot be opened; a query that
- * fails because the server is unreachable is the same 503.
+ * fails because the server is unreachable is the same 503. Text cannot hold NUL on PostgreSQL:
+ * stored and looked up as U+FFFD (a code with NUL is then simply not found, as on SQLite).
  */
 export class PostgresAdvisorRepository implements AdvisorStore {
   /** Last `last_seen_at` write per code (epoch seconds): the status poll writes at most once a second. */
@@ -41,7 +43,7 @@ export class PostgresAdvisorRepository implements AdvisorStore {
     await this.unavailableOnFault(async () => {
       await inTransaction(await this.pool(), async client => {
         for (const a of advisors) {
-          await client.query(UPSERT, [a.code, a.firstName, a.lastName, a.email, a.team, a.phoneExtension, a.status, a.lastSeenAt, updatedAt])
+          await client.query(UPSERT, storableParams([a.code, a.firstName, a.lastName, a.email, a.team, a.phoneExtension, a.status, a.lastSeenAt, updatedAt]))
         }
       })
     })
@@ -57,7 +59,7 @@ export class PostgresAdvisorRepository implements AdvisorStore {
   }
 
   private async query<R extends pg.QueryResultRow = pg.QueryResultRow> (sql: string, params: unknown[]): Promise<R[]> {
-    return await this.unavailableOnFault(async () => (await (await this.pool()).query<R>(sql, params)).rows)
+    return await this.unavailableOnFault(async () => (await (await this.pool()).query<R>(sql, storableParams(params))).rows)
   }
 
   private async unavailableOnFault<T> (work: () => Promise<T>): Promise<T> {

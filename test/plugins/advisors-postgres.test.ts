@@ -29,7 +29,7 @@ if (needsPostgres(t)) {
     const onPostgres = await buildTestApp(t, { DATABASE_URL: url, PROFILER: 'off' })
     const sqliteDir = t.testdir()
     const onSqlite = await buildTestApp(t, { DATABASE_PATH: join(sqliteDir, 'other.sqlite'), PROFILER: 'off' })
-    for (const code of ['ADV1001', 'ADV1003', ' ADV1004 ', 'NOPE']) {
+    for (const code of ['ADV1001', 'ADV1003', ' ADV1004 ', 'NOPE', 'AD\u0000V1', '\uD800X', 'é中😀']) {
       const a = await postJson(onPostgres, LOOKUP, { code })
       const b = await postJson(onSqlite, LOOKUP, { code })
       t.equal(a.statusCode, b.statusCode, `${code}: same status`)

@@ -139,5 +139,8 @@ if (needsPostgres(t)) {
     t.same(await listProfiles(app), [])
     const tokensLeft = await queryOn(url, 'SELECT count(*)::int AS n FROM profile_tokens WHERE profile_id >= (SELECT horizon FROM profile_horizon)')
     t.equal(tokensLeft[0]?.n, 0, 'no live token claim is left for pruned profiles')
+    await app.profileStore.prune(Date.now() + 61_000)
+    const keysLeft = await queryOn(url, 'SELECT (SELECT count(*) FROM profile_urls)::int AS urls, (SELECT count(*) FROM profile_ips)::int AS ips')
+    t.same(keysLeft, [{ urls: 0, ips: 0 }], 'the distinct URLs and IPs of pruned profiles are swept too')
   })
 }

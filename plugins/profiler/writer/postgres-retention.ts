@@ -54,7 +54,7 @@ export class PostgresRetention {
       if (locked.rows[0]?.ok !== true) return false
       const partitions = await this.partitions.list(client)
       const oldest = partitions[0]
-      if (oldest === undefined) return false
+      if (oldest === undefined) return await this.sweepTokens(client)
       const { limits } = this
       const expiredBefore = Math.floor(now - limits.maxAgeMs) * ID_SLOTS_PER_MS
       if (oldest.highId <= expiredBefore) return await this.dropPartition(client, oldest)
@@ -131,11 +131,18 @@ export class PostgresRetention {
     await client.query('UPDATE profile_horizon SET horizon = GREATEST(horizon, $1)', [horizon])
   }
 
-  /** Token claims of pruned profiles go, a few thousand per step (a claim is also taken over when its token is drawn again). */
+  /**
+   * Token claims of pruned profiles go, a few thousand per step (a claim is also taken over when
+   * its token is drawn again), and so do the URLs and IPs no stored profile has any more.
+   */
   private async sweepTokens (client: pg.PoolClient): Promise<boolean> {
-    const { rowCount } = await client.query(`DELETE FROM profile_tokens WHERE token IN (
-      SELECT token FROM profile_tokens WHERE profile_id < (SELECT horizon FROM profile_horizon) LIMIT ${TOKEN_SWEEP})`)
-    return (rowCount ?? 0) > 0
+    let swept = 0
+    for (const [table, key, newest] of [['profile_tokens', 'token', 'profile_id'], ['profile_urls', 'hash', 'last_id'], ['profile_ips', 'ip', 'last_id']]) {
+      const { rowCount } = await client.query(`DELETE FROM ${table} WHERE ${key} IN (
+        SELECT ${key} FROM ${table} WHERE ${newest} < (SELECT horizon FROM profile_horizon) LIMIT ${TOKEN_SWEEP})`)
+      swept += rowCount ?? 0
+    }
+    return swept > 0
   }
 
   /** Profiles in every partition: a sealed partition is counted once, the recent ones each time. */

@@ -2,6 +2,7 @@ import type pg from 'pg'
 import { isPostgresFault } from '../../../lib/postgres/faults.js'
 import { migratePostgres } from '../../../lib/postgres/migrate.js'
 import { createPool, inTransaction } from '../../../lib/postgres/pool.js'
+import { noNul } from '../../../lib/postgres/text.js'
 import { profilerPostgresMigrationsDir } from '../../../paths.js'
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../profile.js'
 import type { StoreTarget, StoreWriter, WriteResult } from '../store/engine.js'
@@ -16,9 +17,21 @@ export const PROFILER_MIGRATIONS_TABLE = 'profiler_schema_migrations'
 /** "no partition of relation found for row": a partition this writer created was dropped meanwhile. */
 const NO_PARTITION = '23514'
 
-/** PostgreSQL text cannot hold NUL characters (SQLite can): shown as U+FFFD instead of failing the batch. */
-function noNul (text: string): string {
-  return text.includes('\0') ? text.replaceAll('\0', '\uFFFD') : text
+/**
+ * The distinct URLs and IPs the batch holds, with the oldest and newest profile of each (the
+ * reader's substring searches start there: migration 003; batches of other instances, or retried
+ * ones, may hold older ids). Upserted in key order, so that instances writing the same values at
+ * once lock them in the same order.
+ */
+async function upsertSearchKeys (client: pg.PoolClient, ids: number[], urls: string[], ips: string[]): Promise<void> {
+  await client.query(`INSERT INTO profile_urls (hash, url, first_id, last_id)
+    SELECT hashtextextended(url, 0), min(url), min(id), max(id) FROM unnest($1::bigint[], $2::text[]) AS t (id, url) GROUP BY 1 ORDER BY 1
+    ON CONFLICT (hash) DO UPDATE SET first_id = LEAST(profile_urls.first_id, excluded.first_id), last_id = GREATEST(profile_urls.last_id, excluded.last_id)
+      WHERE excluded.first_id < profile_urls.first_id OR excluded.last_id > profile_urls.last_id`, [ids, urls])
+  await client.query(`INSERT INTO profile_ips (ip, first_id, last_id)
+    SELECT ip, min(id), max(id) FROM unnest($1::bigint[], $2::text[]) AS t (id, ip) GROUP BY 1 ORDER BY 1
+    ON CONFLICT (ip) DO UPDATE SET first_id = LEAST(profile_ips.first_id, excluded.first_id), last_id = GREATEST(profile_ips.last_id, excluded.last_id)
+      WHERE excluded.first_id < profile_ips.first_id OR excluded.last_id > profile_ips.last_id`, [ids, ips])
 }
 
 /**
@@ -154,6 +167,7 @@ export class PostgresWriter implements StoreWriter {
       ])
       await client.query('INSERT INTO profile_data (id, token, panels) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])',
         [stored.map(p => p.id), stored.map(p => p.token), stored.map(p => p.panels)])
+      await upsertSearchKeys(client, stored.map(p => p.id), stored.map(p => noNul(p.url)), stored.map(p => noNul(p.ip)))
       // The route statistics, in the same transaction (the route as stored: NULs replaced).
       await updateRollups(client, stored.map(p => ({ ...p, method: noNul(p.method), route: p.route === null ? null : noNul(p.route), startMs: Math.floor(p.id / ID_SLOTS_PER_MS) })), 1)
       return stored.length
