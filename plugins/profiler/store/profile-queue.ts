@@ -13,7 +13,7 @@ export interface StoreOptions {
   retryDelayMs: number
 }
 
-export const DEFAULT_STORE_OPTIONS: StoreOptions = { maxQueue: 10_000, batchSize: 500, flushDelayMs: 20, retryDelayMs: 1000 }
+export const DEFAULT_STORE_OPTIONS: StoreOptions = { maxQueue: 10_000, batchSize: 500, flushDelayMs: 50, retryDelayMs: 1000 }
 
 /** What the queue tells its owner. */
 export interface QueueEvents {
