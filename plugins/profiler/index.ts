@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import { collectors } from './collect/collectors/index.js'
 import { describeTarget, type StoreTarget } from './store/engine.js'
 import { openStoreReader } from './store/open-reader.js'
-import { Redactor, type RedactionRules } from '../../lib/redact.js'
+import type { RedactionRules } from '../../lib/redact.js'
 import { installRecorder } from './collect/recorder.js'
 import type { RetentionLimits } from './writer/retention.js'
 import { profilerRoutes } from './pages/routes.js'
@@ -66,7 +66,7 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
     info: message => { app.log.info(message) }
   }
   const writer = new WriterClient(
-    { target, deployment: options.deployment, retention: options.retention, retentionIntervalMs: options.retentionIntervalMs ?? 1000 },
+    { target, deployment: options.deployment, redaction: options.redaction, retention: options.retention, retentionIntervalMs: options.retentionIntervalMs ?? 1000 },
     message => {
       if (message.type === 'error') store.health.fail(message.message)
       else store.onWriterMessage(message)
@@ -75,8 +75,7 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
   const store: ProfileStore = new ProfileStore(openReader, writer, { ...DEFAULT_STORE_OPTIONS, ...options.store }, events)
   await store.open()
   app.decorate('profileStore', store)
-  const redactor = new Redactor(options.redaction)
-  installRecorder(app, { store, collectors, production: options.production, redactor, tokenSource: options.tokenSource })
+  installRecorder(app, { store, production: options.production, tokenSource: options.tokenSource })
   await app.register(profilerRoutes, { prefix: '/_profiler', store, collectors, secret: options.secret, loginRateLimit: options.loginRateLimit })
   app.addHook('onClose', async () => { await store.close() })
 }, { name: 'profiler', dependencies: ['routing-errors', 'error-renderer', 'views'] })

@@ -1,4 +1,5 @@
 // The shapes the profiler stores and shows.
+import type { RequestCapture } from './collect/capture.js'
 
 /** One recorded request as it goes into the store. */
 export interface ProfileRecord {
@@ -15,6 +16,9 @@ export interface ProfileRecord {
   /** Panel name -> panel data, already JSON-encoded. */
   panels: string
 }
+
+/** What the queue holds: a request thread's capture (shaped in the writer thread), or a profile shaped already. */
+export type QueuedProfile = RequestCapture | ProfileRecord
 
 /** What the store answers: types of the JSON schemas in schemas.ts (type-only, so the writer thread does not load them). */
 export type { ProfileSummary, StoredProfile } from './schemas.js'

@@ -127,6 +127,60 @@ t.test('a batch that fails for a reason other than the store (a bad record) is d
   t.ok(stored.has(good ?? '') && stored.has(after ?? '') && !stored.has('bad000'), 'the store carries on')
 })
 
+/** A capture as the recorder queues it, for the writer thread to shape (`overrides` break it on purpose). */
+function capture (app: FastifyInstance, token: string, overrides: Record<string, unknown>): Parameters<FastifyInstance['profileStore']['enqueue']>[0] {
+  app.profileStore.reserveToken(token)
+  return {
+    kind: 'capture',
+    id: app.profileStore.nextId(Date.now()),
+    token,
+    ip: '127.0.0.1',
+    method: 'GET',
+    rawUrl: 'http://localhost/x',
+    statusCode: 200,
+    totalMs: 1,
+    handlerStartMs: 0.2,
+    sendStartMs: 0.8,
+    route: null,
+    matched: null,
+    routingFailure: null,
+    params: {},
+    query: {},
+    body: undefined,
+    requestHeaders: {},
+    responseHeaders: {},
+    responseText: undefined,
+    error: null,
+    heapUsedBytes: 0,
+    droppedProfiles: 0,
+    ...overrides
+  } as Parameters<FastifyInstance['profileStore']['enqueue']>[0]
+}
+
+t.test('a capture the writer thread cannot shape is dropped and counted; the rest of its batch is stored', async t => {
+  const { app, logLines } = await buildWithLog(t, {})
+  const [good] = await business(t, app, 1)
+  t.ok(app.profileStore.enqueue(capture(app, 'bad001', { error: { name: 'Error', message: 'no chain' } })))
+  const [after] = await business(t, app, 1)
+  await app.profileStore.flush()
+  t.equal(app.profileStore.dropped, 1, 'counted')
+  t.equal(app.profileStore.healthSnapshot().state, 'ok', 'not a store fault')
+  t.match(logLines(/profile\(s\) dropped so far/)[0], /a profile could not be collected: /)
+  const stored = storedTokens(app)
+  t.ok(stored.has(good ?? '') && stored.has(after ?? '') && !stored.has('bad001'), 'the store carries on')
+})
+
+t.test('a batch that cannot be copied to the writer thread is dropped and counted, nothing hangs', async t => {
+  const { app, logLines } = await buildWithLog(t, {})
+  t.ok(app.profileStore.enqueue(capture(app, 'bad002', { body: { handler: () => {} } })))
+  await app.profileStore.flush()
+  t.equal(app.profileStore.dropped, 1, 'counted')
+  t.match(logLines(/could not be written/)[0], /could not be handed to the writer thread/)
+  const [after] = await business(t, app, 1)
+  await app.profileStore.flush()
+  t.ok(storedTokens(app).has(after ?? ''), 'the next batch is stored')
+})
+
 function chattrWorks (dir: string): boolean {
   const probe = join(dir, 'chattr-probe')
   writeFileSync(probe, '')

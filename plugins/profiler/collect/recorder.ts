@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { requestOrigin } from '../../routing/request-origin.js'
-import type { CollectContext, Collector } from './collectors/collector.js'
+import { getHeapStatistics } from 'node:v8'
+import { captureError } from './capture.js'
 import { MAX_BODY_BYTES } from './collectors/request.js'
-import type { Redactor } from '../../../lib/redact.js'
 import type { ProfileStore } from '../store/profile-store.js'
 import { uniqueToken } from './token.js'
 
@@ -29,9 +29,7 @@ declare module 'fastify' {
 
 export interface RecorderOptions {
   store: ProfileStore
-  collectors: Collector[]
   production: boolean
-  redactor: Redactor
   tokenSource?: () => string
 }
 
@@ -46,20 +44,12 @@ function isJson (reply: FastifyReply): boolean {
   return typeof type === 'string' && /[/+]json\b/.test(type)
 }
 
-function parseResponseBody (text: string | undefined): unknown {
-  if (text === undefined) return undefined
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
-}
-
 /**
- * Records every request: a token and the X-Debug-Token headers in onSend, the panels
- * in onResponse, queued for the store. Nothing here writes, waits or throws into a request.
+ * Records every request: a token and the X-Debug-Token headers in onSend, a plain capture in
+ * onResponse, queued for the store; the writer thread redacts it and builds the panels
+ * (collect/shape.ts). Nothing here writes, waits or throws into a request.
  */
-export function installRecorder (app: FastifyInstance, { store, collectors, production, redactor, tokenSource }: RecorderOptions): void {
+export function installRecorder (app: FastifyInstance, { store, production, tokenSource }: RecorderOptions): void {
   app.decorateRequest('profile', null)
   app.decorateRequest('profilerHandlerStartMs', null)
 
@@ -95,30 +85,37 @@ export function installRecorder (app: FastifyInstance, { store, collectors, prod
     if (state === null) return done()
     try {
       const totalMs = reply.elapsedTime
-      const context: CollectContext = {
-        request,
-        reply,
-        url: redactor.url(state.origin + request.originalUrl),
-        timings: { totalMs, handlerStartMs: state.handlerStartMs, sendStartMs: state.sendStartMs },
-        responseBody: parseResponseBody(state.responseText),
-        production,
-        droppedProfiles: store.dropped,
-        redactor
-      }
-      const panels: Record<string, unknown> = {}
-      for (const collector of collectors) panels[collector.name] = collector.collect(context)
+      const statusCode = reply.statusCode
+      const matched = !request.is404
+      const routeMethod = request.routeOptions.method
+      // Values are taken as they are (references): the request is over, nothing changes them
+      // before the batch is copied to the writer thread.
       store.enqueue({
+        kind: 'capture',
         id: store.nextId(Date.now() - totalMs),
         token: state.token,
-        parentToken: null,
-        type: 'request',
         ip: clientIp(request),
         method: request.method,
-        url: context.url,
-        statusCode: reply.statusCode,
-        durationMs: Math.round(totalMs * 1000) / 1000,
-        route: request.is404 ? null : request.routeOptions.url ?? null,
-        panels: JSON.stringify(panels)
+        rawUrl: state.origin + request.originalUrl,
+        statusCode,
+        totalMs,
+        handlerStartMs: state.handlerStartMs,
+        sendStartMs: state.sendStartMs,
+        route: matched ? request.routeOptions.url ?? null : null,
+        matched: request.routingFailure !== null || !matched
+          ? null
+          : { route: request.routeOptions.url ?? null, method: Array.isArray(routeMethod) ? routeMethod.join(', ') : routeMethod },
+        routingFailure: request.routingFailure,
+        params: matched ? request.params ?? {} : {},
+        query: request.query ?? {},
+        body: request.body,
+        requestHeaders: request.headers,
+        responseHeaders: reply.getHeaders(),
+        responseText: state.responseText,
+        error: captureError(request.renderedError, statusCode >= 500 && !production),
+        // V8's own figure: process.memoryUsage() also reads the RSS from /proc, ten times the cost.
+        heapUsedBytes: getHeapStatistics().used_heap_size,
+        droppedProfiles: store.dropped
       })
     } catch (err) {
       store.releaseToken(state.token)

@@ -1,4 +1,4 @@
-import type { ProfileRecord } from '../profile.js'
+import type { QueuedProfile } from '../profile.js'
 import type { StoreHealth } from './health.js'
 import type { WriterClient } from './writer-client.js'
 
@@ -13,7 +13,7 @@ export interface StoreOptions {
   retryDelayMs: number
 }
 
-export const DEFAULT_STORE_OPTIONS: StoreOptions = { maxQueue: 10_000, batchSize: 500, flushDelayMs: 20, retryDelayMs: 1000 }
+export const DEFAULT_STORE_OPTIONS: StoreOptions = { maxQueue: 10_000, batchSize: 500, flushDelayMs: 50, retryDelayMs: 1000 }
 
 /** What the queue tells its owner. */
 export interface QueueEvents {
@@ -30,7 +30,7 @@ export interface QueueEvents {
  * retried every `retryDelayMs`; only what overflows the queue meanwhile is lost, and counted.
  */
 export class ProfileQueue {
-  private queue: ProfileRecord[] = []
+  private queue: QueuedProfile[] = []
   private inFlight = 0
   private readonly batches = new Set<Promise<unknown>>()
   private timer: NodeJS.Timeout | null = null
@@ -48,7 +48,7 @@ export class ProfileQueue {
   }
 
   /** Queues a profile; never writes, never waits, never throws. Returns false when it was dropped. */
-  push (profile: ProfileRecord): boolean {
+  push (profile: QueuedProfile): boolean {
     if (this.size >= this.options.maxQueue) {
       this.events.onDrop([profile.token], this.health.failing ? 'the store is failing and the queue is full' : 'the writer is behind and the queue is full')
       return false
@@ -71,7 +71,7 @@ export class ProfileQueue {
   }
 
   /** Stops the timer and takes out what is left (after a last flush). */
-  drain (): ProfileRecord[] {
+  drain (): QueuedProfile[] {
     this.cancelTimer()
     const left = this.queue
     this.queue = []
@@ -101,6 +101,7 @@ export class ProfileQueue {
       }
       await this.events.onWritten(answer.count)
       this.health.recover()
+      for (const { token, reason } of answer.unshaped ?? []) this.events.onDrop([token], reason)
       for (const token of answer.rejected ?? []) {
         this.events.onDrop([token], `profile ${token} could not be stored: its token or every id of its millisecond is taken`)
       }

@@ -1,4 +1,4 @@
-import type { ProfileRecord, ProfileSummary, SearchFilters, StoredProfile } from '../profile.js'
+import type { QueuedProfile, ProfileSummary, SearchFilters, StoredProfile } from '../profile.js'
 import type { RouteStats } from '../stats/rollup.js'
 import type { StoreReader } from './engine.js'
 import { StoreHealth, type HealthLog, type StoreHealthSnapshot } from './health.js'
@@ -96,7 +96,7 @@ export class ProfileStore {
   }
 
   /** Queues a profile; never writes, never waits, never throws. Returns false when it was dropped. */
-  enqueue (profile: ProfileRecord): boolean {
+  enqueue (profile: QueuedProfile): boolean {
     return this.queue.push(profile)
   }
 

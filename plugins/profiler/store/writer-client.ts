@@ -60,7 +60,14 @@ export class WriterClient {
     return new Promise(resolve => {
       if (this.pending.size === 0) this.worker.ref()
       this.pending.set(id, resolve)
-      this.worker.postMessage({ ...request, id })
+      try {
+        this.worker.postMessage({ ...request, id })
+      } catch (err) {
+        // A value that cannot be copied to the writer thread: this request fails, nothing hangs.
+        this.pending.delete(id)
+        if (this.pending.size === 0) this.worker.unref()
+        resolve({ type: 'done', id, count: 0, error: `the batch could not be handed to the writer thread: ${(err as Error).message}` })
+      }
     })
   }
 

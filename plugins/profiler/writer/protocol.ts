@@ -1,5 +1,6 @@
 // Messages between the request thread (writer-client.ts) and the writer thread (worker.ts).
-import type { ProfileRecord } from '../profile.js'
+import type { RedactionRules } from '../../../lib/redact.js'
+import type { QueuedProfile } from '../profile.js'
 import type { StoreTarget } from '../store/engine.js'
 import type { RetentionLimits } from './retention.js'
 
@@ -7,18 +8,20 @@ export interface WriterSettings {
   target: StoreTarget
   /** This deployment's name, written with every profile. */
   deployment: string
+  /** The redaction rules on top of the built-in ones: captures are redacted in the writer thread. */
+  redaction?: RedactionRules
   retention: RetentionLimits
   retentionIntervalMs: number
 }
 
 export type WriterRequest =
-  | { id: number, type: 'write', batch: ProfileRecord[] }
+  | { id: number, type: 'write', batch: QueuedProfile[] }
   | { id: number, type: 'prune', now: number }
   | { id: number, type: 'close' }
 
 export type WriterMessage =
   /** The answer to a request; `count` is the number of stored profiles after it. */
-  | { type: 'done', id: number, count: number, written?: number, rejected?: string[], error?: string, /** The store failed (may clear), not the data. */ fault?: boolean }
+  | { type: 'done', id: number, count: number, written?: number, rejected?: string[], /** Captures that could not be turned into profiles, and why. */ unshaped?: Array<{ token: string, reason: string }>, error?: string, /** The store failed (may clear), not the data. */ fault?: boolean }
   /** Profiles pruned in the background: their tokens are free again. */
   | { type: 'deleted', tokens: string[], count: number }
   /** Tokens other instances sharing the store have claimed: not to be drawn here. */

@@ -7,6 +7,10 @@ import { writeFileSync } from 'node:fs'
 import { parentPort, workerData } from 'node:worker_threads'
 import { isPostgresFault } from '../../../lib/postgres/faults.js'
 import { isStorageFault } from '../../../lib/sqlite/faults.js'
+import { Redactor } from '../../../lib/redact.js'
+import { collectors } from '../collect/collectors/index.js'
+import { shapeProfile } from '../collect/shape.js'
+import type { ProfileRecord, QueuedProfile } from '../profile.js'
 import type { StoreWriter } from '../store/engine.js'
 import type { WriterMessage, WriterRequest, WriterSettings } from './protocol.js'
 import { SqliteWriter } from './sqlite-writer.js'
@@ -27,6 +31,24 @@ try {
 } catch {}
 
 let store: StoreWriter | null = null
+const redactor = new Redactor(settings.redaction)
+
+/** The batch's captures shaped into profiles; one that cannot be shaped is left out and reported. */
+function shapeBatch (batch: QueuedProfile[], unshaped: Array<{ token: string, reason: string }>): ProfileRecord[] {
+  const records: ProfileRecord[] = []
+  for (const item of batch) {
+    if (!('kind' in item)) {
+      records.push(item)
+      continue
+    }
+    try {
+      records.push(shapeProfile(item, collectors, redactor))
+    } catch (err) {
+      unshaped.push({ token: item.token, reason: `a profile could not be collected: ${(err as Error).message}` })
+    }
+  }
+  return records
+}
 
 async function openStore (): Promise<StoreWriter> {
   if (store !== null) return store
@@ -45,8 +67,9 @@ async function handle (request: WriterRequest): Promise<void> {
     switch (request.type) {
       case 'write': {
         const writer = await openStore()
-        const { written, rejected } = await writer.write(request.batch)
-        send({ type: 'done', id: request.id, count: writer.count, written, rejected })
+        const unshaped: Array<{ token: string, reason: string }> = []
+        const { written, rejected } = await writer.write(shapeBatch(request.batch, unshaped))
+        send({ type: 'done', id: request.id, count: writer.count, written, rejected, unshaped })
         break
       }
       case 'prune': {

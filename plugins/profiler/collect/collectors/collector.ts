@@ -1,26 +1,14 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Redactor } from '../../../../lib/redact.js'
+import type { RequestCapture } from '../capture.js'
 
-/** Phase times of one request, in milliseconds since Fastify received it. */
-interface RequestTimings {
-  totalMs: number
-  /** Until the handler started (null when no handler ran: routing failures, body errors). */
-  handlerStartMs: number | null
-  /** Until the reply began to be sent. */
-  sendStartMs: number
-}
-
-/** What a collector may read about one finished request. */
+/** What a collector may read about one finished request (in the writer thread, see shape.ts). */
 export interface CollectContext {
-  request: FastifyRequest
-  reply: FastifyReply
+  /** What the request thread captured, not yet redacted. */
+  capture: RequestCapture
   /** The absolute request URL, secrets redacted. */
   url: string
-  timings: RequestTimings
   /** The response body when it was JSON and small enough to keep, else undefined. */
   responseBody: unknown
-  production: boolean
-  droppedProfiles: number
   /** Every value taken from the request or the reply goes through it. */
   redactor: Redactor
 }

@@ -1,4 +1,3 @@
-import { getHeapStatistics } from 'node:v8'
 import type { Collector } from './collector.js'
 
 const round = (ms: number): number => Math.round(ms * 1000) / 1000
@@ -7,16 +6,15 @@ const round = (ms: number): number => Math.round(ms * 1000) / 1000
 export const performanceCollector: Collector = {
   name: 'performance',
   label: 'Performance',
-  collect ({ timings, droppedProfiles }) {
-    const handlerStart = timings.handlerStartMs ?? timings.sendStartMs
+  collect ({ capture }) {
+    const handlerStart = capture.handlerStartMs ?? capture.sendStartMs
     return {
-      totalMs: round(timings.totalMs),
+      totalMs: round(capture.totalMs),
       beforeHandlerMs: round(handlerStart),
-      handlerMs: timings.handlerStartMs === null ? null : round(timings.sendStartMs - timings.handlerStartMs),
-      sendingMs: round(timings.totalMs - timings.sendStartMs),
-      // V8's own figure: process.memoryUsage() also reads the RSS from /proc, ten times the cost.
-      heapUsedBytes: getHeapStatistics().used_heap_size,
-      droppedProfiles
+      handlerMs: capture.handlerStartMs === null ? null : round(capture.sendStartMs - capture.handlerStartMs),
+      sendingMs: round(capture.totalMs - capture.sendStartMs),
+      heapUsedBytes: capture.heapUsedBytes,
+      droppedProfiles: capture.droppedProfiles
     }
   }
 }

@@ -16,20 +16,20 @@ function keepBody (body: unknown): unknown {
 export const requestCollector: Collector = {
   name: 'request',
   label: 'Request / Response',
-  collect ({ request, reply, url, responseBody, redactor }) {
-    const statusCode = reply.statusCode
+  collect ({ capture, url, responseBody, redactor }) {
+    const statusCode = capture.statusCode
     return {
-      method: request.method,
+      method: capture.method,
       url,
-      route: request.is404 ? null : request.routeOptions.url ?? null,
-      params: request.is404 ? {} : redactor.fields(request.params ?? {}),
-      query: redactor.fields(request.query ?? {}),
-      body: keepBody(redactor.fields(request.body)),
-      requestHeaders: redactor.headers(request.headers),
+      route: capture.route,
+      params: redactor.fields(capture.params),
+      query: redactor.fields(capture.query),
+      body: keepBody(redactor.fields(capture.body)),
+      requestHeaders: redactor.headers(capture.requestHeaders),
       response: {
         statusCode,
         statusText: STATUS_CODES[statusCode] ?? '',
-        headers: redactor.headers(reply.getHeaders()),
+        headers: redactor.headers(capture.responseHeaders),
         body: responseBody === undefined ? null : redactor.fields(responseBody)
       }
     }

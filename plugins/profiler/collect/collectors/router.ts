@@ -4,15 +4,8 @@ import type { Collector } from './collector.js'
 export const routerCollector: Collector = {
   name: 'router',
   label: 'Routing',
-  collect ({ request, redactor }) {
-    const failure = request.routingFailure
-    if (failure !== null || request.is404) {
-      return { matched: null, failure: redactor.fields(failure) }
-    }
-    const method = request.routeOptions.method
-    return {
-      matched: { route: request.routeOptions.url ?? null, method: Array.isArray(method) ? method.join(', ') : method },
-      failure: null
-    }
+  collect ({ capture, redactor }) {
+    if (capture.matched === null) return { matched: null, failure: redactor.fields(capture.routingFailure) }
+    return { matched: capture.matched, failure: null }
   }
 }

@@ -1,0 +1,63 @@
+// What the request thread keeps of a finished request: plain data, taken cheaply in onResponse
+// (no redaction, no parsing, no serialising) and handed to the writer thread as it is, where
+// shape.ts redacts it and the collectors turn it into panels. ARCHITECTURE.md: "onResponse
+// (capture, cheaply) -> bounded queue".
+
+/** The rendered error and its causes, as plain data (not yet redacted). */
+export interface CapturedError {
+  name: string
+  message: string
+  /** The error and each of its causes, outermost first; stacks only where the panel shows them. */
+  chain: Array<{ name: string, message: string, stack?: string }>
+}
+
+export interface RequestCapture {
+  /** Tells a capture from an already shaped ProfileRecord in the queue. */
+  kind: 'capture'
+  id: number
+  token: string
+  ip: string
+  method: string
+  /** origin + the URL as requested: redacted in the writer thread. */
+  rawUrl: string
+  statusCode: number
+  totalMs: number
+  /** Until the handler started (null when no handler ran: routing failures, body errors). */
+  handlerStartMs: number | null
+  /** Until the reply began to be sent. */
+  sendStartMs: number
+  /** The matched route pattern; null when none matched. */
+  route: string | null
+  /** The matched route and its method(s); null when routing failed or nothing matched. */
+  matched: { route: string | null, method: string } | null
+  routingFailure: unknown
+  params: unknown
+  query: unknown
+  body: unknown
+  requestHeaders: Record<string, unknown>
+  responseHeaders: Record<string, unknown>
+  /** The response text when it was JSON and small enough to keep. */
+  responseText: string | undefined
+  error: CapturedError | null
+  /** The request thread's heap after the request (V8's figure: cheap). */
+  heapUsedBytes: number
+  droppedProfiles: number
+}
+
+const MAX_CHAIN = 20
+
+/** The error and each of its causes, outermost first (a cycle or a chain beyond 20 ends it). */
+export function captureError (error: Error | null, withStack: boolean): CapturedError | null {
+  if (error === null) return null
+  const chain: CapturedError['chain'] = []
+  const seen = new Set<unknown>()
+  let current: unknown = error
+  while (current instanceof Error && !seen.has(current) && chain.length < MAX_CHAIN) {
+    seen.add(current)
+    const entry: CapturedError['chain'][number] = { name: current.name, message: current.message }
+    if (withStack && current.stack !== undefined) entry.stack = current.stack
+    chain.push(entry)
+    current = current.cause
+  }
+  return { name: error.name, message: error.message, chain }
+}

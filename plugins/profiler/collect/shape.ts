@@ -1,0 +1,41 @@
+// Runs in the writer thread: a request thread's capture becomes a stored profile. Redaction, the
+// response body's JSON.parse, the collectors and the panels' JSON.stringify all happen here, off
+// the request thread (the secrets still never reach the store in clear).
+import type { Redactor } from '../../../lib/redact.js'
+import type { ProfileRecord } from '../profile.js'
+import type { RequestCapture } from './capture.js'
+import type { CollectContext, Collector } from './collectors/collector.js'
+
+function parseResponseBody (text: string | undefined): unknown {
+  if (text === undefined) return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+/** The profile of a captured request: redacted, with every collector's panel JSON-encoded. */
+export function shapeProfile (capture: RequestCapture, collectors: Collector[], redactor: Redactor): ProfileRecord {
+  const context: CollectContext = {
+    capture,
+    url: redactor.url(capture.rawUrl),
+    responseBody: parseResponseBody(capture.responseText),
+    redactor
+  }
+  const panels: Record<string, unknown> = {}
+  for (const collector of collectors) panels[collector.name] = collector.collect(context)
+  return {
+    id: capture.id,
+    token: capture.token,
+    parentToken: null,
+    type: 'request',
+    ip: capture.ip,
+    method: capture.method,
+    url: context.url,
+    statusCode: capture.statusCode,
+    durationMs: Math.round(capture.totalMs * 1000) / 1000,
+    route: capture.route,
+    panels: JSON.stringify(panels)
+  }
+}
