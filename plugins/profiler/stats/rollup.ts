@@ -1,7 +1,7 @@
 // Route statistics, engine-neutral: what a batch of profiles adds to (or a pruned batch takes from)
 // the per-minute and per-hour rollup rows, and how rows of a window add up to one line per route.
 // The SQL that reads and writes the rows lives with each engine's writer and reader.
-import { addHistogram, bucketOf, decodeHistogram, encodeHistogram, histogramCeiling, percentile, type Histogram } from './histogram.js'
+import { addEncodedHistogram, addHistogram, bucketOf, decodeHistogram, denseHistogram, encodeHistogram, histogramCeiling, percentiles, type DenseHistogram, type Histogram } from './histogram.js'
 
 export const MINUTE_MS = 60_000
 export const HOUR_MS = 3_600_000
@@ -117,10 +117,6 @@ export function fromStoredValues ({ count, c1, c2, c3, c4, c5, sumMs, maxMs, his
   return { count, classes: [c1, c2, c3, c4, c5], sumMs, maxMs, histogram: decodeHistogram(histogram) }
 }
 
-export function fromStoredRow (row: StoredRollupRow): RollupRow {
-  return { spanMs: row.spanMs, startMs: row.startMs, method: row.method, route: row.route, status: row.status, ...fromStoredValues(row) }
-}
-
 export function toStoredValues (values: RollupValues): StoredRollupValues {
   const [c1, c2, c3, c4, c5] = values.classes
   return { count: values.count, c1, c2, c3, c4, c5, sumMs: values.sumMs, maxMs: values.maxMs, histogram: encodeHistogram(values.histogram) }
@@ -145,34 +141,71 @@ export interface RouteStats {
 
 const round3 = (ms: number): number => Math.round(ms * 1000) / 1000
 
-/** The rows of a window added up per route and method (or status), slowest p95 first. */
-export function summarize (rows: Iterable<RollupRow>): RouteStats[] {
-  const groups = new Map<string, { key: RollupKey, values: RollupValues }>()
-  for (const row of rows) {
-    const text = JSON.stringify([row.method, row.route, row.status])
-    let group = groups.get(text)
+/**
+ * A stored row as a window reads it, column by column (no object per row): method, route, status,
+ * count, the five status classes, sum and max in ms, the encoded histogram. Both readers select
+ * WINDOW_COLUMNS in this order.
+ */
+export type WindowRow = [method: string, route: string, status: number, count: number, c1: number, c2: number, c3: number, c4: number, c5: number, sumMs: number, maxMs: number, histogram: Uint8Array]
+export const WINDOW_COLUMNS = 'method, route, status, count, status_1xx, status_2xx, status_3xx, status_4xx, status_5xx, sum_ms, max_ms, histogram'
+
+interface WindowGroup {
+  method: string
+  route: string
+  status: number
+  count: number
+  classes: [number, number, number, number, number]
+  sumMs: number
+  maxMs: number
+  histogram: DenseHistogram
+}
+
+/**
+ * The rows of a window added up per route and method (or status), then read as lines slowest p95
+ * first. A 7-day window adds up thousands of rows: each is added in place (histogram bytes read
+ * into one dense array per line), with no object or map made per row.
+ */
+export class WindowTotals {
+  private readonly groups = new Map<string, WindowGroup>()
+
+  add ([method, route, status, count, c1, c2, c3, c4, c5, sumMs, maxMs, histogram]: WindowRow): void {
+    // A method has no space (an HTTP token), so status, method and route make an unambiguous key.
+    const text = `${status} ${method} ${route}`
+    let group = this.groups.get(text)
     if (group === undefined) {
-      group = { key: row, values: emptyValues() }
-      groups.set(text, group)
+      group = { method, route, status, count: 0, classes: [0, 0, 0, 0, 0], sumMs: 0, maxMs: 0, histogram: denseHistogram() }
+      this.groups.set(text, group)
     }
-    group.values = applyDelta(group.values, row, 1) ?? group.values
+    group.count += count
+    group.classes[0] += c1
+    group.classes[1] += c2
+    group.classes[2] += c3
+    group.classes[3] += c4
+    group.classes[4] += c5
+    group.sumMs += sumMs
+    group.maxMs = Math.max(group.maxMs, maxMs)
+    addEncodedHistogram(group.histogram, histogram)
   }
-  return [...groups.values()].map(({ key, values }) => {
-    const [c1, c2, c3, c4, c5] = values.classes
-    const matched = key.route !== ''
-    return {
-      route: matched ? key.route : null,
-      method: matched ? key.method : null,
-      status: matched ? null : key.status,
-      count: values.count,
-      statusClasses: { '1xx': c1, '2xx': c2, '3xx': c3, '4xx': c4, '5xx': c5 },
-      meanMs: round3(values.sumMs / values.count),
-      p50Ms: round3(percentile(values.histogram, 50, values.maxMs)),
-      p95Ms: round3(percentile(values.histogram, 95, values.maxMs)),
-      p99Ms: round3(percentile(values.histogram, 99, values.maxMs)),
-      maxMs: round3(values.maxMs)
-    }
-  }).sort((a, b) => b.p95Ms - a.p95Ms || b.count - a.count || String(a.route).localeCompare(String(b.route)) || (a.status ?? 0) - (b.status ?? 0))
+
+  lines (): RouteStats[] {
+    return [...this.groups.values()].filter(group => group.count > 0).map(group => {
+      const [c1, c2, c3, c4, c5] = group.classes
+      const [p50, p95, p99] = percentiles(group.histogram, [50, 95, 99], group.maxMs)
+      const matched = group.route !== ''
+      return {
+        route: matched ? group.route : null,
+        method: matched ? group.method : null,
+        status: matched ? null : group.status,
+        count: group.count,
+        statusClasses: { '1xx': c1, '2xx': c2, '3xx': c3, '4xx': c4, '5xx': c5 },
+        meanMs: round3(group.sumMs / group.count),
+        p50Ms: round3(p50 ?? 0),
+        p95Ms: round3(p95 ?? 0),
+        p99Ms: round3(p99 ?? 0),
+        maxMs: round3(group.maxMs)
+      }
+    }).sort((a, b) => b.p95Ms - a.p95Ms || b.count - a.count || String(a.route).localeCompare(String(b.route)) || (a.status ?? 0) - (b.status ?? 0))
+  }
 }
 
 /** Which rows make up a window ending now: minute rows up to the first whole hour, then hour rows. */
