@@ -6,7 +6,7 @@ import { profilerPostgresMigrationsDir } from '../../../paths.js'
 import { idRangeOf, ID_SLOTS_PER_MS, type ProfileSummary, type SearchFilters, type StoredProfile } from '../profile.js'
 import { storeBytes } from '../writer/partitions.js'
 import { PROFILER_MIGRATIONS_TABLE } from '../writer/postgres-writer.js'
-import { HOUR_MS, MINUTE_MS, WINDOW_COLUMNS, windowRanges, WindowTotals, type RouteStats, type WindowRow } from '../stats/rollup.js'
+import { HOUR_MS, MINUTE_MS, windowRanges, WindowTotals, type RouteStats, type WindowRow } from '../stats/rollup.js'
 import type { StoreReader, StoreTarget } from './engine.js'
 
 interface SummaryRow { id: number, token: string, ip: string, method: string, url: string, status: number, duration_ms: number, deployment: string }
@@ -107,7 +107,10 @@ export class PostgresReader implements StoreReader {
   /** As on SQLite: the rollup rows of the minutes before the window's first whole hour, then the hours (a primary-key range each). */
   async routeStats (nowMs: number, windowMs: number): Promise<{ fromMs: number, routes: RouteStats[] }> {
     const { fromMs, minutes, hoursFrom } = windowRanges(nowMs, windowMs)
-    const sql = `SELECT ${WINDOW_COLUMNS} FROM profile_route_stats WHERE span_ms = $1 AND start_ms >= $2 AND start_ms < $3`
+    // Added up per route and method, or status (sums of bigint are numeric: cast back to be numbers).
+    const sql = `SELECT method, route, status, sum(count)::bigint, sum(status_1xx)::bigint, sum(status_2xx)::bigint, sum(status_3xx)::bigint,
+      sum(status_4xx)::bigint, sum(status_5xx)::bigint, sum(sum_ms), max(max_ms), string_agg(histogram, ''::bytea)
+      FROM profile_route_stats WHERE span_ms = $1 AND start_ms >= $2 AND start_ms < $3 GROUP BY method, route, status`
     const [minuteRows, hourRows] = await Promise.all([
       this.queryArrays<WindowRow>(sql, [MINUTE_MS, minutes[0], minutes[1]]),
       this.queryArrays<WindowRow>(sql, [HOUR_MS, hoursFrom, Number.MAX_SAFE_INTEGER])
