@@ -54,3 +54,13 @@ export async function timeStatsOverHttp (url: string, window: string, iterations
 export async function timeStatsInProcess (store: { routeStats: (nowMs: number, windowMs: number) => unknown }, nowMs: number, windowMs: number, iterations: number): Promise<Timing> {
   return summarize(await timeCalls(iterations, () => store.routeStats(nowMs, windowMs)))
 }
+
+/** How many requests a statistics answer covers: the HTTP figure ends now, the in-process one at the seed's end. */
+export function requestsCovered (answer: unknown): number {
+  return (answer as { routes: Array<{ count: number }> }).routes.reduce((sum, line) => sum + line.count, 0)
+}
+
+export async function statsOverHttp (url: string, window: string): Promise<unknown> {
+  const res = await fetch(`${url}/_profiler/stats?window=${window}`, { headers: { accept: 'application/json' } })
+  return await res.json()
+}

@@ -56,7 +56,8 @@ export function sqliteStore (dataDir: string): BenchStore {
         // A store seeded before the route statistics existed has no rollups: seeded again.
         const rolledUp = search.routeStats(options.endMs ?? Date.now(), 7 * 86_400_000).routes.length > 0
         db.close()
-        if (stored === count && rolledUp) return { env: { PROFILER_DATABASE_PATH: path }, writesPerSecond: null }
+        // At least: the search section's server records its readiness probes into the seeded store.
+        if (stored >= count && rolledUp) return { env: { PROFILER_DATABASE_PATH: path }, writesPerSecond: null }
       }
       removeSqlite(path)
       const { db } = openProfileDatabase(path)
@@ -125,7 +126,7 @@ export async function postgresStore (dataDir: string): Promise<BenchStore> {
       const env = { PROFILER_DATABASE_URL: cluster.urlOf(name) }
       // A store seeded before the route statistics existed has no rollups: seeded again.
       const rolledUp = async (): Promise<boolean> => await withPool(name, async pool => (await pool.query('SELECT 1 FROM profile_route_stats LIMIT 1')).rows.length > 0).catch(() => false)
-      if (await exists(name) && await countOf(name).catch(() => -1) === count && await rolledUp()) return { env, writesPerSecond: null }
+      if (await exists(name) && await countOf(name).catch(() => -1) >= count && await rolledUp()) return { env, writesPerSecond: null }
       await drop(name)
       await cluster.createDatabase(name)
       const writesPerSecond = await seed(name, count, options)

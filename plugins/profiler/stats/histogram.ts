@@ -59,22 +59,38 @@ export function decodeHistogram (bytes: Uint8Array, into: Histogram = new Map())
   return into
 }
 
+/** Bucket index -> count over every bucket: what a window's rows are added into (no map per row). */
+export type DenseHistogram = Float64Array
+
+export const denseHistogram = (): DenseHistogram => new Float64Array(MAX_BUCKET + 1)
+
+/** Adds a stored histogram's counts into `into`, reading the bytes in place. */
+export function addEncodedHistogram (into: DenseHistogram, bytes: Uint8Array): void {
+  for (let offset = 0; offset + 6 <= bytes.length; offset += 6) {
+    const bucket = Math.min(MAX_BUCKET, (bytes[offset] ?? 0) | (bytes[offset + 1] ?? 0) << 8)
+    into[bucket] = (into[bucket] ?? 0) +
+      ((bytes[offset + 2] ?? 0) | (bytes[offset + 3] ?? 0) << 8 | (bytes[offset + 4] ?? 0) << 16) + (bytes[offset + 5] ?? 0) * 2 ** 24
+  }
+}
+
 /**
- * The nearest-rank percentile (`percent` 50 for p50): the value of the bucket holding the
+ * The nearest-rank percentiles (`percents` ascending, 50 for p50): the value of the bucket holding the
  * ceil(percent × n / 100)-th smallest duration, never above the exact `maxMs`. (Whole percents
  * keep the rank exact: 0.95 × 100 is 95.00000000000001 in floating point.)
  */
-export function percentile (histogram: Histogram, percent: number, maxMs: number): number {
+export function percentiles (histogram: DenseHistogram, percents: number[], maxMs: number): number[] {
   let total = 0
-  for (const count of histogram.values()) total += count
-  if (total === 0) return 0
-  const rank = Math.max(1, Math.ceil(percent * total / 100))
+  for (const count of histogram) total += count
+  if (total === 0) return percents.map(() => 0)
+  const values: number[] = []
   let seen = 0
-  for (const bucket of [...histogram.keys()].sort((a, b) => a - b)) {
-    seen += histogram.get(bucket) ?? 0
-    if (seen >= rank) return Math.min(bucketValue(bucket), maxMs)
+  let bucket = -1
+  for (const percent of percents) {
+    const rank = Math.max(1, Math.ceil(percent * total / 100))
+    while (seen < rank && bucket < MAX_BUCKET) seen += histogram[++bucket] ?? 0
+    values.push(seen >= rank ? Math.min(bucketValue(bucket), maxMs) : maxMs)
   }
-  return maxMs
+  return values
 }
 
 /** The highest duration the histogram can still hold: where a max that lost its profile is capped. */

@@ -7,8 +7,7 @@ import { profilerPostgresMigrationsDir } from '../../../paths.js'
 import { idRangeOf, ID_SLOTS_PER_MS, type ProfileSummary, type SearchFilters, type StoredProfile } from '../profile.js'
 import { storeBytes } from '../writer/partitions.js'
 import { PROFILER_MIGRATIONS_TABLE } from '../writer/postgres-writer.js'
-import { fromStoredRow, HOUR_MS, MINUTE_MS, summarize, windowRanges, type RouteStats, type StoredRollupRow } from '../stats/rollup.js'
-import { ROLLUP_COLUMNS } from '../writer/postgres-rollups.js'
+import { HOUR_MS, MINUTE_MS, windowRanges, WindowTotals, type RouteStats, type WindowRow } from '../stats/rollup.js'
 import type { StoreReader, StoreTarget } from './engine.js'
 
 interface SummaryRow { id: number, token: string, ip: string, method: string, url: string, status: number, duration_ms: number, deployment: string }
@@ -157,12 +156,18 @@ export class PostgresReader implements StoreReader {
   /** As on SQLite: the rollup rows of the minutes before the window's first whole hour, then the hours (a primary-key range each). */
   async routeStats (nowMs: number, windowMs: number): Promise<{ fromMs: number, routes: RouteStats[] }> {
     const { fromMs, minutes, hoursFrom } = windowRanges(nowMs, windowMs)
-    const sql = `SELECT ${ROLLUP_COLUMNS} FROM profile_route_stats WHERE span_ms = $1 AND start_ms >= $2 AND start_ms < $3`
+    // Added up per route and method, or status (sums of bigint are numeric: cast back to be numbers).
+    const sql = `SELECT method, route, status, sum(count)::bigint, sum(status_1xx)::bigint, sum(status_2xx)::bigint, sum(status_3xx)::bigint,
+      sum(status_4xx)::bigint, sum(status_5xx)::bigint, sum(sum_ms), max(max_ms), string_agg(histogram, ''::bytea)
+      FROM profile_route_stats WHERE span_ms = $1 AND start_ms >= $2 AND start_ms < $3 GROUP BY method, route, status`
     const [minuteRows, hourRows] = await Promise.all([
-      this.query<StoredRollupRow>(sql, [MINUTE_MS, minutes[0], minutes[1]]),
-      this.query<StoredRollupRow>(sql, [HOUR_MS, hoursFrom, Number.MAX_SAFE_INTEGER])
+      this.queryArrays<WindowRow>(sql, [MINUTE_MS, minutes[0], minutes[1]]),
+      this.queryArrays<WindowRow>(sql, [HOUR_MS, hoursFrom, Number.MAX_SAFE_INTEGER])
     ])
-    return { fromMs, routes: summarize([...minuteRows, ...hourRows].map(fromStoredRow)) }
+    const totals = new WindowTotals()
+    for (const row of minuteRows) totals.add(row)
+    for (const row of hourRows) totals.add(row)
+    return { fromMs, routes: totals.lines() }
   }
 
   async storeBytes (): Promise<number> {
@@ -192,17 +197,30 @@ export class PostgresReader implements StoreReader {
    * one per combination of filters): planning over many partitions is then not paid per query.
    */
   private async query<R extends pg.QueryResultRow> (sql: string, params: unknown[]): Promise<R[]> {
+    try {
+      // Text as the writer stores it (a NUL in a search term would fail the query).
+      return (await this.pool.query<R>({ name: this.statementName(sql), text: sql, values: storableParams(params) })).rows
+    } catch (err) {
+      throw asUnavailable('profile store', err)
+    }
+  }
+
+  /** As query, each row an array of its columns in order (no object per row). */
+  private async queryArrays<R extends unknown[]> (sql: string, params: unknown[]): Promise<R[]> {
+    try {
+      return (await this.pool.query<R>({ name: this.statementName(sql), text: sql, values: storableParams(params), rowMode: 'array' })).rows
+    } catch (err) {
+      throw asUnavailable('profile store', err)
+    }
+  }
+
+  private statementName (sql: string): string {
     let name = this.statementNames.get(sql)
     if (name === undefined) {
       name = `profiler_${this.statementNames.size + 1}`
       this.statementNames.set(sql, name)
     }
-    try {
-      // Text as the writer stores it (a NUL in a search term would fail the query).
-      return (await this.pool.query<R>({ name, text: sql, values: storableParams(params) })).rows
-    } catch (err) {
-      throw asUnavailable('profile store', err)
-    }
+    return name
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3'
 import { idRangeOf, type ProfileSummary, type SearchFilters, type StoredProfile } from '../profile.js'
-import { fromStoredRow, HOUR_MS, MINUTE_MS, summarize, windowRanges, type RouteStats, type StoredRollupRow } from '../stats/rollup.js'
+import { HOUR_MS, MINUTE_MS, windowRanges, WindowTotals, type RouteStats, type WindowRow } from '../stats/rollup.js'
 
 /** A substring filter that matches at most this many distinct URLs (or IPs) is answered key by key. */
 const MAX_KEYED_LOOKUPS = 100
@@ -46,10 +46,11 @@ function prepareReadStatements (db: Database) {
     matchingIps: db.prepare(`SELECT ip FROM profile_ips WHERE instr(ip, ?) > 0 LIMIT ${MAX_KEYED_LOOKUPS + 1}`).pluck(),
     older: db.prepare('SELECT token FROM profiles WHERE type = ? AND id < (SELECT id FROM profiles WHERE token = ?) ORDER BY id DESC LIMIT 1').pluck(),
     newer: db.prepare('SELECT token FROM profiles WHERE type = ? AND id > (SELECT id FROM profiles WHERE token = ?) ORDER BY id LIMIT 1').pluck(),
-    // The rollup rows of one span over a range of periods: a primary-key range, never the profiles.
-    rollups: db.prepare(`SELECT span_ms AS spanMs, start_ms AS startMs, method, route, status, count,
-      status_1xx AS c1, status_2xx AS c2, status_3xx AS c3, status_4xx AS c4, status_5xx AS c5, sum_ms AS sumMs, max_ms AS maxMs, histogram
-      FROM profile_route_stats WHERE span_ms = ? AND start_ms >= ? AND start_ms < ?`),
+    // A span's rollup rows over a range of periods (a primary-key range, never the profiles) added
+    // up per route and method, or status: the histograms as hex, one after the other.
+    rollups: db.prepare(`SELECT method, route, status, sum(count), sum(status_1xx), sum(status_2xx), sum(status_3xx), sum(status_4xx), sum(status_5xx),
+      sum(sum_ms), max(max_ms), group_concat(hex(histogram), '')
+      FROM profile_route_stats WHERE span_ms = ? AND start_ms >= ? AND start_ms < ? GROUP BY method, route, status`).raw(),
     allTokens: db.prepare('SELECT token FROM profiles').pluck(),
     deployments: db.prepare('SELECT name FROM profile_deployments ORDER BY name').pluck(),
     countAll: db.prepare('SELECT count(*) FROM profiles').pluck(),
@@ -99,15 +100,18 @@ export class ProfileSearch {
 
   /**
    * Route statistics over the window ending at `nowMs`, from the rollup rows the writer keeps:
-   * the minutes before the window's first whole hour, then the hours.
+   * the minutes before the window's first whole hour, then the hours, each added up by SQLite.
    */
   routeStats (nowMs: number, windowMs: number): { fromMs: number, routes: RouteStats[] } {
     const { fromMs, minutes, hoursFrom } = windowRanges(nowMs, windowMs)
-    const rows = [
-      ...this.statements.rollups.iterate(MINUTE_MS, minutes[0], minutes[1]),
-      ...this.statements.rollups.iterate(HOUR_MS, hoursFrom, Number.MAX_SAFE_INTEGER)
-    ] as StoredRollupRow[]
-    return { fromMs, routes: summarize(rows.map(fromStoredRow)) }
+    const totals = new WindowTotals()
+    for (const [span, from, to] of [[MINUTE_MS, minutes[0], minutes[1]], [HOUR_MS, hoursFrom, Number.MAX_SAFE_INTEGER]] as const) {
+      // The histograms come as hex (group_concat joins text): back to bytes.
+      for (const row of this.statements.rollups.all(span, from, to) as unknown[][]) {
+        totals.add([...row.slice(0, 11), Buffer.from(row[11] as string, 'hex')] as unknown as WindowRow)
+      }
+    }
+    return { fromMs, routes: totals.lines() }
   }
 
   /** Every stored token (read once at start, to fill the request thread's token set). */

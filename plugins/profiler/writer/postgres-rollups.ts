@@ -1,8 +1,8 @@
 import type pg from 'pg'
 import { applyDelta, fromStoredValues, rollupDeltas, toStoredValues, type RolledProfile, type RollupKey, type StoredRollupRow } from '../stats/rollup.js'
 
-/** The rollup columns, aliased as StoredRollupRow names them (shared by the writer and the reader). */
-export const ROLLUP_COLUMNS = `span_ms AS "spanMs", start_ms AS "startMs", method, route, status, count,
+/** The rollup columns, aliased as StoredRollupRow names them (what the writer reads back). */
+const ROLLUP_COLUMNS = `span_ms AS "spanMs", start_ms AS "startMs", method, route, status, count,
   status_1xx AS c1, status_2xx AS c2, status_3xx AS c3, status_4xx AS c4, status_5xx AS c5, sum_ms AS "sumMs", max_ms AS "maxMs", histogram`
 const KEY_COLUMNS = 'span_ms, start_ms, method, route, status'
 const KEY_TYPES = '$1::int[], $2::bigint[], $3::text[], $4::text[], $5::smallint[]'
