@@ -47,11 +47,18 @@ export class PostgresRetention {
     private readonly events: RetentionEvents
   ) {}
 
-  /** One step; true when it removed something (more may be left). */
-  async step (now = Date.now()): Promise<boolean> {
+  /**
+   * One step; true when it removed something (more may be left). A background step skips its turn
+   * while another instance (or this one) holds the lock; an asked-for one (`wait`) waits for it.
+   */
+  async step (now = Date.now(), { wait = false } = {}): Promise<boolean> {
     return await inTransaction(this.pool, async client => {
-      const locked = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [RETENTION_LOCK])
-      if (locked.rows[0]?.ok !== true) return false
+      if (wait) {
+        await client.query('SELECT pg_advisory_xact_lock($1)', [RETENTION_LOCK])
+      } else {
+        const locked = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [RETENTION_LOCK])
+        if (locked.rows[0]?.ok !== true) return false
+      }
       const partitions = await this.partitions.list(client)
       const oldest = partitions[0]
       if (oldest === undefined) return await this.sweepTokens(client)
@@ -76,10 +83,10 @@ export class PostgresRetention {
     })
   }
 
-  /** Steps until every bound holds; returns the steps taken. */
+  /** Steps until every bound holds (waiting for the lock, not skipping); returns the steps taken. */
   async runUntilWithinBounds (now = Date.now()): Promise<number> {
     let steps = 0
-    while (await this.step(now)) steps++
+    while (await this.step(now, { wait: true })) steps++
     return steps
   }
 
