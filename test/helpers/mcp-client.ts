@@ -1,9 +1,33 @@
 import { join } from 'node:path'
+import { PassThrough } from 'node:stream'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Test } from 'tap'
 import { packageRoot } from '../../paths.js'
-import { CLI } from './profiler-cli.js'
+import { run } from '../../scripts/profiler/cli.js'
+import { CLI, collected } from './profiler-cli.js'
+
+/**
+ * The same client talking to `run(['mcp'])` in-process, over a pair of byte streams: the SDK's stdio
+ * framing without a node start. The server ends (exit code 0, nothing on stderr) once its input ends.
+ */
+export async function mcpClientInProcess (t: Test, env: Record<string, string>): Promise<Client> {
+  const toServer = new PassThrough()
+  const fromServer = new PassThrough()
+  const stderr = collected()
+  const exited = run(['mcp'], { env, stdin: toServer, stdout: fromServer, stderr: stderr.stream })
+  const client = new Client({ name: 'profiler-test', version: '1.0.0' })
+  // The framing (one JSON message a line) is the same both ways: the SDK's stdio transport, from the other end.
+  await client.connect(new StdioServerTransport(fromServer, toServer))
+  t.teardown(async () => {
+    await client.close()
+    toServer.end()
+    const code = await exited
+    if (code !== 0 || stderr.text() !== '') throw new Error(`the MCP server ended with ${code}: ${stderr.text()}`)
+  })
+  return client
+}
 
 /** The SDK's own client, talking to the built command line's `mcp` over stdio. */
 export async function mcpClient (t: Test, env: Record<string, string>): Promise<Client> {

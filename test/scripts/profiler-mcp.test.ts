@@ -1,11 +1,12 @@
 import { join } from 'node:path'
 import t from 'tap'
-import { call, json, mcpClient } from '../helpers/mcp-client.js'
+import { call, json, mcpClient, mcpClientInProcess } from '../helpers/mcp-client.js'
 import { listProfiles, profileJson } from '../helpers/profiler.js'
 import { CLI } from '../helpers/profiler-cli.js'
 import { recordedApp, SECRET_BEARER } from '../helpers/profile-store.js'
 import { spawnNode } from '../helpers/run.js'
 
+// The first test talks to the built bin over real stdio, the others to the same program in-process.
 t.test('the MCP server lists its read-only tools, each with a description and an input schema', async t => {
   const { env } = await recordedApp(t)
   const client = await mcpClient(t, env)
@@ -25,7 +26,7 @@ t.test('the MCP server lists its read-only tools, each with a description and an
 
 t.test('search_profiles and get_profile answer what the pages answer; secrets stay redacted', async t => {
   const { app, env, tokens } = await recordedApp(t)
-  const client = await mcpClient(t, env)
+  const client = await mcpClientInProcess(t, env)
   t.same(await json(client, 'search_profiles', { status: 404 }), { results: await listProfiles(app, 'status_code=404') })
   t.same(await json(client, 'search_profiles', { url: '!/ccenter/', limit: 1 }), { results: await listProfiles(app, 'url=!/ccenter/&limit=1') })
   t.same(await call(client, 'search_profiles', { from: 'yesterday' }), {
@@ -53,7 +54,7 @@ t.test('search_profiles and get_profile answer what the pages answer; secrets st
 
 t.test('compare_profiles: status, time per phase, the headers and bodies that differ', async t => {
   const { env, tokens } = await recordedApp(t)
-  const client = await mcpClient(t, env)
+  const client = await mcpClientInProcess(t, env)
   const diff = await json(client, 'compare_profiles', { a: tokens.found, b: tokens.notFound })
   t.match(diff, {
     a: { token: tokens.found, status: 200, route: '/ccenter/getConseillerByCode' },
@@ -78,7 +79,7 @@ t.test('compare_profiles: status, time per phase, the headers and bodies that di
 t.test('a store that cannot be read is an error answer, and the server keeps serving; it ends with its input', async t => {
   const dir = t.testdir()
   const missing = join(dir, 'missing.sqlite')
-  const client = await mcpClient(t, { PROFILER_DATABASE_PATH: missing })
+  const client = await mcpClientInProcess(t, { PROFILER_DATABASE_PATH: missing })
   const answer = await call(client, 'search_profiles', {})
   t.same(answer, { isError: true, text: `The profile store ${missing} does not exist (PROFILER_DATABASE_PATH); start the service once to create it` })
   t.equal((await client.listTools()).tools.length, 5, 'still serving')
