@@ -81,15 +81,16 @@ t.test('production without PROFILER_SECRET refuses to start with one line naming
 })
 
 t.test('the start-up log says whether the profiler is on, where, and whether protected; the secret is never logged', async t => {
-  const off = await startServer(t, { NODE_ENV: 'production' })
+  // Three independent servers, started at once.
+  const [off, open, server] = await Promise.all([
+    startServer(t, { NODE_ENV: 'production' }),
+    startServer(t),
+    startServer(t, { NODE_ENV: 'production', PROFILER: 'on', PROFILER_SECRET: SECRET })
+  ])
   t.match(off.log(), /Profiler: off \(production: PROFILER=on with PROFILER_SECRET enables it\)/)
-  await off.stop()
-
-  const open = await startServer(t)
   t.match(open.log(), /Profiler: on, store \S+profiler\.sqlite, pages NOT protected/)
-  await open.stop()
+  await Promise.all([off.stop(), open.stop()])
 
-  const server = await startServer(t, { NODE_ENV: 'production', PROFILER: 'on', PROFILER_SECRET: SECRET })
   t.match(server.log(), /Profiler: on, store \S+profiler\.sqlite, pages protected by HTTP Basic authentication/)
   const authorization = basicAuth(SECRET)
   const ok = await fetch(`${server.address}/_profiler/empty/search/results?limit=1`, { headers: { authorization } })

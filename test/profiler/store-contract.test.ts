@@ -52,8 +52,10 @@ async function appOn (t: Test, store: Record<string, string>, env: Record<string
 
 const JSON_ACCEPT = { accept: 'application/json' }
 
+// The two engines run side by side: PostgreSQL's start and queries overlap SQLite's tests.
+t.jobs = 2
 for (const engine of engines) {
-  t.test(engine.name, { skip: engine.skip ?? false }, async t => {
+  t.test(engine.name, { skip: engine.skip ?? false, buffered: true }, async t => {
     const fresh = engine.fresh as FreshStore
 
     t.test('records every request: listing newest first, detail with panels, summary', async t => {
