@@ -6,7 +6,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Test } from 'tap'
 import { packageRoot } from '../../paths.js'
 import { run } from '../../scripts/profiler/cli.js'
-import { CLI, collected } from './profiler-cli.js'
+import { CLI } from './profiler-cli.js'
+import { collected } from './run.js'
 
 /**
  * The same client talking to `run(['mcp'])` in-process, over a pair of byte streams: the SDK's stdio

@@ -1,33 +1,15 @@
-import { Writable } from 'node:stream'
 import type { Test } from 'tap'
 import { run } from '../../scripts/profiler/cli.js'
-import { runNode, type RunResult } from './run.js'
+import { runInProcess, runNode, type RunResult } from './run.js'
 
 export const CLI = 'scripts/profiler.js'
 
-/** A stream that keeps what is written to it, as text. */
-export function collected (): { stream: Writable, text: () => string } {
-  let text = ''
-  const stream = new Writable({
-    decodeStrings: false,
-    write (chunk: string | Buffer, _encoding, done) {
-      text += String(chunk)
-      done()
-    }
-  })
-  return { stream, text: () => text }
-}
-
 /**
  * The command line run in-process (scripts/profiler/cli.ts's `run`): the real argument parsing,
- * store and output bytes and exit code, without a node start per command. `env` is all it sees.
+ * store and output bytes and exit code, without a node start per command.
  */
-export async function profiler (args: string[], env: Record<string, string>, options: { interrupted?: AbortSignal } = {}): Promise<RunResult> {
-  const stdout = collected()
-  const stderr = collected()
-  const signal = options.interrupted
-  const code = await run(args, { env, stdout: stdout.stream, stderr: stderr.stream, ...(signal === undefined ? {} : { interrupted: () => signal }) })
-  return { code, stdout: stdout.text(), stderr: stderr.text() }
+export function profiler (args: string[], env: Record<string, string>): Promise<RunResult> {
+  return runInProcess(run, args, env)
 }
 
 /** The built command line (dist/scripts/profiler.js) as a child process, run to its end. */

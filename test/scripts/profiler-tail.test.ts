@@ -2,9 +2,9 @@ import t from 'tap'
 import { run } from '../../scripts/profiler/cli.js'
 import { postJson } from '../helpers/app.js'
 import { listProfiles } from '../helpers/profiler.js'
-import { CLI, collected, usageError } from '../helpers/profiler-cli.js'
+import { CLI, usageError } from '../helpers/profiler-cli.js'
 import { recordedApp } from '../helpers/profile-store.js'
-import { spawnNode } from '../helpers/run.js'
+import { collected, spawnNode } from '../helpers/run.js'
 
 /** A running `tail`: what it printed so far, whether it ended, and Ctrl-C (resolves with the exit code). */
 interface Tail { stdout: () => string, stderr: () => string, exitCode: () => number | null | undefined, interrupt: () => Promise<number | null> }
