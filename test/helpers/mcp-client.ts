@@ -7,7 +7,7 @@ import type { Test } from 'tap'
 import { packageRoot } from '../../paths.js'
 import { run } from '../../scripts/profiler/cli.js'
 import { CLI } from './profiler-cli.js'
-import { collected } from './run.js'
+import { collected, spawnNode } from './run.js'
 
 /**
  * The same client talking to `run(['mcp'])` in-process, over a pair of byte streams: the SDK's stdio
@@ -30,7 +30,27 @@ export async function mcpClientInProcess (t: Test, env: Record<string, string>):
   return client
 }
 
-/** The SDK's own client, talking to the built command line's `mcp` over stdio. */
+/**
+ * The built command line's `mcp` as a child process, the SDK's client on its stdin and stdout;
+ * `end()` closes the client, ends the server's input and resolves with its exit code.
+ */
+export async function mcpBin (t: Test, env: Record<string, string>): Promise<{ client: Client, end: () => Promise<number | null> }> {
+  const child = spawnNode(CLI, ['mcp'], env)
+  const exited = new Promise<number | null>(resolve => child.once('exit', code => resolve(code)))
+  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL') })
+  const client = new Client({ name: 'profiler-test', version: '1.0.0' })
+  await client.connect(new StdioServerTransport(child.stdout, child.stdin))
+  return {
+    client,
+    end: async () => {
+      await client.close()
+      child.stdin.end()
+      return await exited
+    }
+  }
+}
+
+/** The SDK's own client (its stdio transport starts the process), talking to the built command line's `mcp`. */
 export async function mcpClient (t: Test, env: Record<string, string>): Promise<Client> {
   const client = new Client({ name: 'profiler-test', version: '1.0.0' })
   const transport = new StdioClientTransport({
