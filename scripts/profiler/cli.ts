@@ -24,7 +24,7 @@ export interface ProfilerIo {
   stderr: Writable
   /** The MCP server's input (`mcp` serves until it ends). */
   stdin?: Readable
-  /** Ends `tail` (the bin aborts it on SIGINT and SIGTERM). */
+  /** Ends `tail` (the bin aborts it on SIGINT and SIGTERM); without it, `tail` runs until the process ends. */
   interrupted?: () => AbortSignal
 }
 

@@ -8,11 +8,7 @@ import { buildApp } from '../../app.js'
 import { testConfig } from '../helpers/app.js'
 import { startServer } from '../helpers/server.js'
 
-// The two tests on a child server run side by side (each mostly waits on its server); the loop-delay
-// test runs alone after them, so that nothing else in this process disturbs what it measures.
-t.jobs = 2
-
-t.test('production, profiler off: "/?x=" + "a=" x 6,000 is a 404, and the process keeps serving', { buffered: true }, async t => {
+t.test('production, profiler off: "/?x=" + "a=" x 6,000 is a 404, and the process keeps serving', async t => {
   const server = await startServer(t, { NODE_ENV: 'production' })
   const res = await fetch(`${server.address}/?x=${'a='.repeat(6000)}`)
   t.equal(res.status, 404)
@@ -22,7 +18,7 @@ t.test('production, profiler off: "/?x=" + "a=" x 6,000 is a 404, and the proces
   t.equal(await server.stop('SIGTERM'), 0)
 })
 
-t.test('a body sent byte by byte is cut off at REQUEST_TIMEOUT (real socket)', { buffered: true }, async t => {
+t.test('a body sent byte by byte is cut off at REQUEST_TIMEOUT (real socket)', async t => {
   const server = await startServer(t, { REQUEST_TIMEOUT: '2s', HEADERS_TIMEOUT: '1s' })
   const { hostname, port } = new URL(server.address)
   const socket = connect(Number(port), hostname)

@@ -41,7 +41,8 @@ if (postgresBinDir() !== null || process.env.CI === 'true') {
 /** An app on `store`, with its own business database; closed at teardown. */
 async function appOn (t: Test, store: Record<string, string>, env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<FastifyInstance> {
   const dir = mkdtempSync(join(tmpdir(), 'store-contract-app-'))
-  const app = await buildApp(loadConfig({ NODE_ENV: 'development', LOG_LEVEL: 'silent', DATABASE_PATH: join(dir, 'app.sqlite'), ...store, ...env }), overrides)
+  // Load shedding off, as in test/helpers/app.ts: the two engines share this process's loop.
+  const app = await buildApp(loadConfig({ NODE_ENV: 'development', LOG_LEVEL: 'silent', MAX_EVENT_LOOP_DELAY: '0ms', DATABASE_PATH: join(dir, 'app.sqlite'), ...store, ...env }), overrides)
   t.teardown(async () => {
     await app.close()
     rmSync(dir, { recursive: true, force: true })
