@@ -1,3 +1,4 @@
+import type { Readable, Writable } from 'node:stream'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { z } from 'zod'
@@ -110,11 +111,11 @@ function profilerMcpServer (reader: () => Promise<ProfileReader>, version: strin
   return server
 }
 
-/** Serves the tools on stdin/stdout until the client ends stdin (the SDK's transport does not watch for that). */
-export async function serveMcp (reader: () => Promise<ProfileReader>, version: string): Promise<void> {
+/** Serves the tools on `stdin`/`stdout` until the client ends stdin (the SDK's transport does not watch for that). */
+export async function serveMcp (reader: () => Promise<ProfileReader>, version: string, stdin: Readable, stdout: Writable): Promise<void> {
   const server = profilerMcpServer(reader, version)
-  const ended = new Promise<void>(resolve => { process.stdin.once('end', resolve) })
-  await server.connect(new StdioServerTransport())
+  const ended = new Promise<void>(resolve => { stdin.once('end', resolve) })
+  await server.connect(new StdioServerTransport(stdin, stdout))
   await ended
   await server.close()
 }

@@ -25,6 +25,11 @@ function contrast (a: string, b: string): number {
 if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
   t.plan(0, `${CHROMIUM} is not installed (apt-get install -y chromium); .ci/run installs it`)
 } else {
+  // One Chromium for the file, launched while the first server starts (a launch costs seconds):
+  // each test has its own pages and contexts.
+  const launched = chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+  t.teardown(async () => { await (await launched).close() })
+
   t.test('an operator finds a 404 in the listing and reads its cause chain', async t => {
     const server = await startServer(t)
     const { address } = server
@@ -37,8 +42,7 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
       return (await listing.json() as { results: unknown[] }).results.length === 3
     }, { what: 'three listed profiles' })
 
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
-    t.teardown(() => browser.close())
+    const browser = await launched
     const page = await browser.newPage()
 
     await page.goto(`${address}/_profiler`)
@@ -79,8 +83,7 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
       if ((await listing.json() as { results: unknown[] }).results.length >= 2) break
       await new Promise(resolve => setTimeout(resolve, 20))
     }
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
-    t.teardown(() => browser.close())
+    const browser = await launched
     const violations: string[] = []
     const light = await browser.newContext({ colorScheme: 'light' })
     const page = await light.newPage()
@@ -146,8 +149,7 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
     await waitFor(async () => (await fetch(`${address}/_profiler/${token}`, { headers: { accept: 'application/json', authorization } })).status === 200,
       { what: `profile ${token}` })
 
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
-    t.teardown(() => browser.close())
+    const browser = await launched
     const anonymous = await browser.newPage()
     // Headless Chromium answers a Basic challenge it has no credentials for with this error.
     await t.rejects(anonymous.goto(`${address}/_profiler/latest`), /ERR_INVALID_AUTH_CREDENTIALS/, 'no credentials: challenged')
@@ -173,8 +175,7 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
 
   t.test('the API reference page renders both operations under its own CSP', async t => {
     const server = await startServer(t)
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
-    t.teardown(() => browser.close())
+    const browser = await launched
     const page = await browser.newPage()
     const problems: string[] = []
     page.on('console', message => { if (message.type() === 'error') problems.push(message.text()) })

@@ -4,7 +4,10 @@ import { blockedDir } from '../helpers/blocked.js'
 import { runNode } from '../helpers/run.js'
 import { startServer } from '../helpers/server.js'
 
-t.test('dist/server.js serves on a real port and stops cleanly on SIGTERM', async t => {
+// Independent child processes: the three tests run side by side.
+t.jobs = 3
+
+t.test('dist/server.js serves on a real port and stops cleanly on SIGTERM', { buffered: true }, async t => {
   const server = await startServer(t)
   const { address } = server
   t.match(server.log(), /migrated from version 0 to 1/)
@@ -23,13 +26,13 @@ t.test('dist/server.js serves on a real port and stops cleanly on SIGTERM', asyn
   t.match(server.log(), /SIGTERM received: shutting down/)
 })
 
-t.test('a bad environment value exits non-zero with one line', async t => {
+t.test('a bad environment value exits non-zero with one line', { buffered: true }, async t => {
   const res = await runNode('server.js', [], { PORT: 'eighty' })
   t.equal(res.code, 1)
   t.equal(res.stderr, 'Invalid environment: PORT must be integer (got "eighty")\n')
 })
 
-t.test('a database that cannot be opened: the service starts degraded and says why, once', async t => {
+t.test('a database that cannot be opened: the service starts degraded and says why, once', { buffered: true }, async t => {
   const path = join(blockedDir(t), 'blocked', 'app.sqlite')
   const server = await startServer(t, { DATABASE_PATH: path })
   for (let i = 0; i < 3; i++) {

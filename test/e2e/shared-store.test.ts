@@ -60,8 +60,7 @@ if (needsPostgres(t)) {
 
   t.test('A and B share one store: one listing, search by deployment, tokens unique under concurrent load', async t => {
     const url = await cluster.createDatabase('shared')
-    const a = await instance(t, url, 'A')
-    const b = await instance(t, url, 'B')
+    const [a, b] = await Promise.all([instance(t, url, 'A'), instance(t, url, 'B')])
     const fromA = (await fetch(`${a.address}/robots.txt`)).headers.get('x-debug-token')
     const fromB = (await fetch(`${b.address}/wp-login.php`)).headers.get('x-debug-token')
     await until('both profiles are listed', async () => {
@@ -99,8 +98,7 @@ if (needsPostgres(t)) {
 
   t.test('PostgreSQL stopped and started under load: no request fails, the queued profiles arrive after recovery', async t => {
     const url = await cluster.createDatabase('restart')
-    const a = await instance(t, url, 'A')
-    const b = await instance(t, url, 'B')
+    const [a, b] = await Promise.all([instance(t, url, 'A'), instance(t, url, 'B')])
     const loads = [pollLoad(a.address, 4), pollLoad(b.address, 4)]
     await new Promise(resolve => setTimeout(resolve, 1000))
     await cluster.stop()
@@ -140,7 +138,7 @@ if (needsPostgres(t)) {
     const l = pollLoad(a.address, 2)
     await until('the first partition is created', async () => (await partitions()).length > 0)
     const first = (await partitions())[0] ?? 0
-    await new Promise(resolve => setTimeout(resolve, 6000))
+    await until('the oldest partitions are dropped', async () => ((await partitions())[0] ?? 0) > first + 1)
     await l.stop()
     const now = await partitions()
     t.ok((now[0] ?? 0) > first + 1, `the oldest partitions were dropped (first was ${first}, now ${now.join(', ')})`)

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { join } from 'node:path'
+import { Writable } from 'node:stream'
 import { packageRoot } from '../../paths.js'
 
 export interface RunResult { code: number | null, stdout: string, stderr: string }
@@ -24,4 +25,31 @@ export function runNode (script: string, args: string[], env: Record<string, str
     child.on('error', reject)
     child.on('close', code => resolve({ code, stdout, stderr }))
   })
+}
+
+/** A stream that keeps what is written to it, as text. */
+export function collected (): { stream: Writable, text: () => string } {
+  let text = ''
+  const stream = new Writable({
+    decodeStrings: false,
+    write (chunk: string | Buffer, _encoding, done) {
+      text += String(chunk)
+      done()
+    }
+  })
+  return { stream, text: () => text }
+}
+
+/** An entry point's program as a function: its arguments, environment and streams in, its exit code out. */
+export type Program = (args: string[], io: { env: Record<string, string>, stdout: Writable, stderr: Writable }) => Promise<number>
+
+/**
+ * A program run in-process (what a bin in scripts/ runs): the same arguments, environment and output
+ * bytes as `runNode`, without a node start. `env` is all it sees.
+ */
+export async function runInProcess (program: Program, args: string[], env: Record<string, string>): Promise<RunResult> {
+  const stdout = collected()
+  const stderr = collected()
+  const code = await program(args, { env, stdout: stdout.stream, stderr: stderr.stream })
+  return { code, stdout: stdout.text(), stderr: stderr.text() }
 }

@@ -74,22 +74,26 @@ t.test('profiler pages send a CSP that forbids every script, and no-sniff/frame 
   }
 })
 
-t.test('production without PROFILER_SECRET refuses to start with one line naming it', async t => {
+// The last two tests run child processes and mostly wait on them: side by side.
+t.jobs = 2
+
+t.test('production without PROFILER_SECRET refuses to start with one line naming it', { buffered: true }, async t => {
   const res = await runNode('server.js', [], { PORT: '0', NODE_ENV: 'production', PROFILER: 'on' })
   t.equal(res.code, 1)
   t.equal(res.stderr, 'Invalid environment: PROFILER_SECRET must be set (at least 16 characters) when PROFILER=on in production\n')
 })
 
-t.test('the start-up log says whether the profiler is on, where, and whether protected; the secret is never logged', async t => {
-  const off = await startServer(t, { NODE_ENV: 'production' })
+t.test('the start-up log says whether the profiler is on, where, and whether protected; the secret is never logged', { buffered: true }, async t => {
+  // Three independent servers, started at once.
+  const [off, open, server] = await Promise.all([
+    startServer(t, { NODE_ENV: 'production' }),
+    startServer(t),
+    startServer(t, { NODE_ENV: 'production', PROFILER: 'on', PROFILER_SECRET: SECRET })
+  ])
   t.match(off.log(), /Profiler: off \(production: PROFILER=on with PROFILER_SECRET enables it\)/)
-  await off.stop()
-
-  const open = await startServer(t)
   t.match(open.log(), /Profiler: on, store \S+profiler\.sqlite, pages NOT protected/)
-  await open.stop()
+  await Promise.all([off.stop(), open.stop()])
 
-  const server = await startServer(t, { NODE_ENV: 'production', PROFILER: 'on', PROFILER_SECRET: SECRET })
   t.match(server.log(), /Profiler: on, store \S+profiler\.sqlite, pages protected by HTTP Basic authentication/)
   const authorization = basicAuth(SECRET)
   const ok = await fetch(`${server.address}/_profiler/empty/search/results?limit=1`, { headers: { authorization } })

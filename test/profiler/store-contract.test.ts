@@ -41,7 +41,8 @@ if (postgresBinDir() !== null || process.env.CI === 'true') {
 /** An app on `store`, with its own business database; closed at teardown. */
 async function appOn (t: Test, store: Record<string, string>, env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<FastifyInstance> {
   const dir = mkdtempSync(join(tmpdir(), 'store-contract-app-'))
-  const app = await buildApp(loadConfig({ NODE_ENV: 'development', LOG_LEVEL: 'silent', DATABASE_PATH: join(dir, 'app.sqlite'), ...store, ...env }), overrides)
+  // Load shedding off, as in test/helpers/app.ts: the two engines share this process's loop.
+  const app = await buildApp(loadConfig({ NODE_ENV: 'development', LOG_LEVEL: 'silent', MAX_EVENT_LOOP_DELAY: '0ms', DATABASE_PATH: join(dir, 'app.sqlite'), ...store, ...env }), overrides)
   t.teardown(async () => {
     await app.close()
     rmSync(dir, { recursive: true, force: true })
@@ -52,8 +53,10 @@ async function appOn (t: Test, store: Record<string, string>, env: Record<string
 
 const JSON_ACCEPT = { accept: 'application/json' }
 
+// The two engines run side by side: PostgreSQL's start and queries overlap SQLite's tests.
+t.jobs = 2
 for (const engine of engines) {
-  t.test(engine.name, { skip: engine.skip ?? false }, async t => {
+  t.test(engine.name, { skip: engine.skip ?? false, buffered: true }, async t => {
     const fresh = engine.fresh as FreshStore
 
     t.test('records every request: listing newest first, detail with panels, summary', async t => {

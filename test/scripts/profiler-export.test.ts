@@ -1,6 +1,6 @@
 import t from 'tap'
 import { profilerPage } from '../helpers/profiler.js'
-import { profiler, usageError } from '../helpers/profiler-cli.js'
+import { profiler, profilerBin, usageError } from '../helpers/profiler-cli.js'
 import { recordedApp, SECRET_BEARER } from '../helpers/profile-store.js'
 
 t.test('export: exactly what the /curl and /har pages answer; secrets stay redacted', async t => {
@@ -14,7 +14,7 @@ t.test('export: exactly what the /curl and /har pages answer; secrets stay redac
       t.equal(res.stdout, page.body, `export ${token} --${format} = GET /_profiler/${token}/${format}`)
     }
   }
-  const curl = await profiler(['export', tokens.found, '--curl'], env)
+  const curl = await profilerBin(['export', tokens.found, '--curl'], env)
   t.match(curl.stdout, /^curl 'http:\/\/localhost\/ccenter\/getConseillerByCode' \\\n/)
   t.match(curl.stdout, / {2}-H 'authorization: \[redacted\]' \\\n/)
   t.notOk(curl.stdout.includes(SECRET_BEARER.slice(7)), 'the bearer token is not in the command')

@@ -1,11 +1,11 @@
 import t from 'tap'
-import { call, json, mcpClient } from '../helpers/mcp-client.js'
+import { call, json, mcpClientInProcess } from '../helpers/mcp-client.js'
 import { profilerPage, sameStats, statsJson } from '../helpers/profiler.js'
 import { recordedApp, SECRET_BEARER } from '../helpers/profile-store.js'
 
 t.test('route_stats answers what the statistics page answers, for each window', async t => {
   const { app, env } = await recordedApp(t)
-  const client = await mcpClient(t, env)
+  const client = await mcpClientInProcess(t, env)
   for (const [args, query] of [[{}, ''], [{ window: '24h' }, '?window=24h'], [{ window: '7d' }, '?window=7d']] as const) {
     const before = await statsJson(app, query)
     const answer = await json(client, 'route_stats', args)
@@ -19,7 +19,7 @@ t.test('route_stats answers what the statistics page answers, for each window', 
 
 t.test('export_profile answers what the /curl and /har pages answer', async t => {
   const { app, env, tokens } = await recordedApp(t)
-  const client = await mcpClient(t, env)
+  const client = await mcpClientInProcess(t, env)
   for (const format of ['curl', 'har'] as const) {
     const answer = await call(client, 'export_profile', { token: tokens.found, format })
     t.same(answer, { isError: false, text: (await profilerPage(app, `/${tokens.found}/${format}`)).body }, format)

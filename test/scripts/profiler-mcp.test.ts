@@ -1,14 +1,13 @@
 import { join } from 'node:path'
 import t from 'tap'
-import { call, json, mcpClient } from '../helpers/mcp-client.js'
+import { call, json, mcpBin, mcpClientInProcess } from '../helpers/mcp-client.js'
 import { listProfiles, profileJson } from '../helpers/profiler.js'
-import { CLI } from '../helpers/profiler-cli.js'
 import { recordedApp, SECRET_BEARER } from '../helpers/profile-store.js'
-import { spawnNode } from '../helpers/run.js'
 
-t.test('the MCP server lists its read-only tools, each with a description and an input schema', async t => {
+// The first test talks to the built bin over real stdio, the others to the same program in-process.
+t.test('the MCP server lists its read-only tools, each with a description and an input schema; it ends with its input', async t => {
   const { env } = await recordedApp(t)
-  const client = await mcpClient(t, env)
+  const { client, end } = await mcpBin(t, env)
   const { tools } = await client.listTools()
   t.same(tools.map(tool => tool.name).sort(), ['compare_profiles', 'export_profile', 'get_profile', 'route_stats', 'search_profiles'])
   const byName = Object.fromEntries(tools.map(tool => [tool.name, tool]))
@@ -21,11 +20,12 @@ t.test('the MCP server lists its read-only tools, each with a description and an
   t.same(byName.compare_profiles?.inputSchema.required, ['a', 'b'])
   t.same(byName.route_stats?.inputSchema.properties?.window, { type: 'string', enum: ['1h', '24h', '7d'], description: 'How far back from now: 1h (default), 24h or 7d' })
   t.same(byName.export_profile?.inputSchema.required, ['token', 'format'])
+  t.equal(await end(), 0, 'the end of stdin ends the server with exit code 0')
 })
 
 t.test('search_profiles and get_profile answer what the pages answer; secrets stay redacted', async t => {
   const { app, env, tokens } = await recordedApp(t)
-  const client = await mcpClient(t, env)
+  const client = await mcpClientInProcess(t, env)
   t.same(await json(client, 'search_profiles', { status: 404 }), { results: await listProfiles(app, 'status_code=404') })
   t.same(await json(client, 'search_profiles', { url: '!/ccenter/', limit: 1 }), { results: await listProfiles(app, 'url=!/ccenter/&limit=1') })
   t.same(await call(client, 'search_profiles', { from: 'yesterday' }), {
@@ -53,7 +53,7 @@ t.test('search_profiles and get_profile answer what the pages answer; secrets st
 
 t.test('compare_profiles: status, time per phase, the headers and bodies that differ', async t => {
   const { env, tokens } = await recordedApp(t)
-  const client = await mcpClient(t, env)
+  const client = await mcpClientInProcess(t, env)
   const diff = await json(client, 'compare_profiles', { a: tokens.found, b: tokens.notFound })
   t.match(diff, {
     a: { token: tokens.found, status: 200, route: '/ccenter/getConseillerByCode' },
@@ -75,16 +75,11 @@ t.test('compare_profiles: status, time per phase, the headers and bodies that di
   t.same(await call(client, 'compare_profiles', { a: tokens.found, b: 'nope' }), { isError: true, text: 'Token "nope" not found.' })
 })
 
-t.test('a store that cannot be read is an error answer, and the server keeps serving; it ends with its input', async t => {
+t.test('a store that cannot be read is an error answer, and the server keeps serving', async t => {
   const dir = t.testdir()
   const missing = join(dir, 'missing.sqlite')
-  const client = await mcpClient(t, { PROFILER_DATABASE_PATH: missing })
+  const client = await mcpClientInProcess(t, { PROFILER_DATABASE_PATH: missing })
   const answer = await call(client, 'search_profiles', {})
   t.same(answer, { isError: true, text: `The profile store ${missing} does not exist (PROFILER_DATABASE_PATH); start the service once to create it` })
   t.equal((await client.listTools()).tools.length, 5, 'still serving')
-
-  const child = spawnNode(CLI, ['mcp'], { PROFILER_DATABASE_PATH: missing })
-  const exited = new Promise<number | null>(resolve => child.once('exit', code => resolve(code)))
-  child.stdin.end()
-  t.equal(await exited, 0, 'the end of stdin ends the server with exit code 0')
 })

@@ -8,7 +8,7 @@ import { profilerPostgresMigrationsDir } from '../../paths.js'
 import { json, mcpClient } from '../helpers/mcp-client.js'
 import { needsPostgres, startPostgres, type PostgresCluster } from '../helpers/postgres.js'
 import { listProfiles, profileJson, profilerPage, sameStats, statsJson } from '../helpers/profiler.js'
-import { profiler, usageError } from '../helpers/profiler-cli.js'
+import { profiler, profilerBin, usageError } from '../helpers/profiler-cli.js'
 import { recordedApp, SECRET_BEARER } from '../helpers/profile-store.js'
 
 /** The cluster's password (trust authentication accepts any): it must never be shown. */
@@ -47,7 +47,8 @@ if (needsPostgres(t)) {
       t.equal(res.code, 0, res.stderr)
       t.same(JSON.parse(res.stdout).results, await listProfiles(app, query), `search ${args.join(' ')}: the page's results`)
     }
-    const table = await profiler(['search', '--token', tokens.robots], env)
+    // The built bin once (a real node start on PostgreSQL); the rest runs in-process.
+    const table = await profilerBin(['search', '--token', tokens.robots], env)
     t.match(table.stdout, new RegExp(`\\n${tokens.robots}\\s.*\\s404\\s+GET\\s.*10\\.0\\.0\\.7\\s+http://localhost/robots\\.txt\\n$`))
 
     const latest = await profiler(['show', 'latest', '--json'], env)

@@ -5,7 +5,7 @@ import t from 'tap'
 import { newestVersion } from '../../lib/migration-files.js'
 import { profilerMigrationsDir } from '../../paths.js'
 import { profileJson } from '../helpers/profiler.js'
-import { profiler, usageError } from '../helpers/profiler-cli.js'
+import { profiler, profilerBin, usageError } from '../helpers/profiler-cli.js'
 import { recordedApp } from '../helpers/profile-store.js'
 
 t.test('show: a profile and a panel, the page\'s JSON with --json; unknown tokens and panels are usage errors', async t => {
@@ -27,14 +27,14 @@ t.test('show: a profile and a panel, the page\'s JSON with --json; unknown token
   await usageError(t, ['show', tokens.found, '--panel', 'nope'], env, 'option \'--panel <name>\' argument \'nope\' is invalid. Allowed choices are request, performance, exception, router.')
   await usageError(t, ['show'], env, 'missing required argument \'token\'')
   await usageError(t, ['search', '--nope'], env, 'unknown option \'--nope\'')
-  await usageError(t, ['serch'], env, 'unknown command \'serch\' (Did you mean search?)')
+  await usageError(t, ['serch'], env, 'unknown command \'serch\' (Did you mean search?)', profilerBin)
   await usageError(t, ['search'], { PROFILER_DATABASE_PATH: '' }, 'Invalid environment: PROFILER_DATABASE_PATH must NOT have fewer than 1 characters (got "")')
 })
 
 t.test('a store that cannot be read is exit code 1 with one line; it is never created or migrated', async t => {
   const dir = t.testdir({ 'garbage.sqlite': 'this is not a database, just text that is long enough to have a header of sorts'.repeat(20) })
   const missing = join(dir, 'missing.sqlite')
-  const absent = await profiler(['search'], { PROFILER_DATABASE_PATH: missing })
+  const absent = await profilerBin(['search'], { PROFILER_DATABASE_PATH: missing })
   t.equal(absent.code, 1)
   t.equal(absent.stderr, `profiler: The profile store ${missing} does not exist (PROFILER_DATABASE_PATH); start the service once to create it\n`)
   t.notOk(existsSync(missing), 'not created')

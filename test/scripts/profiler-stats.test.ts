@@ -1,7 +1,7 @@
 import t from 'tap'
 import { buildTestApp } from '../helpers/app.js'
 import { profilerPage, sameStats, statsJson } from '../helpers/profiler.js'
-import { profiler, usageError } from '../helpers/profiler-cli.js'
+import { profiler, profilerBin, usageError } from '../helpers/profiler-cli.js'
 import { recordedApp } from '../helpers/profile-store.js'
 
 t.test('stats: the page\'s lines for each window, as JSON or a table; a bad window is the page\'s message', async t => {
@@ -22,7 +22,7 @@ t.test('stats: the page\'s lines for each window, as JSON or a table; a bad wind
     ['/monitor/MonitorPooling', 'POST', null, 1]
   ], 'the five recorded requests are in the lines compared')
 
-  const table = await profiler(['stats', '--window', '24h'], env)
+  const table = await profilerBin(['stats', '--window', '24h'], env)
   t.equal(table.code, 0, table.stderr)
   const rows = table.stdout.trimEnd().split('\n')
   t.match(rows[0], /^Route statistics, last 24h: \d\d-[A-Z][a-z]{2}-\d{4} \d\d:\d\d:00 to \d\d-[A-Z][a-z]{2}-\d{4} \d\d:\d\d:\d\d \(UTC\)$/)

@@ -1,25 +1,45 @@
 import t from 'tap'
+import { run } from '../../scripts/profiler/cli.js'
 import { postJson } from '../helpers/app.js'
 import { listProfiles } from '../helpers/profiler.js'
 import { CLI, usageError } from '../helpers/profiler-cli.js'
 import { recordedApp } from '../helpers/profile-store.js'
-import { spawnNode } from '../helpers/run.js'
+import { collected, spawnNode } from '../helpers/run.js'
+
+/** A running `tail`: what it printed so far, whether it ended, and Ctrl-C (resolves with the exit code). */
+interface Tail { stdout: () => string, stderr: () => string, exitCode: () => number | null | undefined, interrupt: () => Promise<number | null> }
+
+/** The built bin as a child process; Ctrl-C is a real SIGINT. */
+function tailBin (args: string[], env: Record<string, string>): Tail {
+  const child = spawnNode(CLI, args, env)
+  let stdout = ''
+  let stderr = ''
+  let exitCode: number | null | undefined
+  child.stdout.on('data', chunk => { stdout += String(chunk) })
+  child.stderr.on('data', chunk => { stderr += String(chunk) })
+  const exited = new Promise<number | null>(resolve => child.once('exit', code => { exitCode = code; resolve(code) }))
+  return { stdout: () => stdout, stderr: () => stderr, exitCode: () => exitCode, interrupt: async () => { child.kill('SIGINT'); return await exited } }
+}
+
+/** The same program in-process; Ctrl-C is the signal the bin would abort. */
+function tailInProcess (args: string[], env: Record<string, string>): Tail {
+  const stdout = collected()
+  const stderr = collected()
+  const stop = new AbortController()
+  let exitCode: number | undefined
+  const exited = run(args, { env, stdout: stdout.stream, stderr: stderr.stream, interrupted: () => stop.signal }).then(code => { exitCode = code; return code })
+  return { stdout: stdout.text, stderr: stderr.text, exitCode: () => exitCode, interrupt: async () => { stop.abort(); return await exited } }
+}
 
 t.test('tail: the newest profiles, then each new one as the running service stores it, until interrupted', async t => {
   const { app, env } = await recordedApp(t)
-  for (const json of [true, false]) {
+  for (const { json, start } of [{ json: true, start: tailInProcess }, { json: false, start: tailBin }]) {
     const newestTwo = (await listProfiles(app, 'limit=2')).map(profile => profile.token).reverse()
-    const child = spawnNode(CLI, ['tail', '--limit', '2', '--interval', '100', ...(json ? ['--json'] : [])], env)
-    let stdout = ''
-    let stderr = ''
-    let exitCode: number | null | undefined
-    child.stdout.on('data', chunk => { stdout += String(chunk) })
-    child.stderr.on('data', chunk => { stderr += String(chunk) })
-    const exited = new Promise<number | null>(resolve => child.once('exit', code => { exitCode = code; resolve(code) }))
+    const tail = start(['tail', '--limit', '2', '--interval', '100', ...(json ? ['--json'] : [])], env)
     /** Waits until `count` lines are out (tap's timeout bounds the wait). */
     const printed = async (count: number): Promise<void> => {
-      while (stdout.trimEnd().split('\n').length < count) {
-        if (exitCode !== undefined) throw new Error(`tail exited (${String(exitCode)}): ${stderr}`)
+      while (tail.stdout().trimEnd().split('\n').length < count) {
+        if (tail.exitCode() !== undefined) throw new Error(`tail exited (${String(tail.exitCode())}): ${tail.stderr()}`)
         await new Promise(resolve => setTimeout(resolve, 20))
       }
     }
@@ -29,10 +49,9 @@ t.test('tail: the newest profiles, then each new one as the running service stor
     for (const code of ['ADV1002', 'NOPE2', 'ADV1003']) fresh.push(String((await postJson(app, '/ccenter/getConseillerByCode', { code })).headers['x-debug-token']))
     await app.profileStore.flush()
     await printed(header + 5)
-    child.kill('SIGINT')
-    t.equal(await exited, 0, 'Ctrl-C ends it with exit code 0')
-    t.equal(stderr, '')
-    const lines = stdout.trimEnd().split('\n')
+    t.equal(await tail.interrupt(), 0, 'Ctrl-C ends it with exit code 0')
+    t.equal(tail.stderr(), '')
+    const lines = tail.stdout().trimEnd().split('\n')
     t.equal(lines.length, header + 5, 'nothing printed twice')
     const printedTokens = json ? lines.map(line => JSON.parse(line).token) : lines.slice(1).map(line => line.split(/\s+/)[0])
     t.same(printedTokens, [...newestTwo, ...fresh], 'the newest two, then the new ones, oldest first')

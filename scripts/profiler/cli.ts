@@ -1,0 +1,201 @@
+// The profiler's command line as a function: the bin (scripts/profiler.ts) runs it on the process's
+// arguments, environment and streams; tests run it in-process on their own (no node start per command).
+// Exit codes: 0 success, 1 the store failed, 2 a usage error or an unknown token (one line on stderr).
+import type { Readable, Writable } from 'node:stream'
+import { Command, CommanderError, Option } from 'commander'
+import { ConfigError, loadConfig, type Config } from '../../config.js'
+import { HttpError } from '../../lib/http-error.js'
+import { isStorageFault } from '../../lib/sqlite/faults.js'
+import { DEFAULT_LIMIT } from '../../plugins/profiler/pages/search-filters.js'
+import { DEFAULT_WINDOW, routeStatsJson, WINDOW_NAMES } from '../../plugins/profiler/pages/stats-json.js'
+import { openReadOnlyStore, StoreUnavailableError, type ProfileReader } from '../../plugins/profiler/store/read-only.js'
+import { exportProfile } from './export.js'
+import { profileText, resultsTable, statsTable } from './format.js'
+import { OPTION_NAMES, searchFilters, searchProfiles, type SearchOptions } from './search.js'
+import { PANEL_NAMES, showProfile } from './show.js'
+import { tailProfiles } from './tail.js'
+
+/** Where a run reads its settings and writes its output. */
+export interface ProfilerIo {
+  /** The variables the service reads (PROFILER_DATABASE_URL, PROFILER_DATABASE_PATH, ...). */
+  env: Record<string, string | undefined>
+  /** Colour only when this is a terminal that has colours. */
+  stdout: Writable & { isTTY?: boolean, hasColors?: () => boolean }
+  stderr: Writable
+  /** The MCP server's input (`mcp` serves until it ends). */
+  stdin?: Readable
+  /** Ends `tail` (the bin aborts it on SIGINT and SIGTERM); without it, `tail` runs until the process ends. */
+  interrupted?: () => AbortSignal
+}
+
+/** A usage error found after parsing (exit code 2). */
+class UsageError extends Error {}
+
+function config (env: ProfilerIo['env']): Config {
+  try {
+    return loadConfig(env)
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message)
+    throw err
+  }
+}
+
+/** The store, opened once per command and closed at the end. */
+async function withStore<T> (env: ProfilerIo['env'], use: (reader: ProfileReader) => Promise<T>): Promise<T> {
+  const reader = await openReadOnlyStore(config(env))
+  try {
+    return await use(reader)
+  } finally {
+    await reader.close()
+  }
+}
+
+/** The search filters, as options of `search` and `tail`. */
+function withFilters (command: Command, { token }: { token: boolean }): Command {
+  command
+    .option('--ip <text>', 'client IP contains this text')
+    .option('--method <method>', 'HTTP method, exact, any case')
+    .option('--status <code>', 'HTTP status code, exact')
+    .option('--url <text>', 'URL contains this text; a leading ! negates (!/monitor/)')
+  if (token) command.option('--token <token>', 'only this profile (as the page: unknown is an error)')
+  return command
+    .option('--from <time>', 'started at or after: 2026-11-22, 2026-11-22T10:30[:15][Z|+01:00] (UTC by default) or Unix seconds')
+    .option('--until <time>', 'started at or before, inclusive at the precision given (a date covers the whole day)')
+    .option('--limit <n>', `how many, 1 to 100 (default ${DEFAULT_LIMIT})`)
+    .option('--deployment <name>', 'recorded by this deployment, exact (PROFILER_DEPLOYMENT of the instance)')
+    .option('--json', 'JSON for machines')
+}
+
+function buildProgram ({ env, stdout, stderr, stdin, interrupted }: ProfilerIo): Command {
+  const colour = stdout.isTTY === true && stdout.hasColors?.() === true
+  const write = (text: string): void => { stdout.write(text) }
+  const program = new Command('profiler')
+    .description('Search and inspect the request profiles the service records (read-only).\n' +
+      'Reads the store the service\'s variables name, like the service: PostgreSQL when PROFILER_DATABASE_URL is set,\n' +
+      'else the SQLite file PROFILER_DATABASE_PATH (default var/profiler.sqlite).')
+    .exitOverride()
+    .configureOutput({
+      writeOut: text => { stdout.write(text) },
+      writeErr: text => { stderr.write(text) },
+      outputError: (text, write) => { write(text.replace(/^error: /, 'profiler: ').replace(/\n(?=.)/g, ' ')) }
+    })
+    .showSuggestionAfterError()
+
+  withFilters(program.command('search'), { token: true })
+    .description('List recorded requests, newest first (the /_profiler search)')
+    .action(async (options: SearchOptions & { json?: boolean }) => {
+      const results = await withStore(env, reader => searchProfiles(reader, options, OPTION_NAMES))
+      write(options.json === true ? `${JSON.stringify({ results })}\n` : resultsTable(results, colour))
+    })
+
+  program.command('show')
+    .description('One profile: its summary and a panel ("latest": the newest profile)')
+    .argument('<token>', 'a token, or latest')
+    .addOption(new Option('--panel <name>', 'the panel to show (default: exception when there was one, else request)').choices(PANEL_NAMES))
+    .option('--json', 'JSON for machines (the page\'s JSON: every panel, or the one asked for)')
+    .action(async (token: string, options: { panel?: string, json?: boolean }) => {
+      const { profile, panel, json } = await withStore(env, reader => showProfile(reader, token, options.panel))
+      write(options.json === true ? `${JSON.stringify(json)}\n` : profileText(profile, panel, colour))
+    })
+
+  withFilters(program.command('tail'), { token: false })
+    .description('Print the newest profiles, then each new one as it is stored, until interrupted (Ctrl-C)')
+    .option('--interval <ms>', 'how often to look for new profiles', '1000')
+    .action(async (options: SearchOptions & { json?: boolean, interval: string }) => {
+      const intervalMs = Number(options.interval)
+      if (!Number.isInteger(intervalMs) || intervalMs < 50 || intervalMs > 60_000) {
+        throw new UsageError(`Invalid "--interval" parameter "${options.interval}": expected milliseconds from 50 to 60000`)
+      }
+      const filters = searchFilters(options, OPTION_NAMES)
+      const signal = interrupted?.() ?? new AbortController().signal
+      let header = options.json !== true
+      await withStore(env, reader => tailProfiles(reader, {
+        filters,
+        intervalMs,
+        signal,
+        print: profiles => {
+          if (options.json === true) {
+            write(profiles.map(profile => `${JSON.stringify(profile)}\n`).join(''))
+            return
+          }
+          // The column titles once; widths follow each batch.
+          const table = resultsTable(profiles, colour)
+          write(header ? table : table.slice(table.indexOf('\n') + 1))
+          header = false
+        }
+      }))
+    })
+
+  program.command('stats')
+    .description('Route statistics: per route and method (unmatched requests per status), slowest p95 first (the /_profiler/stats page)')
+    .option('--window <window>', `${WINDOW_NAMES.join(', ')} (default ${DEFAULT_WINDOW})`)
+    .option('--json', 'JSON for machines (the page\'s JSON)')
+    .action(async (options: { window?: string, json?: boolean }) => {
+      const stats = await withStore(env, reader => routeStatsJson(reader, options.window, '--window'))
+      write(options.json === true ? `${JSON.stringify(stats)}\n` : statsTable(stats, colour))
+    })
+
+  program.command('export')
+    .description('One profile as a curl command that repeats the request, or as a HAR file (what /_profiler/<token>/curl and /har answer)')
+    .argument('<token>', 'a token, or latest')
+    .addOption(new Option('--curl', 'the curl command line').conflicts('har'))
+    .addOption(new Option('--har', 'a HAR 1.2 document (JSON)'))
+    .action(async (token: string, options: { curl?: boolean, har?: boolean }) => {
+      if (options.curl !== true && options.har !== true) throw new UsageError('export needs --curl or --har')
+      const { version } = config(env)
+      write(await withStore(env, reader => exportProfile(reader, token, options.curl === true ? 'curl' : 'har', version)))
+    })
+
+  program.command('mcp')
+    .description('Serve the Model Context Protocol on stdio for coding agents (tools: search_profiles, get_profile, compare_profiles, route_stats, export_profile)')
+    .action(async () => {
+      const settings = config(env)
+      // Opened at the first call and kept: a store that is missing now may exist by then (a failed open is tried again).
+      const store: { opening: Promise<ProfileReader> | null } = { opening: null }
+      const open = async (): Promise<ProfileReader> => {
+        store.opening ??= openReadOnlyStore(settings).catch((err: unknown) => {
+          store.opening = null
+          throw err
+        })
+        return await store.opening
+      }
+      try {
+        // Loaded here: the SDK and zod are only needed by this command.
+        const { serveMcp } = await import('./mcp.js')
+        await serveMcp(open, settings.version, stdin ?? process.stdin, stdout)
+      } finally {
+        await (await store.opening?.catch(() => null))?.close()
+      }
+    })
+
+  return program
+}
+
+/** Exit code and one line for what went wrong. */
+function failure (err: unknown): { code: number, message: string | null } {
+  if (err instanceof CommanderError) {
+    // Commander has already printed its line (or the help).
+    const ok = err.code === 'commander.helpDisplayed' || err.code === 'commander.version'
+    return { code: ok ? 0 : 2, message: null }
+  }
+  if (err instanceof UsageError) return { code: 2, message: err.message }
+  // The page's 400s (bad filters) and 404s (unknown token or panel).
+  if (err instanceof HttpError && err.statusCode < 500) return { code: 2, message: err.message }
+  if (err instanceof StoreUnavailableError) return { code: 1, message: err.message }
+  return { code: 1, message: isStorageFault(err) ? `The profile store failed: ${(err as Error).message}` : String((err as Error).message ?? err) }
+}
+
+/**
+ * Runs one command line (`argv` without node and the script: `['search', '--json']`) to its end;
+ * resolves with the exit code. Never exits the process.
+ */
+export async function run (argv: string[], io: ProfilerIo): Promise<number> {
+  try {
+    await buildProgram(io).parseAsync(argv, { from: 'user' })
+    return 0
+  } catch (err) {
+    const { code, message } = failure(err)
+    if (message !== null) io.stderr.write(`profiler: ${message}\n`)
+    return code
+  }
+}
