@@ -32,10 +32,10 @@ if (needsPostgres(t)) {
     for (const code of ['ADV1001', 'ADV1003', ' ADV1004 ', 'NOPE', 'AD\u0000V1', '\uD800X', 'é中😀']) {
       const a = await postJson(onPostgres, LOOKUP, { code })
       const b = await postJson(onSqlite, LOOKUP, { code })
-      t.equal(a.statusCode, b.statusCode, `${code}: same status`)
+      t.equal(a.statusCode, b.statusCode, `${JSON.stringify(code)}: same status`)
       const { updatedAt: _a, ...fromPostgres } = a.json()
       const { updatedAt: _b, ...fromSqlite } = b.json()
-      t.same(fromPostgres, fromSqlite, `${code}: same answer`)
+      t.same(fromPostgres, fromSqlite, `${JSON.stringify(code)}: same answer`)
     }
     const seen = await postJson(onPostgres, POLL, { code: 'ADV1003' })
     t.equal(seen.statusCode, 200)
