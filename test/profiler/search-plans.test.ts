@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { buildTestApp } from '../helpers/app.js'
 import { postgresBinDir, startPostgres, type PostgresCluster } from '../helpers/postgres.js'
 import { listProfiles } from '../helpers/profiler.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 let cluster: PostgresCluster | null = null
 let databases = 0
@@ -31,6 +32,9 @@ for (const engine of engines) {
       const a = await buildTestApp(t, { ...store, PROFILER_DEPLOYMENT: 'A' }, undefined, { profiler: { store: { flushDelayMs: 60_000 } } })
       const b = await buildTestApp(t, { ...store, PROFILER_DEPLOYMENT: 'B' })
       await a.inject({ url: '/same/url-1234', remoteAddress: '10.9.8.7' })
+      // B's request in a later millisecond than A's: ids are start times, so B's is the newer one.
+      const started = Date.now()
+      await waitFor(() => Date.now() > started + 1, { intervalMs: 1, what: 'a later millisecond' })
       await b.inject({ url: '/same/url-1234', remoteAddress: '10.9.8.7' })
       await b.profileStore.flush()
       await a.profileStore.flush()

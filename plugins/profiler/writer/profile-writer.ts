@@ -22,9 +22,12 @@ function prepareWriteStatements (db: Database) {
     nthOldestId: db.prepare('SELECT id FROM profiles ORDER BY id LIMIT 1 OFFSET ?').pluck(),
     deleteData: db.prepare('DELETE FROM profile_data WHERE profile_id <= ?'),
     deleteProfiles: db.prepare('DELETE FROM profiles WHERE id <= ? RETURNING token, id, method, route, status_code AS statusCode, duration_ms AS durationMs'),
+    // The sweep looks at a window of URLs per step (a bounded number of index probes), not until
+    // it has found `limit` orphans: with none, that read every URL of the store each second.
+    urlWindow: db.prepare('SELECT id FROM profile_urls WHERE id > ? ORDER BY id LIMIT ?').pluck(),
     orphanUrls: db.prepare(`DELETE FROM profile_urls WHERE id IN (
-      SELECT u.id FROM profile_urls u WHERE u.id > ? AND NOT EXISTS (SELECT 1 FROM profiles p WHERE p.url_id = u.id)
-      ORDER BY u.id LIMIT ?) RETURNING id, url`),
+      SELECT u.id FROM profile_urls u WHERE u.id > ? AND u.id <= ? AND NOT EXISTS (SELECT 1 FROM profiles p WHERE p.url_id = u.id))
+      RETURNING id, url`),
     orphanIps: db.prepare('DELETE FROM profile_ips WHERE NOT EXISTS (SELECT 1 FROM profiles p WHERE p.ip = profile_ips.ip) RETURNING ip').pluck(),
     ...prepareRollupStatements(db),
     pageCount: db.prepare('PRAGMA page_count').pluck(),
@@ -138,13 +141,16 @@ export class ProfileWriter {
   }
 
   /**
-   * Deletes up to `limit` URLs after `afterId` that no profile uses any more; returns the last
-   * id looked at (0 when the end was reached), to go on from there next time.
+   * Looks at the next `window` URLs after `afterId` and deletes those no profile uses any more;
+   * returns the last id looked at (0 when the end was reached), to go on from there next time.
    */
-  deleteOrphanUrls (afterId: number, limit: number): { deleted: number, nextAfterId: number } {
-    const rows = this.statements.orphanUrls.all(afterId, limit) as Array<{ id: number, url: string }>
+  deleteOrphanUrls (afterId: number, window: number): { deleted: number, nextAfterId: number } {
+    const ids = this.statements.urlWindow.all(afterId, window) as number[]
+    const last = ids.at(-1)
+    if (last === undefined) return { deleted: 0, nextAfterId: 0 }
+    const rows = this.statements.orphanUrls.all(afterId, last) as Array<{ id: number, url: string }>
     for (const row of rows) this.urlIds.delete(row.url)
-    return { deleted: rows.length, nextAfterId: rows.length < limit ? 0 : rows.at(-1)?.id ?? 0 }
+    return { deleted: rows.length, nextAfterId: ids.length < window ? 0 : last }
   }
 
   deleteOrphanIps (): number {
