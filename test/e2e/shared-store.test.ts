@@ -9,6 +9,7 @@ import t, { type Test } from 'tap'
 import { needsPostgres, startPostgres, type PostgresCluster } from '../helpers/postgres.js'
 import { startServer, type RunningServer } from '../helpers/server.js'
 import { pollLoad } from '../helpers/poll-load.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 interface Listing { results: Array<{ token: string, deployment: string, url: string }>, store: { state: string, queued: number, dropped: number } }
 
@@ -26,11 +27,8 @@ async function listing (server: RunningServer, query = 'limit=100'): Promise<Lis
 }
 
 async function until (what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const started = Date.now()
-  while (!(await check().catch(() => false))) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting until ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 200))
-  }
+  // A check that throws (the server restarting) counts as not yet.
+  await waitFor(async () => await check().catch(() => false), { what, timeoutMs, intervalMs: 200 })
 }
 
 /** Every queue written (the store healthy, nothing waiting). */

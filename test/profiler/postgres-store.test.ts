@@ -9,6 +9,7 @@ import { buildApp, type AppOverrides } from '../../app.js'
 import { loadConfig } from '../../config.js'
 import { needsPostgres, queryOn, startPostgres, type PostgresCluster } from '../helpers/postgres.js'
 import { listProfiles } from '../helpers/profiler.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 interface Harness { app: FastifyInstance, logLines: (pattern: RegExp) => string[] }
 
@@ -28,11 +29,7 @@ async function appOn (t: Test, url: string, env: Record<string, string> = {}, ov
 }
 
 async function until (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const started = Date.now()
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting until ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 50))
-  }
+  await waitFor(check, { what, timeoutMs, intervalMs: 100 })
 }
 
 async function business (t: Test, app: FastifyInstance, count: number, path = '/monitor/MonitorPooling'): Promise<string[]> {
