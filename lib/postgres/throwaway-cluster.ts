@@ -18,7 +18,8 @@ export function postgresBinDir (): string | null {
   return versions[0] === undefined ? null : join(ROOT, versions[0], 'bin')
 }
 
-async function freePort (): Promise<number> {
+/** A port nothing listens on right now (taken, then freed). */
+export async function freePort (): Promise<number> {
   const server = createServer()
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
   const address = server.address()

@@ -1,38 +1,17 @@
 // The command line and the MCP server on the PostgreSQL profile store (PROFILER_DATABASE_URL), read
 // while the app that wrote it runs: the same answers as the pages, nothing created or migrated.
-import { createServer } from 'node:net'
-import pg from 'pg'
 import t from 'tap'
 import { newestVersion } from '../../lib/migration-files.js'
+import { freePort } from '../../lib/postgres/throwaway-cluster.js'
 import { profilerPostgresMigrationsDir } from '../../paths.js'
 import { json, mcpClient } from '../helpers/mcp-client.js'
-import { needsPostgres, startPostgres, type PostgresCluster } from '../helpers/postgres.js'
+import { needsPostgres, queryOn, startPostgres, type PostgresCluster } from '../helpers/postgres.js'
 import { listProfiles, profileJson, profilerPage, sameStats, statsJson } from '../helpers/profiler.js'
 import { profiler, profilerBin, usageError } from '../helpers/profiler-cli.js'
 import { recordedApp, SECRET_BEARER } from '../helpers/profile-store.js'
 
 /** The cluster's password (trust authentication accepts any): it must never be shown. */
 const PASSWORD = 'test-password'
-
-async function tablesOf (url: string): Promise<string[]> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return (await client.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename")).rows.map(row => row.tablename)
-  } finally {
-    await client.end()
-  }
-}
-
-/** A port nothing listens on (taken, then freed). */
-async function closedPort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  await new Promise(resolve => server.close(resolve))
-  if (address === null || typeof address === 'string') throw new Error('no port')
-  return address.port
-}
 
 if (needsPostgres(t)) {
   let cluster: PostgresCluster
@@ -85,11 +64,11 @@ if (needsPostgres(t)) {
     t.equal(res.code, 1)
     t.equal(res.stderr, `profiler: The profile store ${url.replace(PASSWORD, '***')} is at version 0, this command reads version ${newestVersion(profilerPostgresMigrationsDir)}: start the service once to migrate it\n`)
     t.equal(res.stdout, '')
-    t.same(await tablesOf(url), [], 'nothing created or migrated')
+    t.same(await queryOn(url, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"), [], 'nothing created or migrated')
   })
 
   t.test('an unreachable server is exit code 1 with one line that never shows the password', async t => {
-    const url = `postgres://postgres:${PASSWORD}@127.0.0.1:${await closedPort()}/store`
+    const url = `postgres://postgres:${PASSWORD}@127.0.0.1:${await freePort()}/store`
     for (const args of [['search'], ['show', 'latest'], ['stats']]) {
       const res = await profiler(args, { PROFILER_DATABASE_URL: url })
       t.equal(res.code, 1, `${args[0]}: exit 1`)
