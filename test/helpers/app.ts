@@ -40,3 +40,17 @@ export async function buildTestApp (
 export function postJson (app: FastifyInstance, url: string, body: unknown, headers: Record<string, string> = {}) {
   return app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) })
 }
+
+/**
+ * The business API while the advisors' database is down, on either engine: a degraded status poll
+ * and a lookup, both 503, the lookup saying what is down. Returns the lookup's response.
+ */
+export async function expectAdvisorsUnavailable (t: Test, app: FastifyInstance) {
+  const poll = await app.inject({ method: 'POST', url: '/monitor/MonitorPooling' })
+  t.equal(poll.statusCode, 503)
+  t.match(poll.json(), { status: 'degraded', checks: { database: 'failed' } })
+  const lookup = await postJson(app, '/ccenter/getConseillerByCode', { code: 'ADV1001' })
+  t.equal(lookup.statusCode, 503)
+  t.equal(lookup.json().message, 'The advisor database is unavailable at the moment; try again later')
+  return lookup
+}

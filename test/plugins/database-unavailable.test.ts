@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { buildApp } from '../../app.js'
-import { buildTestApp, postJson, testConfig } from '../helpers/app.js'
+import { buildTestApp, expectAdvisorsUnavailable, postJson, testConfig } from '../helpers/app.js'
 import { blockedDir } from '../helpers/blocked.js'
 import { profileJson } from '../helpers/profiler.js'
 import { waitFor } from '../helpers/wait-for.js'
@@ -14,12 +14,7 @@ t.test('business database unavailable: 503 degraded poll, 503 lookup with a clea
   const dir = blockedDir(t)
   const app = await buildTestApp(t, { DATABASE_PATH: join(dir, 'blocked', 'app.sqlite') }, undefined, { database: { retryDelayMs: 50 } })
 
-  const poll = await app.inject({ method: 'POST', url: POLL })
-  t.equal(poll.statusCode, 503)
-  t.match(poll.json(), { status: 'degraded', checks: { database: 'failed' } })
-  const lookup = await postJson(app, LOOKUP, { code: 'ADV1001' })
-  t.equal(lookup.statusCode, 503)
-  t.equal(lookup.json().message, 'The advisor database is unavailable at the moment; try again later')
+  const lookup = await expectAdvisorsUnavailable(t, app)
   const html = await postJson(app, LOOKUP, { code: 'ADV1001' }, { accept: 'text/html' })
   t.equal(html.statusCode, 503)
   t.match(html.body, 'The advisor database is unavailable')
