@@ -82,6 +82,7 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
     await app.register(profiler, {
       target: config.profilerDatabaseUrl === null ? { engine: 'sqlite', path: config.profilerDatabasePath } : { engine: 'postgres', url: config.profilerDatabaseUrl, partitionMs: config.profilerPartitionMs },
       deployment: config.profilerDeployment,
+      writer: config.profilerWriter,
       production: config.production,
       secret: config.profilerSecret,
       redaction: { headers: config.profilerRedactHeaders, fields: config.profilerRedactFields },

@@ -49,6 +49,8 @@ const EnvSchema = Type.Object({
   DATABASE_URL: Type.Optional(Type.String({ pattern: POSTGRES_URL, description: POSTGRES_URL_RULE })),
   PROFILER_DEPLOYMENT: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$', description: 'must be a name of up to 64 letters, digits, dots, dashes, underscores or colons' })),
   PROFILER_PARTITION: Type.String({ pattern: '^[1-9][0-9]*(s|m|h|d)$', default: '1h', description: 'must be a duration such as 15m, 1h or 1d' }),
+  // Where the profiler's writer runs: its own thread, or the request thread (tests, one-thread CPU profiles).
+  PROFILER_WRITER: Type.Union([Type.Literal('thread'), Type.Literal('inline')], { default: 'thread' }),
   // Timeouts of the HTTP server (see README "Security"): a client that sends slowly is cut off.
   REQUEST_TIMEOUT: Type.String({ pattern: DURATION, default: '30s', description: DURATION_RULE }),
   HEADERS_TIMEOUT: Type.String({ pattern: DURATION, default: '10s', description: DURATION_RULE }),
@@ -95,6 +97,8 @@ export interface Config {
   profilerDeployment: string
   /** PostgreSQL store: the width of a time partition (retention drops whole partitions). */
   profilerPartitionMs: number
+  /** Where the profiler's writer runs: 'thread' (its own, the default) or 'inline' (the request thread). */
+  profilerWriter: 'thread' | 'inline'
   /** Server timeouts in milliseconds (0: none): whole request, headers, idle keep-alive, idle socket. */
   requestTimeoutMs: number
   headersTimeoutMs: number
@@ -237,6 +241,7 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     databaseUrl: parsed.DATABASE_URL ?? null,
     profilerDeployment: parsed.PROFILER_DEPLOYMENT ?? hostname(),
     profilerPartitionMs: parseDuration(parsed.PROFILER_PARTITION),
+    profilerWriter: parsed.PROFILER_WRITER,
     requestTimeoutMs,
     headersTimeoutMs,
     keepAliveTimeoutMs: parseDuration(parsed.KEEP_ALIVE_TIMEOUT),

@@ -8,13 +8,16 @@ import type { RetentionLimits } from './writer/retention.js'
 import { profilerRoutes } from './pages/routes.js'
 import type { LoginRateLimit } from './pages/page-security.js'
 import { DEFAULT_STORE_OPTIONS, ProfileStore, type StoreEvents, type StoreOptions } from './store/profile-store.js'
-import { WriterClient } from './store/writer-client.js'
+import { InlineWriter } from './store/inline-writer.js'
+import { WriterThread } from './store/writer-thread.js'
 
 export interface ProfilerOptions {
   /** The profiler's own store: a SQLite file or a PostgreSQL database. */
   target: StoreTarget
   /** This deployment's name, recorded with every profile. */
   deployment: string
+  /** Where the writer runs: its own thread (the default), or inline on the request thread. */
+  writer?: 'thread' | 'inline'
   production: boolean
   /** The password of the /_profiler pages (HTTP Basic); null leaves them open. */
   secret: string | null
@@ -65,7 +68,8 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
     error: message => { app.log.error(message) },
     info: message => { app.log.info(message) }
   }
-  const writer = new WriterClient(
+  const Writer = options.writer === 'inline' ? InlineWriter : WriterThread
+  const writer = new Writer(
     { target, deployment: options.deployment, redaction: options.redaction, retention: options.retention, retentionIntervalMs: options.retentionIntervalMs ?? 1000 },
     message => {
       if (message.type === 'error') store.health.fail(message.message)

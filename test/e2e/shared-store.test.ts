@@ -137,10 +137,13 @@ if (needsPostgres(t)) {
     await until('the first partition is created', async () => (await partitions()).length > 0)
     const first = (await partitions())[0] ?? 0
     await until('the oldest partitions are dropped', async () => ((await partitions())[0] ?? 0) > first + 1)
+    // On a busy machine the background step may be a second or two behind the clock: the bound is
+    // what it comes back to, not what it shows at one instant.
+    await until('about max age / partition width remain', async () => (await partitions()).length <= 7)
     await l.stop()
     const now = await partitions()
     t.ok((now[0] ?? 0) > first + 1, `the oldest partitions were dropped (first was ${first}, now ${now.join(', ')})`)
-    t.ok(now.length <= 7, `about max age / partition width remain: ${now.length}`)
+    t.ok(now.length <= 8, `about max age / partition width remain: ${now.length}`)
     const oldest = (await listing(a, 'limit=100')).results.at(-1)
     t.ok(oldest !== undefined, 'the recent profiles remain')
     await a.stop()

@@ -19,6 +19,9 @@ export function testConfig (t: Test, env: Record<string, string> = {}): Config {
     // Tests drive the loop flat out with inject() (and run instrumented, two files at a time):
     // load shedding would answer 503s there. test/plugins/load-shedding.test.ts turns it on.
     MAX_EVENT_LOOP_DELAY: '0ms',
+    // The writer's work on the test's own thread: no thread to start per app (the tests about the
+    // thread, and every real server under test/e2e, run it in its thread).
+    PROFILER_WRITER: 'inline',
     ...env
   })
 }

@@ -170,15 +170,19 @@ t.test('a capture the writer thread cannot shape is dropped and counted; the res
   t.ok(stored.has(good ?? '') && stored.has(after ?? '') && !stored.has('bad001'), 'the store carries on')
 })
 
-t.test('a batch that cannot be copied to the writer thread is dropped and counted, nothing hangs', async t => {
-  const { app, logLines } = await buildWithLog(t, {})
-  t.ok(app.profileStore.enqueue(capture(app, 'bad002', { body: { handler: () => {} } })))
-  await app.profileStore.flush()
-  t.equal(app.profileStore.dropped, 1, 'counted')
-  t.match(logLines(/could not be written/)[0], /could not be handed to the writer thread/)
-  const [after] = await business(t, app, 1)
-  await app.profileStore.flush()
-  t.ok(storedTokens(app).has(after ?? ''), 'the next batch is stored')
+t.test('a batch that cannot be copied to the writer is dropped and counted, nothing hangs', async t => {
+  for (const [writer, name] of [['thread', 'writer thread'], ['inline', 'inline writer']] as const) {
+    await t.test(name, async t => {
+      const { app, logLines } = await buildWithLog(t, { PROFILER_WRITER: writer })
+      t.ok(app.profileStore.enqueue(capture(app, 'bad002', { body: { handler: () => {} } })))
+      await app.profileStore.flush()
+      t.equal(app.profileStore.dropped, 1, 'counted')
+      t.match(logLines(/could not be written/)[0], `could not be handed to the ${name}`)
+      const [after] = await business(t, app, 1)
+      await app.profileStore.flush()
+      t.ok(storedTokens(app).has(after ?? ''), 'the next batch is stored')
+    })
+  }
 })
 
 function chattrWorks (dir: string): boolean {

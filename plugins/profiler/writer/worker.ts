@@ -1,101 +1,20 @@
-// The writer thread: owns the store's write connection, writes the batches the request thread
-// sends, and prunes in the background. Nothing here runs on the request thread.
-// The store is opened lazily: a store that cannot be opened yet (a read-only or missing folder,
-// a database server that is down) fails each write with its reason until it can, and then works
-// like any other. Requests are handled one at a time, in the order they came.
+// The writer thread: runs the writer service (writer-service.ts) off the request thread, talking
+// to the request thread's WriterThread (store/writer-thread.ts) through its port.
 import { writeFileSync } from 'node:fs'
 import { parentPort, workerData } from 'node:worker_threads'
-import { isPostgresFault } from '../../../lib/postgres/faults.js'
-import { isStorageFault } from '../../../lib/sqlite/faults.js'
-import { Redactor } from '../../../lib/redact.js'
-import { collectors } from '../collect/collectors/index.js'
-import { shapeProfile } from '../collect/shape.js'
-import type { ProfileRecord, QueuedProfile } from '../profile.js'
-import type { StoreWriter } from '../store/engine.js'
-import type { WriterMessage, WriterRequest, WriterSettings } from './protocol.js'
-import { SqliteWriter } from './sqlite-writer.js'
+import type { WriterRequest, WriterSettings } from './protocol.js'
+import { startWriterService } from './writer-service.js'
 
 const port = parentPort as NonNullable<typeof parentPort>
 if (parentPort === null) throw new Error('writer/worker.ts runs as a worker thread')
-const settings = workerData as WriterSettings
-const send = (message: WriterMessage): void => { port.postMessage(message) }
-const events = {
-  onDeleted: (tokens: string[], count: number) => { send({ type: 'deleted', tokens, count }) },
-  onError: (message: string) => { send({ type: 'error', message }) },
-  onTaken: (tokens: string[]) => { send({ type: 'taken', tokens }) }
-}
 
 // Named for `top -H`, `ps -L` and the benchmark's per-thread CPU table (Linux; elsewhere it stays "node").
 try {
   writeFileSync('/proc/thread-self/comm', 'profiler-writer')
 } catch {}
 
-let store: StoreWriter | null = null
-const redactor = new Redactor(settings.redaction)
-
-/** The batch's captures shaped into profiles; one that cannot be shaped is left out and reported. */
-function shapeBatch (batch: QueuedProfile[], unshaped: Array<{ token: string, reason: string }>): ProfileRecord[] {
-  const records: ProfileRecord[] = []
-  for (const item of batch) {
-    if (!('kind' in item)) {
-      records.push(item)
-      continue
-    }
-    try {
-      records.push(shapeProfile(item, collectors, redactor))
-    } catch (err) {
-      unshaped.push({ token: item.token, reason: `a profile could not be collected: ${(err as Error).message}` })
-    }
-  }
-  return records
-}
-
-async function openStore (): Promise<StoreWriter> {
-  if (store !== null) return store
-  const { target, deployment, retention, retentionIntervalMs } = settings
-  if (target.engine === 'sqlite') {
-    store = SqliteWriter.open(target, deployment, retention, retentionIntervalMs, events)
-  } else {
-    const { PostgresWriter } = await import('./postgres-writer.js')
-    store = await PostgresWriter.open(target, deployment, retention, retentionIntervalMs, events)
-  }
-  return store
-}
-
-async function handle (request: WriterRequest): Promise<void> {
-  try {
-    switch (request.type) {
-      case 'write': {
-        const writer = await openStore()
-        const unshaped: Array<{ token: string, reason: string }> = []
-        const { written, rejected } = await writer.write(shapeBatch(request.batch, unshaped))
-        send({ type: 'done', id: request.id, count: writer.count, written, rejected, unshaped })
-        break
-      }
-      case 'prune': {
-        const writer = await openStore()
-        await writer.prune(request.now)
-        send({ type: 'done', id: request.id, count: writer.count })
-        break
-      }
-      case 'close':
-        await store?.close()
-        send({ type: 'done', id: request.id, count: store?.count ?? 0 })
-        port.close()
-        break
-    }
-  } catch (err) {
-    const fault = store === null ? isOpenFault(err) : store.isFault(err)
-    send({ type: 'done', id: request.id, count: store?.count ?? 0, error: (err as Error).message, fault })
-  }
-}
-
-/** Whether a store that cannot be opened yet may open later (a fault), by engine. */
-function isOpenFault (err: unknown): boolean {
-  return settings.target.engine === 'postgres' ? isPostgresFault(err) : isStorageFault(err)
-}
-
-let queue: Promise<void> = openStore().then(() => {}, (err: unknown) => { send({ type: 'error', message: (err as Error).message }) })
-port.on('message', (request: WriterRequest) => {
-  queue = queue.then(() => handle(request))
+const service = startWriterService(workerData as WriterSettings, message => { port.postMessage(message) })
+port.on('message', async (request: WriterRequest) => {
+  await service(request)
+  if (request.type === 'close') port.close()
 })
