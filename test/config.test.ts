@@ -11,6 +11,7 @@ t.test('defaults', async t => {
     nodeEnv: 'development',
     production: false,
     profiler: true,
+    profilerWriter: 'thread',
     trustProxy: false,
     logLevel: 'info'
   })
@@ -44,6 +45,7 @@ t.test('a bad value names the variable and what is allowed, in one line', async 
     [{ PORT: '70000' }, /PORT must be <= 65535/],
     [{ NODE_ENV: 'prod' }, /NODE_ENV must be one of development, production, test \(got "prod"\)/],
     [{ PROFILER: 'yes' }, /PROFILER must be one of on, off/],
+    [{ PROFILER_WRITER: 'worker' }, /PROFILER_WRITER must be one of thread, inline \(got "worker"\)/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent/],
     [{ TRUST_PROXY: 'maybe' }, /TRUST_PROXY must be on, off, a hop count, or a comma-separated list/]
   ]

@@ -16,7 +16,7 @@ interface Harness { app: FastifyInstance, logLines: (pattern: RegExp) => string[
 async function appOn (t: Test, url: string, env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'pg-store-app-'))
   const lines: string[] = []
-  const app = await buildApp(loadConfig({ NODE_ENV: 'development', LOG_LEVEL: 'info', DATABASE_PATH: join(dir, 'app.sqlite'), PROFILER_DATABASE_URL: url, ...env }), {
+  const app = await buildApp(loadConfig({ NODE_ENV: 'development', LOG_LEVEL: 'info', PROFILER_WRITER: 'inline', DATABASE_PATH: join(dir, 'app.sqlite'), PROFILER_DATABASE_URL: url, ...env }), {
     logStream: { write: line => { lines.push(line) } },
     ...overrides
   })

@@ -42,7 +42,7 @@ if (postgresBinDir() !== null || process.env.CI === 'true') {
 async function appOn (t: Test, store: Record<string, string>, env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<FastifyInstance> {
   const dir = mkdtempSync(join(tmpdir(), 'store-contract-app-'))
   // Load shedding off, as in test/helpers/app.ts: the two engines share this process's loop.
-  const app = await buildApp(loadConfig({ NODE_ENV: 'development', LOG_LEVEL: 'silent', MAX_EVENT_LOOP_DELAY: '0ms', DATABASE_PATH: join(dir, 'app.sqlite'), ...store, ...env }), overrides)
+  const app = await buildApp(loadConfig({ NODE_ENV: 'development', LOG_LEVEL: 'silent', MAX_EVENT_LOOP_DELAY: '0ms', PROFILER_WRITER: 'inline', DATABASE_PATH: join(dir, 'app.sqlite'), ...store, ...env }), overrides)
   t.teardown(async () => {
     await app.close()
     rmSync(dir, { recursive: true, force: true })

@@ -1,9 +1,6 @@
 // The store's lifecycle edges: closing a writer that has ended, a read connection that fails
 // while writes succeed, and profiles the recorder could not build.
-import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
-import { Worker } from 'node:worker_threads'
 import t from 'tap'
 import { buildApp } from '../../app.js'
 import { DEFAULT_STORE_OPTIONS, ProfileStore } from '../../plugins/profiler/store/profile-store.js'
@@ -28,29 +25,6 @@ t.test('closing a writer that has ended resolves at once (it waited for an exit 
     t.equal(await withinSeconds(5, writer.close()), undefined, `${name}: a second close resolves instead of hanging`)
     t.match(await writer.request({ type: 'prune', now: Date.now() }), { error: `the ${name} has ended` }, `${name}: later requests are answered`)
   }
-})
-
-t.test('the writer thread starts without the modules the process preloads (NODE_OPTIONS, arguments)', async t => {
-  const dir = t.testdir()
-  const loaded = join(dir, 'loaded.log')
-  const preload = join(dir, 'preload.mjs')
-  writeFileSync(preload, `import { appendFileSync } from 'node:fs'\nimport { threadId } from 'node:worker_threads'\nappendFileSync(${JSON.stringify(loaded)}, 'thread ' + threadId + '\\n')\n`)
-  const options = `${process.env.NODE_OPTIONS ?? ''} --import=${pathToFileURL(preload).href}`
-  // The control: a worker given that NODE_OPTIONS loads the module (so the check below can fail).
-  const control = new Worker(new URL('data:text/javascript,'), { env: { ...process.env, NODE_OPTIONS: options } })
-  await new Promise(resolve => control.once('exit', resolve))
-  t.match(readFileSync(loaded, 'utf8'), /^thread [1-9]\d*\n$/, 'a plain worker runs the preload')
-  const saved = process.env.NODE_OPTIONS
-  process.env.NODE_OPTIONS = options
-  let writer: WriterThread
-  try {
-    writer = new WriterThread({ target: { engine: 'sqlite', path: join(dir, 'profiler.sqlite') }, deployment: 'test', retention, retentionIntervalMs: 1000 }, () => {})
-  } finally {
-    process.env.NODE_OPTIONS = saved
-  }
-  t.match(await writer.request({ type: 'prune', now: Date.now() }), { error: undefined, count: 0 }, 'the writer thread works')
-  await writer.close()
-  t.equal(readFileSync(loaded, 'utf8').split('\n').length - 1, 1, 'and did not run the preload')
 })
 
 t.test('a read connection that fails while writes succeed: reported once as unreadable, never as unwritable, no flapping', async t => {

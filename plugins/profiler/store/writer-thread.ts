@@ -1,26 +1,16 @@
 import { Worker } from 'node:worker_threads'
-import { withoutPreloads, nodeOptionsWithoutPreloads } from '../../../lib/preload-flags.js'
 import type { WriterMessage, WriterRequest, WriterSettings } from '../writer/protocol.js'
 import { WriterClient } from './writer-client.js'
 
 const WORKER_URL = new URL('../writer/worker.js', import.meta.url)
 
-/**
- * The writer in its own thread (writer/worker.ts): the default. The thread starts without the
- * modules the process was told to preload (`--import`, `--require`, `--loader`, in the arguments
- * or NODE_OPTIONS): it needs none, and each one costs every thread's start (a test runner's
- * module hooks cost a hooks thread of their own and a round trip per module loaded).
- */
+/** The writer in its own thread (writer/worker.ts): the default. */
 export class WriterThread extends WriterClient {
   private readonly worker: Worker
 
   constructor (settings: WriterSettings, onEvent: (message: WriterMessage) => void) {
     super('writer thread', onEvent)
-    this.worker = new Worker(WORKER_URL, {
-      workerData: settings,
-      execArgv: withoutPreloads(process.execArgv),
-      env: { ...process.env, NODE_OPTIONS: nodeOptionsWithoutPreloads(process.env.NODE_OPTIONS ?? '') }
-    })
+    this.worker = new Worker(WORKER_URL, { workerData: settings })
     this.worker.on('message', (message: WriterMessage) => { this.receive(message) })
     this.worker.on('error', err => { onEvent({ type: 'error', message: `the writer thread failed: ${err.message}` }) })
     // A writer that is gone answers every open request with an error: nothing waits forever.
