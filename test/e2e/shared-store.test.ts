@@ -11,6 +11,11 @@ import { startServer, type RunningServer } from '../helpers/server.js'
 import { pollLoad } from '../helpers/poll-load.js'
 import { waitFor } from '../helpers/wait-for.js'
 
+// These tests wait for the clock (seconds of traffic, partitions a second wide): each loop pauses
+// between its polls, so that the traffic is steady (hundreds of requests a second over two
+// instances) without taking both cores from the other test files for that long.
+const PAUSE_MS = 10
+
 interface Listing { results: Array<{ token: string, deployment: string, url: string }>, store: { state: string, queued: number, dropped: number } }
 
 /** An instance on the shared store, with its own advisors file. */
@@ -72,7 +77,7 @@ if (needsPostgres(t)) {
     const html = await (await fetch(`${a.address}/_profiler/empty/search/results`)).text()
     t.match(html, '<th>Deployment</th>', 'the listing shows the Deployment column')
 
-    const loads = [pollLoad(a.address, 8), pollLoad(b.address, 8)]
+    const loads = [pollLoad(a.address, 8, { pauseMs: PAUSE_MS }), pollLoad(b.address, 8, { pauseMs: PAUSE_MS })]
     await new Promise(resolve => setTimeout(resolve, 4000))
     await Promise.all(loads.map(async l => { await l.stop() }))
     const answers = loads.flatMap(l => l.answers)
@@ -97,7 +102,7 @@ if (needsPostgres(t)) {
   t.test('PostgreSQL stopped and started under load: no request fails, the queued profiles arrive after recovery', async t => {
     const url = await cluster.createDatabase('restart')
     const [a, b] = await Promise.all([instance(t, url, 'A'), instance(t, url, 'B')])
-    const loads = [pollLoad(a.address, 4), pollLoad(b.address, 4)]
+    const loads = [pollLoad(a.address, 4, { pauseMs: PAUSE_MS }), pollLoad(b.address, 4, { pauseMs: PAUSE_MS })]
     await new Promise(resolve => setTimeout(resolve, 1000))
     await cluster.stop()
     await new Promise(resolve => setTimeout(resolve, 2500))
@@ -133,7 +138,7 @@ if (needsPostgres(t)) {
         await client.end()
       }
     }
-    const l = pollLoad(a.address, 2)
+    const l = pollLoad(a.address, 2, { pauseMs: PAUSE_MS })
     await until('the first partition is created', async () => (await partitions()).length > 0)
     const first = (await partitions())[0] ?? 0
     await until('the oldest partitions are dropped', async () => ((await partitions())[0] ?? 0) > first + 1)

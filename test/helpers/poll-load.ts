@@ -1,10 +1,12 @@
 export interface PollAnswer { token: string | null, status: number, at: number }
 
 /**
- * `workers` loops of status polls against a real server until stop(). A failed request (no
+ * `workers` loops of status polls against a real server until stop(), flat out, or each waiting
+ * `pauseMs` between its requests: steady concurrent traffic for a test that waits for the clock,
+ * which leaves the machine's cores to the other test files meanwhile. A failed request (no
  * answer) is kept as status 0, or, with `endOnFailure`, ends its loop (the server is gone).
  */
-export function pollLoad (address: string, workers: number, { endOnFailure = false } = {}): { answers: PollAnswer[], stop: () => Promise<void> } {
+export function pollLoad (address: string, workers: number, { endOnFailure = false, pauseMs = 0 } = {}): { answers: PollAnswer[], stop: () => Promise<void> } {
   const answers: PollAnswer[] = []
   const state = { running: true }
   const loops = Array.from({ length: workers }, async (_, worker) => {
@@ -17,6 +19,7 @@ export function pollLoad (address: string, workers: number, { endOnFailure = fal
         if (endOnFailure) return
         answers.push({ token: null, status: 0, at: Date.now() })
       }
+      if (pauseMs > 0) await new Promise(resolve => setTimeout(resolve, pauseMs))
     }
   })
   return { answers, stop: async () => { state.running = false; await Promise.all(loops) } }
