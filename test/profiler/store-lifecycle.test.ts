@@ -7,7 +7,9 @@ import { DEFAULT_STORE_OPTIONS, ProfileStore } from '../../plugins/profiler/stor
 import { InlineWriter } from '../../plugins/profiler/store/inline-writer.js'
 import { WriterThread } from '../../plugins/profiler/store/writer-thread.js'
 import type { ProfileRecord } from '../../plugins/profiler/profile.js'
+import { freePort } from '../../lib/postgres/throwaway-cluster.js'
 import { testConfig } from '../helpers/app.js'
+import { blockedDir } from '../helpers/blocked.js'
 
 const retention = { maxProfiles: 1000, maxAgeMs: 86_400_000, maxBytes: 64 * 1024 * 1024 }
 
@@ -24,6 +26,23 @@ t.test('closing a writer that has ended resolves at once (it waited for an exit 
     t.equal(await withinSeconds(10, writer.close()), undefined, `${name}: the first close ends it`)
     t.equal(await withinSeconds(5, writer.close()), undefined, `${name}: a second close resolves instead of hanging`)
     t.match(await writer.request({ type: 'prune', now: Date.now() }), { error: `the ${name} has ended` }, `${name}: later requests are answered`)
+  }
+})
+
+t.test('a store that cannot be opened yet answers each request as a fault (kept and retried), on either engine and writer', async t => {
+  const targets = [
+    { engine: 'sqlite' as const, path: join(blockedDir(t), 'blocked', 'profiler.sqlite') },
+    { engine: 'postgres' as const, url: `postgres://nobody@127.0.0.1:${await freePort()}/none`, partitionMs: 3_600_000 }
+  ]
+  for (const target of targets) {
+    for (const [Writer, name] of [[WriterThread, 'writer thread'], [InlineWriter, 'inline writer']] as const) {
+      const events: string[] = []
+      const writer = new Writer({ target, deployment: 'test', retention, retentionIntervalMs: 1000 }, message => { if (message.type === 'error') events.push(message.message) })
+      const answer = await withinSeconds(10, writer.request({ type: 'prune', now: Date.now() }))
+      t.match(answer, { error: /\w/, fault: true }, `${target.engine}, ${name}: a fault, with its reason`)
+      t.ok(events.length >= 1, `${target.engine}, ${name}: the failed opening is reported`)
+      await writer.close()
+    }
   }
 })
 
