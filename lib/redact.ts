@@ -191,7 +191,9 @@ export class Redactor {
 
   headers (headers: Record<string, unknown>): Record<string, unknown> {
     const out: Record<string, unknown> = {}
-    for (const [name, value] of Object.entries(headers)) {
+    // Object.keys, not Object.entries: no [key, value] array per header (shaping runs per profile).
+    for (const name of Object.keys(headers)) {
+      const value = headers[name]
       if (value === undefined) continue
       out[name] = this.secretHeaders.has(name.toLowerCase()) ? REDACTED : this.fields(value)
     }
@@ -210,13 +212,15 @@ export class Redactor {
   private copy (value: unknown, depth: number, budget: { left: number }): unknown {
     if (--budget.left < 0) return BEYOND_FIELDS
     if (typeof value === 'string') return this.text(value)
-    if (typeof value === 'number') return Number.isInteger(value) && /^[2-6]\d{12,18}$/.test(String(value)) && isCardNumber(String(value)) ? REDACTED : value
+    // Below 2e12 no integer has a card number's 13 to 19 digits: most numbers are never printed.
+    if (typeof value === 'number') return Number.isInteger(value) && value >= 2e12 && /^[2-6]\d{12,18}$/.test(String(value)) && isCardNumber(String(value)) ? REDACTED : value
     if (value === null || typeof value !== 'object') return value
     if (depth >= MAX_DEPTH) return '[too deep]'
     if (Array.isArray(value)) return value.map(item => this.copy(item, depth + 1, budget))
     const out: Record<string, unknown> = {}
-    for (const [key, item] of Object.entries(value)) {
-      out[key] = this.isSecretName(key) ? REDACTED : this.copy(item, depth + 1, budget)
+    const object = value as Record<string, unknown>
+    for (const key of Object.keys(object)) {
+      out[key] = this.isSecretName(key) ? REDACTED : this.copy(object[key], depth + 1, budget)
     }
     return out
   }

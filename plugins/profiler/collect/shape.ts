@@ -3,6 +3,7 @@
 // the request thread (the secrets still never reach the store in clear).
 import type { Redactor } from '../../../lib/redact.js'
 import type { ProfileRecord } from '../profile.js'
+import { toStoredPanels } from '../stored-panels.js'
 import type { RequestCapture } from './capture.js'
 import type { CollectContext, Collector } from './collectors/collector.js'
 
@@ -36,6 +37,7 @@ export function shapeProfile (capture: RequestCapture, collectors: Collector[], 
     statusCode: capture.statusCode,
     durationMs: Math.round(capture.totalMs * 1000) / 1000,
     route: capture.route,
-    panels: JSON.stringify(panels)
+    // Stored without what the row holds (method, URL, status...): the readers put it back.
+    panels: JSON.stringify(toStoredPanels(panels))
   }
 }

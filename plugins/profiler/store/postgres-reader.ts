@@ -5,6 +5,7 @@ import { createPool } from '../../../lib/postgres/pool.js'
 import { storableParams } from '../../../lib/postgres/text.js'
 import { profilerPostgresMigrationsDir } from '../../../paths.js'
 import { idRangeOf, ID_SLOTS_PER_MS, type ProfileSummary, type SearchFilters, type StoredProfile } from '../profile.js'
+import { fromStoredPanels } from '../stored-panels.js'
 import { storeBytes } from '../writer/partitions.js'
 import { PROFILER_MIGRATIONS_TABLE } from '../writer/postgres-writer.js'
 import { HOUR_MS, MINUTE_MS, windowRanges, WindowTotals, type RouteStats, type WindowRow } from '../stats/rollup.js'
@@ -231,11 +232,12 @@ function toSummary (row: SummaryRow): ProfileSummary {
 
 function toStoredProfile (row: ProfileRow | undefined): StoredProfile | undefined {
   if (row === undefined) return undefined
+  const profile = toSummary(row)
   return {
-    ...toSummary(row),
+    ...profile,
     parentToken: row.parent_token,
     type: row.type,
     route: row.route,
-    panels: JSON.parse(row.panels) as Record<string, unknown>
+    panels: fromStoredPanels(JSON.parse(row.panels) as Record<string, unknown>, { ...profile, route: row.route })
   }
 }

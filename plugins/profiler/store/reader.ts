@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3'
 import { idRangeOf, type ProfileSummary, type SearchFilters, type StoredProfile } from '../profile.js'
+import { fromStoredPanels } from '../stored-panels.js'
 import { HOUR_MS, MINUTE_MS, windowRanges, WindowTotals, type RouteStats, type WindowRow } from '../stats/rollup.js'
 
 /** A substring filter that matches at most this many distinct URLs (or IPs) is answered key by key. */
@@ -213,11 +214,12 @@ function withoutId ({ id: _id, ...summary }: SummaryRow): ProfileSummary {
 function toStoredProfile (row: ProfileRow | undefined): StoredProfile | undefined {
   if (row === undefined) return undefined
   const { parent_token: parentToken, panels: _panels, type: _type, route: _route, ...summary } = row
+  const profile = withoutId(summary)
   return {
-    ...withoutId(summary),
+    ...profile,
     parentToken,
     type: row.type,
     route: row.route,
-    panels: JSON.parse(row.panels) as Record<string, unknown>
+    panels: fromStoredPanels(JSON.parse(row.panels) as Record<string, unknown>, { ...profile, route: row.route })
   }
 }
