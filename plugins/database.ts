@@ -3,8 +3,6 @@ import fp from 'fastify-plugin'
 import type pg from 'pg'
 import { AsyncReopening, Reopening } from '../lib/reopening.js'
 import { isPostgresFault } from '../lib/postgres/faults.js'
-import { migratePostgres } from '../lib/postgres/migrate.js'
-import { createPool } from '../lib/postgres/pool.js'
 import { withoutPassword } from '../lib/postgres/url.js'
 import { migrationsDir, postgresMigrationsDir } from '../paths.js'
 import { databaseUnavailable, isDatabaseUnavailable } from '../lib/sqlite/faults.js'
@@ -139,6 +137,9 @@ class PostgresBusinessDatabase extends DatabaseOutages {
   }
 
   private async openNow (): Promise<pg.Pool> {
+    // Loaded only here: node-postgres is not loaded at all by a service on SQLite.
+    const { createPool } = await import('../lib/postgres/pool.js')
+    const { migratePostgres } = await import('../lib/postgres/migrate.js')
     const pool = createPool(this.url, { max: 10, applicationName: 'advisors' })
     try {
       const migration = await migratePostgres(pool, postgresMigrationsDir)

@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs'
 import { relative } from 'node:path'
 import type { Database, Statement } from 'better-sqlite3'
 import fp from 'fastify-plugin'
-import { PostgresAdvisorRepository } from './postgres-repository.js'
 import { packageRoot, sampleAdvisorsFile } from '../../paths.js'
 import { checkAdvisorRow, type Advisor, type AdvisorInput } from './record.js'
 import { toAdvisor, type AdvisorRow, type AdvisorStore } from './store.js'
@@ -85,6 +84,8 @@ const samplesLoaded = (count: number): string =>
 export default fp(async function advisorsPlugin (app) {
   const postgres = app.postgresDatabase
   if (postgres !== null) {
+    // Loaded only here: node-postgres is not loaded at all by a service on SQLite.
+    const { PostgresAdvisorRepository } = await import('./postgres-repository.js')
     const repository = new PostgresAdvisorRepository(async () => await postgres.get())
     postgres.onOpen(async pool => {
       // The pool counts as open once this is done: the samples go in through it directly.
