@@ -98,7 +98,7 @@ export interface Config {
   /** PostgreSQL store: the width of a time partition (retention drops whole partitions). */
   profilerPartitionMs: number
   /** Where the profiler's writer runs: 'thread' (its own, the default) or 'inline' (the request thread). */
-  profilerWriter: 'thread' | 'inline'
+  profilerWriter: Env['PROFILER_WRITER']
   /** Server timeouts in milliseconds (0: none): whole request, headers, idle keep-alive, idle socket. */
   requestTimeoutMs: number
   headersTimeoutMs: number

@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import type { Config } from '../../config.js'
 import { collectors } from './collect/collectors/index.js'
 import { describeTarget, type StoreTarget } from './store/engine.js'
 import { openStoreReader } from './store/open-reader.js'
@@ -17,7 +18,7 @@ export interface ProfilerOptions {
   /** This deployment's name, recorded with every profile. */
   deployment: string
   /** Where the writer runs: its own thread (the default), or inline on the request thread. */
-  writer?: 'thread' | 'inline'
+  writer?: Config['profilerWriter']
   production: boolean
   /** The password of the /_profiler pages (HTTP Basic); null leaves them open. */
   secret: string | null

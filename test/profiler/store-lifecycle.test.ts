@@ -12,6 +12,8 @@ import { testConfig } from '../helpers/app.js'
 import { blockedDir } from '../helpers/blocked.js'
 
 const retention = { maxProfiles: 1000, maxAgeMs: 86_400_000, maxBytes: 64 * 1024 * 1024 }
+/** Both ways of running the writer, each with the name its messages use. */
+const WRITERS = [[WriterThread, 'writer thread'], [InlineWriter, 'inline writer']] as const
 
 function withinSeconds<T> (seconds: number, promise: Promise<T>): Promise<T | 'timed out'> {
   let timer: NodeJS.Timeout | undefined
@@ -21,7 +23,7 @@ function withinSeconds<T> (seconds: number, promise: Promise<T>): Promise<T | 't
 
 t.test('closing a writer that has ended resolves at once (it waited for an exit that had fired)', async t => {
   const dir = t.testdir()
-  for (const [Writer, name] of [[WriterThread, 'writer thread'], [InlineWriter, 'inline writer']] as const) {
+  for (const [Writer, name] of WRITERS) {
     const writer = new Writer({ target: { engine: 'sqlite', path: join(dir, `${name}.sqlite`) }, deployment: 'test', retention, retentionIntervalMs: 1000 }, () => {})
     t.equal(await withinSeconds(10, writer.close()), undefined, `${name}: the first close ends it`)
     t.equal(await withinSeconds(5, writer.close()), undefined, `${name}: a second close resolves instead of hanging`)
@@ -35,7 +37,7 @@ t.test('a store that cannot be opened yet answers each request as a fault (kept 
     { engine: 'postgres' as const, url: `postgres://nobody@127.0.0.1:${await freePort()}/none`, partitionMs: 3_600_000 }
   ]
   for (const target of targets) {
-    for (const [Writer, name] of [[WriterThread, 'writer thread'], [InlineWriter, 'inline writer']] as const) {
+    for (const [Writer, name] of WRITERS) {
       const events: string[] = []
       const writer = new Writer({ target, deployment: 'test', retention, retentionIntervalMs: 1000 }, message => { if (message.type === 'error') events.push(message.message) })
       const answer = await withinSeconds(10, writer.request({ type: 'prune', now: Date.now() }))

@@ -1,8 +1,8 @@
 import type { WriterMessage, WriterRequest } from '../writer/protocol.js'
 
-export type Done = Extract<WriterMessage, { type: 'done' }>
+type Done = Extract<WriterMessage, { type: 'done' }>
 type Pending = (message: Done) => void
-export type Outgoing = WriterRequest extends infer R ? R extends WriterRequest ? Omit<R, 'id'> : never : never
+type Outgoing = WriterRequest extends infer R ? R extends WriterRequest ? Omit<R, 'id'> : never : never
 
 /**
  * The request thread's handle on the writer (writer/writer-service.ts): requests with answers,
