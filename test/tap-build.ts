@@ -1,0 +1,16 @@
+// Run by `npm test` before tap: rebuilds tap's Test class when it was built for other plugins than
+// .taprc asks for (after `npm ci` it holds tap's default set). tap rebuilds it by itself, but it
+// has already chosen that run's test-process loaders from the old set by then (TypeScript, mock:
+// tapjs/tapjs#974), so the first run after an install was ~20% slower than every later one.
+import '@tapjs/core' // first: @tapjs/test cannot be the first of tap's modules loaded
+import { TapConfig } from '@tapjs/config'
+import { signature } from '@tapjs/test'
+import { execFileSync } from 'node:child_process'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const config = await TapConfig.load()
+if (config.pluginSignature !== signature) {
+  const tapDir = dirname(fileURLToPath(import.meta.resolve('tap/package.json')))
+  execFileSync(process.execPath, [join(tapDir, 'dist/esm/run.mjs'), 'build'], { stdio: 'inherit' })
+}
