@@ -7,7 +7,7 @@ import type { Test } from 'tap'
 import { packageRoot } from '../../paths.js'
 import { run } from '../../scripts/profiler/cli.js'
 import { CLI } from './profiler-cli.js'
-import { collected, spawnNode } from './run.js'
+import { collected, nodeArgs, spawnNode } from './run.js'
 
 /**
  * The same client talking to `run(['mcp'])` in-process, over a pair of byte streams: the SDK's stdio
@@ -55,7 +55,7 @@ export async function mcpClient (t: Test, env: Record<string, string>): Promise<
   const client = new Client({ name: 'profiler-test', version: '1.0.0' })
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [join(packageRoot, 'dist', CLI), 'mcp'],
+    args: [...nodeArgs, join(packageRoot, 'dist', CLI), 'mcp'],
     env: { PATH: process.env.PATH ?? '', ...env },
     stderr: 'pipe'
   })

@@ -5,9 +5,12 @@ import { packageRoot } from '../../paths.js'
 
 export interface RunResult { code: number | null, stdout: string, stderr: string }
 
+/** This test process's preloads (.taprc node-arg: test/preload-typebox.cts), for the node processes it starts. */
+export const nodeArgs = process.execArgv.filter(arg => arg.startsWith('--require='))
+
 /** Starts a built entry point (dist/...) with an environment of our own (PATH only, plus `env`). */
 export function spawnNode (script: string, args: string[], env: Record<string, string>): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, [join(packageRoot, 'dist', script), ...args], {
+  return spawn(process.execPath, [...nodeArgs, join(packageRoot, 'dist', script), ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['pipe', 'pipe', 'pipe']
   })

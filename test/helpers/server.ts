@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type { Test } from 'tap'
 import { packageRoot } from '../../paths.js'
 import { freshDir } from './dirs.js'
+import { nodeArgs } from './run.js'
 
 export interface RunningServer {
   /** http://127.0.0.1:<port> */
@@ -21,7 +22,7 @@ export interface RunningServer {
 export async function startServer (t: Test, env: Record<string, string> = {}): Promise<RunningServer> {
   if (env.LOG_LEVEL !== undefined) throw new Error('startServer reads the port from the info log: do not set LOG_LEVEL')
   const dir = freshDir(t, 'server-')
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [join(packageRoot, 'dist', 'server.js')], {
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [...nodeArgs, join(packageRoot, 'dist', 'server.js')], {
     env: {
       PATH: process.env.PATH ?? '',
       PORT: '0',
