@@ -14,7 +14,7 @@ import { waitFor } from '../helpers/wait-for.js'
 // These tests wait for the clock (seconds of traffic, partitions a second wide): each loop pauses
 // between its polls, so that the traffic is steady (hundreds of requests a second over two
 // instances) without taking both cores from the other test files for that long.
-const PAUSE_MS = 10
+const PAUSE_MS = 40
 
 interface Listing { results: Array<{ token: string, deployment: string, url: string }>, store: { state: string, queued: number, dropped: number } }
 
