@@ -11,6 +11,10 @@ import { pollLoad } from '../helpers/poll-load.js'
 /** Profiles answered longer ago than this before a SIGKILL must have survived it (see README "Security"). */
 const KILL_LOSS_BOUND_MS = 500
 
+// Four loops polling with a short pause: a few hundred requests a second, the writer always has a
+// batch in hand, and the other test files keep their share of the cores.
+const LOAD = { endOnFailure: true, pauseMs: 10 }
+
 /** Database files of their own: a second start in the same test must find them again. */
 function databaseEnv (t: Test): Record<string, string> {
   const dir = freshDir(t, 'databases-')
@@ -39,7 +43,7 @@ function integrity (path: string): string {
 t.test('kill -9 under load: both databases intact, the service serves again, only the last moments are missing', async t => {
   const env = databaseEnv(t)
   const server = await startServer(t, env)
-  const traffic = pollLoad(server.address, 4, { endOnFailure: true })
+  const traffic = pollLoad(server.address, 4, LOAD)
   // Enough answers old enough to be past the loss bound, so the bound is really tested.
   const settledBefore = (now: number): number => traffic.answers.filter(answer => answer.at < now - 2 * KILL_LOSS_BOUND_MS).length
   await waitFor(() => settledBefore(Date.now()) >= 150, { timeoutMs: 30_000, what: 'answers older than the loss bound' })
@@ -86,7 +90,7 @@ function slowRequest (address: string): { finish: () => void, answer: Promise<st
 t.test('SIGTERM under load: in-flight requests complete and no answered profile is lost', async t => {
   const env = databaseEnv(t)
   const server = await startServer(t, env)
-  const traffic = pollLoad(server.address, 4, { endOnFailure: true })
+  const traffic = pollLoad(server.address, 4, LOAD)
   await waitFor(() => traffic.answers.length >= 100, { timeoutMs: 30_000, what: '100 answered requests' })
   const inFlight = slowRequest(server.address)
   // Nothing outside the server tells when it has read the request's head: give it a moment.
