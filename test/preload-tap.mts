@@ -7,4 +7,9 @@ import { fileURLToPath } from 'node:url'
 
 // tap's ES module entry (import.meta.resolve follows the import condition): require('tap') would
 // load its CommonJS build instead, a second tap beside the one the test file imports.
-createRequire(import.meta.url)(fileURLToPath(import.meta.resolve('tap')))
+try {
+  createRequire(import.meta.url)(fileURLToPath(import.meta.resolve('tap')))
+} catch (error) {
+  // Node < 20.19 cannot require an ES module: tap is then imported as usual.
+  if ((error as NodeJS.ErrnoException).code !== 'ERR_REQUIRE_ESM') throw error
+}

@@ -2,6 +2,7 @@
 // .taprc asks for (after `npm ci` it holds tap's default set). tap rebuilds it by itself, but it
 // has already chosen that run's test-process loaders from the old set by then (TypeScript, mock:
 // tapjs/tapjs#974), so the first run after an install was ~20% slower than every later one.
+// The three @tapjs packages are devDependencies at the versions tap itself pins: move them with tap.
 import '@tapjs/core' // first: @tapjs/test cannot be the first of tap's modules loaded
 import { TapConfig } from '@tapjs/config'
 import { signature } from '@tapjs/test'
