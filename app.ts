@@ -1,5 +1,4 @@
 import accepts from '@fastify/accepts'
-import { AjvCompiler } from '@fastify/ajv-compiler'
 import underPressure from '@fastify/under-pressure'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Config } from './config.js'
@@ -15,20 +14,13 @@ import views from './plugins/views.js'
 import { HttpError } from './lib/http-error.js'
 import { escapeMalformedPath } from './plugins/routing/malformed-url.js'
 import { ROUTER_OPTIONS } from './plugins/routing/route-mirror.js'
+import { serializerCompiler, validatorCompiler } from './schema-compilers.js'
 import ccenterRoutes from './routes/ccenter/index.js'
 import monitorRoutes from './routes/monitor/index.js'
 
 declare module 'fastify' {
   interface FastifyInstance { config: Config }
 }
-
-/**
- * One validator compiler for every app this process builds: Ajv keeps what it compiled by schema
- * object, and the route schemas are module constants, so each is compiled once per process
- * instead of once per app (~23 ms of CPU per app; the test suite builds ~200). Fastify calls a
- * compiler of our own "custom" and then leaves header schemas as written: the routes have none.
- */
-const VALIDATOR_COMPILER = AjvCompiler()
 
 /** Seconds a shed client is asked to wait. */
 const SHED_RETRY_AFTER_S = 10
@@ -45,7 +37,7 @@ export interface AppOverrides {
 /** The whole plugin tree; never listens (server.ts does). Tests call this and use inject(). */
 export async function buildApp (config: Config, overrides: AppOverrides = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    schemaController: { compilersFactory: { buildValidator: VALIDATOR_COMPILER } },
+    schemaController: { compilersFactory: { buildValidator: validatorCompiler, buildSerializer: serializerCompiler } },
     logger: { level: config.logLevel, serializers: logSerializers(config), ...(overrides.logStream === undefined ? {} : { stream: overrides.logStream }) },
     // A path that cannot be decoded is answered 400 by routing-errors, hooks and profiler included.
     rewriteUrl: escapeMalformedPath,
