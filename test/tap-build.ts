@@ -7,11 +7,13 @@ import '@tapjs/core' // first: @tapjs/test cannot be the first of tap's modules 
 import { TapConfig } from '@tapjs/config'
 import { signature } from '@tapjs/test'
 import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const config = await TapConfig.load()
 if (config.pluginSignature !== signature) {
-  const tapDir = dirname(fileURLToPath(import.meta.resolve('tap/package.json')))
-  execFileSync(process.execPath, [join(tapDir, 'dist/esm/run.mjs'), 'build'], { stdio: 'inherit' })
+  const tapPackage = fileURLToPath(import.meta.resolve('tap/package.json'))
+  const { bin } = JSON.parse(readFileSync(tapPackage, 'utf8')) as { bin: { tap: string } }
+  execFileSync(process.execPath, [join(dirname(tapPackage), bin.tap), 'build'], { stdio: 'inherit' })
 }
