@@ -16,7 +16,7 @@ export function testConfig (t: Test, env: Record<string, string> = {}): Config {
     LOG_LEVEL: 'silent',
     ...(env.DATABASE_URL === undefined ? { DATABASE_PATH: join(dir, 'app.sqlite') } : {}),
     ...(env.PROFILER_DATABASE_URL === undefined ? { PROFILER_DATABASE_PATH: join(dir, 'profiler.sqlite') } : {}),
-    // Tests drive the loop flat out with inject() (and run instrumented, two files at a time):
+    // Tests drive the loop flat out with inject() (and run instrumented, several files at a time):
     // load shedding would answer 503s there. test/plugins/load-shedding.test.ts turns it on.
     MAX_EVENT_LOOP_DELAY: '0ms',
     // The writer's work on the test's own thread: no thread to start per app (the tests about the
