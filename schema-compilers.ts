@@ -1,6 +1,7 @@
 // The schema compilers shared by every app this process builds (app.ts). The route schemas are
 // module constants, so each is compiled once per process instead of once per app: one app in
-// production, ~200 in the test suite (building and warming an app: 75 ms of CPU, 41 with both).
+// production, ~200 in the test suite (`npm run bench -- --only=suite`: the first app of a process
+// against the next ones).
 import { AjvCompiler } from '@fastify/ajv-compiler'
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler'
 

@@ -1,6 +1,7 @@
 // npm run bench [-- --quick] [-- --only=cpu,search] [-- --cpu-prof] [-- --store=postgres]: profiler
 // overhead, CPU per request and thread, search and route statistics at 10k and 1M profiles, the
-// store's write rate and size, memory over many profiled requests. Prints a table and writes
+// store's write rate and size, memory over many profiled requests, and what a test process pays
+// (--only=suite, the one section that needs no seeded store). Prints a table and writes
 // bench/results.json (results-postgres.json for --store=postgres, against a cluster it starts
 // itself under var/bench/postgres). Every figure is also given as a ratio against a baseline of the
 // same run. --smoke: tiny sizes and runs, only to check that the benchmark itself works.
@@ -12,6 +13,7 @@ import { measureCpu } from './cpu.js'
 import { runLoad, type LoadResult, type Mix } from './load.js'
 import { requestsCovered, searchCases, statsOverHttp, timeInProcess, timeOverHttp, timeStatsInProcess, timeStatsOverHttp, type Timing } from './search.js'
 import { startBenchServer } from './server-process.js'
+import { measureAppBuilds, measureModuleLoading, measurePollClient } from './suite-costs.js'
 import { median, round } from './stats.js'
 import { postgresStore, sqliteStore, type BenchStore } from './stores.js'
 
@@ -188,13 +190,28 @@ async function measureMemory (): Promise<void> {
   }
 }
 
+async function measureSuiteCosts (): Promise<void> {
+  log('\n## What a test process pays (CPU, all threads)')
+  const loading = measureModuleLoading(smoke ? 1 : 5)
+  log(`importing the app: ${loading.plainMs} ms; under tap's coverage hooks ${loading.tapHooksMs} ms (${loading.hooksRatio}x); with TypeBox preloaded ${loading.tapHooksTypeboxPreloadedMs} ms (${loading.preloadedRatio}x)`)
+  const server = await startBenchServer({ PROFILER: 'off', DATABASE_PATH: join(DATA, 'app.sqlite') })
+  const client = await measurePollClient(server, smoke ? 200 : 4000)
+  await server.stop()
+  log(`a load-loop request, client side: node:http ${client.httpUsPerRequest} µs, fetch ${client.fetchUsPerRequest} µs (${client.fetchRatio}x)`)
+  const apps = await measureAppBuilds(smoke ? 2 : 20)
+  log(`building, warming and closing an app: the first in the process ${apps.firstAppMs} ms, the next ones ${apps.laterAppMs} ms (${apps.laterRatio}x)`)
+  results.suite = { moduleLoading: loading, pollClient: client, appBuilds: apps }
+}
+
 const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, date: new Date().toISOString(), quick, smoke, store: store.name }
 log(`# Profiler benchmark${quick ? ' (--quick)' : ''}${smoke ? ' (--smoke: not a measurement)' : ''}, ${store.name} store: ${machine.nproc} cores, ${machine.cpu}, Node ${machine.node}, ${machine.date}`)
 results.machine = machine
-const sections: Record<string, () => Promise<void>> = { store: measureStore, cpu: measureCpuPerRequest, search: measureSearch, throughput: measureThroughput, memory: measureMemory }
+// First: it measures the first app this process builds.
+const sections: Record<string, () => Promise<void>> = { suite: measureSuiteCosts, store: measureStore, cpu: measureCpuPerRequest, search: measureSearch, throughput: measureThroughput, memory: measureMemory }
 const only = process.argv.find(arg => arg.startsWith('--only='))?.slice('--only='.length).split(',')
+const needsStore = only === undefined || only.some(name => name !== 'suite')
 for (const [name, section] of Object.entries(sections)) {
-  if (only === undefined || only.includes(name) || name === 'store') await section()
+  if (only === undefined || only.includes(name) || (name === 'store' && needsStore)) await section()
 }
 await store.close()
 // A partial run (--only=) updates its sections and keeps the others of the last full run; a smoke run writes nothing.
