@@ -56,7 +56,7 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
     ? { ...options.target, busyTimeoutMs: options.busyTimeoutMs }
     : options.target
   const where = describeTarget(target)
-  const openReader = async () => await openStoreReader(target, message => { app.log.info(`Profiler store ${where}: ${message}`) })
+  const openReader = async () => await openStoreReader(target, message => { app.log.info(`Profiler store ${where}: ${message}`) }, options.writer === 'inline')
   // Dropped profiles are logged at most once every 10 s, with the count so far.
   let lastDropLog = 0
   const events: StoreEvents = {

@@ -12,6 +12,7 @@ import { choosePanel, findStoredProfile, profileJson, tokenNotFound } from './pr
 import { panelMenu, panelView, profileSummary, resultRow, searchForm } from './view-model.js'
 import { curlText, harText } from './export.js'
 import { statsRoutes } from './stats-routes.js'
+import { boundPageConcurrency, PAGE_CONCURRENCY } from './page-concurrency.js'
 
 export interface ProfilerRoutesOptions {
   store: ProfileStore
@@ -47,6 +48,7 @@ function sendHar (reply: FastifyReply, name: string, document: string): FastifyR
 /** /_profiler: the search listing and the profile pages, each with a JSON twin. Profiled only when they fail. */
 export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = async (app, { store, collectors, secret, loginRateLimit }) => {
   const config = { profile: false }
+  boundPageConcurrency(app, PAGE_CONCURRENCY)
   await securePages(app, secret, loginRateLimit)
   const panelNames = collectors.map(collector => collector.name)
 
@@ -94,7 +96,10 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
   app.get('/:token/search/har', { config, schema: { params: TokenParams, querystring: SearchQuerySchema } }, async (request, reply) => {
     const { token } = request.params
     if (token !== 'empty' && !TOKEN_PATTERN.test(token)) throw tokenNotFound(token)
-    const summaries = await store.search(parseSearchFilters(request.query))
+    const filters = parseSearchFilters(request.query)
+    const built = await store.searchHar(filters, app.config.version)
+    if (built !== null) return sendHar(reply, 'profiles', built)
+    const summaries = await store.search(filters)
     const profiles = (await Promise.all(summaries.map(async summary => await store.find(summary.token))))
       // A profile pruned between the search and its read is left out.
       .filter(profile => profile !== undefined)

@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3'
 import type { ProfileSummary, SearchFilters, StoredProfile } from '../profile.js'
 import type { RouteStats } from '../stats/rollup.js'
 import type { StoreReader, StoreTarget } from './engine.js'
+import { harText } from '../pages/export.js'
 import { openProfileDatabase } from './open-store.js'
 import { ProfileSearch } from './reader.js'
 
@@ -27,6 +28,12 @@ export class SqliteReader implements StoreReader {
 
   async search (filters: SearchFilters): Promise<ProfileSummary[]> {
     return this.searches.search(filters)
+  }
+
+  /** The HAR document of a search's profiles (a profile pruned meanwhile is left out). */
+  async searchHar (filters: SearchFilters, version: string): Promise<string> {
+    const profiles = this.searches.search(filters).map(summary => this.searches.find(summary.token)).filter(profile => profile !== undefined)
+    return harText(profiles, version)
   }
 
   async find (token: string): Promise<StoredProfile | undefined> {

@@ -1,0 +1,93 @@
+import { Agent, request } from 'node:http'
+import t from 'tap'
+import { pollLoad } from '../helpers/poll-load.js'
+import { startServer } from '../helpers/server.js'
+import { waitFor } from '../helpers/wait-for.js'
+
+// Issue 20: clients looping on the profiler's costliest pages (a URL search that matches nothing
+// after a trigram walk, a 100-profile HAR export) must not starve the status poll. Measured as the
+// time the poll takes for a fixed number of answers, alone and then beside the page clients, in
+// one run; the bound (50%) leaves room for a machine whose cores are busy with other tests.
+
+const SCANNER_PROFILES = 3000
+const POLLS = 600
+const PAGE_CLIENTS = 8
+const COSTLY_SEARCH = '/_profiler/empty/search/results?url=NOPE/results%3Fip%3D127&limit=100'
+const LARGE_HAR = '/_profiler/empty/search/har?limit=100'
+
+interface Answer { status: number, body: string, retryAfter?: string }
+
+async function get (address: string, path: string, agent: Agent, accept = 'application/json'): Promise<Answer> {
+  return await new Promise((resolve, reject) => {
+    const req = request(new URL(path, address), { agent, headers: { accept } }, res => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => { body += chunk })
+      res.on('end', () => { resolve({ status: res.statusCode ?? 0, body, retryAfter: res.headers['retry-after'] }) })
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+/** Milliseconds the poll takes for POLLS more answers, from now. */
+async function pollTime (answers: unknown[]): Promise<number> {
+  const from = answers.length
+  const start = performance.now()
+  await waitFor(() => answers.length >= from + POLLS, { timeoutMs: 120_000, what: `${POLLS} status polls` })
+  return performance.now() - start
+}
+
+t.test('eight clients looping on the costliest profiler pages leave the status poll at least half its throughput', async t => {
+  const server = await startServer(t)
+  const agent = new Agent({ keepAlive: true, maxSockets: 16 })
+  t.teardown(() => { agent.destroy() })
+
+  // Scanner traffic: distinct 200-character paths, each a profile with its own URL.
+  let sent = 0
+  await Promise.all(Array.from({ length: 8 }, async () => {
+    while (sent < SCANNER_PROFILES) {
+      const n = sent++
+      await get(server.address, `/scan/${String(n).padStart(6, '0')}/${'results?ip=10.0.0.1&q='.padEnd(185, 'x')}`, agent)
+    }
+  }))
+  await waitFor(async () => JSON.parse((await get(server.address, '/_profiler/empty/search/results?limit=1&url=/scan/', agent)).body).results.length > 0 &&
+    JSON.parse((await get(server.address, `/_profiler/empty/search/results?limit=1&url=/scan/${String(SCANNER_PROFILES - 1).padStart(6, '0')}/`, agent)).body).results.length === 1,
+  { timeoutMs: 60_000, what: 'the scanner profiles to be stored' })
+
+  const polls = pollLoad(server.address, 2)
+  t.teardown(polls.stop)
+  await waitFor(() => polls.answers.length >= 50, { what: 'the poll to warm up' })
+  const alone = await pollTime(polls.answers)
+
+  const state = { running: true }
+  const pageAnswers: Answer[] = []
+  const pageAgent = new Agent({ keepAlive: true })
+  const clients = Array.from({ length: PAGE_CLIENTS }, async (_, i) => {
+    while (state.running) pageAnswers.push(await get(server.address, i % 2 === 0 ? COSTLY_SEARCH : LARGE_HAR, pageAgent))
+  })
+  await waitFor(() => pageAnswers.length >= PAGE_CLIENTS, { timeoutMs: 60_000, what: 'the page clients to start' })
+  const loaded = await pollTime(polls.answers)
+  state.running = false
+  await Promise.all(clients)
+  pageAgent.destroy()
+  await polls.stop()
+
+  const ratio = alone / loaded
+  t.comment(`status poll: ${POLLS} answers in ${alone.toFixed(0)} ms alone, ${loaded.toFixed(0)} ms beside ${PAGE_CLIENTS} page clients (${(ratio * 100).toFixed(0)}%)`)
+  t.ok(ratio >= 0.5, `the poll keeps at least half its throughput (kept ${(ratio * 100).toFixed(0)}%)`)
+  t.ok(polls.answers.every(answer => answer.status === 200), 'every poll answered 200')
+
+  // The pages stay correct: answered, or refused with a 503 that says when to come back.
+  t.ok(pageAnswers.some(answer => answer.status === 200), 'the pages answered')
+  for (const answer of pageAnswers) {
+    if (answer.status === 503) t.equal(answer.retryAfter, '1', 'a refused page says when to retry')
+    else if (answer.status !== 200) t.fail(`a page answered ${answer.status}: ${answer.body.slice(0, 200)}`)
+  }
+  const search = pageAnswers.find(answer => answer.status === 200 && answer.body.startsWith('{"results"'))
+  t.same(search === undefined ? null : JSON.parse(search.body).results, [], 'the costly search matches nothing')
+  const har = JSON.parse((await get(server.address, LARGE_HAR, agent)).body)
+  t.equal(har.log.entries.length, 100, 'the HAR export holds 100 profiles')
+  t.equal(await server.stop(), 0)
+})
