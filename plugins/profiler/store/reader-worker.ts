@@ -1,17 +1,23 @@
 // The reader worker: owns the read connection of a SQLite store and answers the request thread's
 // SqliteReaderThread (sqlite-reader-thread.ts). Searches of a scanner-sized store take tens of ms
 // and a HAR export builds megabytes of JSON: here they never hold the request thread.
-import { writeFileSync } from 'node:fs'
+import { readlinkSync, writeFileSync } from 'node:fs'
+import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import type { StoreTarget } from './engine.js'
 import { copyError, type ReaderAnswer, type ReaderRequest } from './reader-protocol.js'
 import { SqliteReader } from './sqlite-reader.js'
 
+const READER_NICENESS = 10
+
 const port = parentPort as NonNullable<typeof parentPort>
 if (parentPort === null) throw new Error('store/reader-worker.ts runs as a worker thread')
 
+// Named for `top -H`; and niced (Linux: a thread id is a pid to setpriority), so that on busy
+// cores the request thread gets the CPU first and a page waits instead of the business routes.
 try {
   writeFileSync('/proc/thread-self/comm', 'profiler-reader')
+  setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), READER_NICENESS)
 } catch {}
 
 const send = (answer: ReaderAnswer): void => { port.postMessage(answer) }
