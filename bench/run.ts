@@ -4,7 +4,7 @@
 // (--only=suite, the one section that needs no seeded store). Prints a table and writes
 // bench/results.json (results-postgres.json for --store=postgres, against a cluster it starts
 // itself under var/bench/postgres). Every figure is also given as a ratio against a baseline of the
-// same run. --smoke: tiny sizes and runs, only to check that the benchmark itself works.
+// same run. --only=pages: the status poll beside clients looping on the costliest profiler pages. --smoke: tiny sizes and runs, only to check that the benchmark itself works.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { join, relative } from 'node:path'
@@ -13,6 +13,7 @@ import { measureCpu } from './cpu.js'
 import { runLoad, type LoadResult, type Mix } from './load.js'
 import { requestsCovered, searchCases, statsOverHttp, timeInProcess, timeOverHttp, timeStatsInProcess, timeStatsOverHttp, type Timing } from './search.js'
 import { startBenchServer } from './server-process.js'
+import { COSTLY_SEARCH, LARGE_HAR, measurePages } from './pages.js'
 import { measureAppBuilds, measureModuleLoading, measurePollClient } from './suite-costs.js'
 import { median, round } from './stats.js'
 import { postgresStore, sqliteStore, type BenchStore } from './stores.js'
@@ -203,13 +204,26 @@ async function measureSuiteCosts (): Promise<void> {
   results.suite = { moduleLoading: loading, pollClient: client, appBuilds: apps }
 }
 
+async function measurePagesBesidePoll (): Promise<void> {
+  const profiles = smoke ? 2_000 : 55_000
+  log(`\n## Profiler pages beside the status poll (${profiles.toLocaleString('en')} scanner profiles, poll on 2 connections, 8 page clients, ${SECONDS} s each)`)
+  const pages = await measurePages(DATA, profiles, SECONDS)
+  const f = (run: { requestsPerSecond: number, p99: number }): string => `${run.requestsPerSecond} req/s, p99 ${run.p99} ms`
+  log('| run | status poll | ratio to alone | page clients |')
+  log('|---|---|---|---|')
+  log(`| poll alone | ${f(pages.pollAlone)} | 1 | - |`)
+  log(`| beside ${COSTLY_SEARCH} | ${f(pages.besideSearch)} | ${pages.besideSearch.ratio} | ${f(pages.besideSearch.pages)}, ${pages.besideSearch.pages.non2xx} non-2xx |`)
+  log(`| beside ${LARGE_HAR} | ${f(pages.besideHar)} | ${pages.besideHar.ratio} | ${f(pages.besideHar.pages)}, ${pages.besideHar.pages.non2xx} non-2xx |`)
+  results.pages = pages
+}
+
 const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, date: new Date().toISOString(), quick, smoke, store: store.name }
 log(`# Profiler benchmark${quick ? ' (--quick)' : ''}${smoke ? ' (--smoke: not a measurement)' : ''}, ${store.name} store: ${machine.nproc} cores, ${machine.cpu}, Node ${machine.node}, ${machine.date}`)
 results.machine = machine
 // First: it measures the first app this process builds.
-const sections: Record<string, () => Promise<void>> = { suite: measureSuiteCosts, store: measureStore, cpu: measureCpuPerRequest, search: measureSearch, throughput: measureThroughput, memory: measureMemory }
+const sections: Record<string, () => Promise<void>> = { suite: measureSuiteCosts, store: measureStore, cpu: measureCpuPerRequest, search: measureSearch, throughput: measureThroughput, memory: measureMemory, pages: measurePagesBesidePoll }
 const only = process.argv.find(arg => arg.startsWith('--only='))?.slice('--only='.length).split(',')
-const needsStore = only === undefined || only.some(name => name !== 'suite')
+const needsStore = only === undefined || only.some(name => name !== 'suite' && name !== 'pages')
 for (const [name, section] of Object.entries(sections)) {
   if (only === undefined || only.includes(name) || (name === 'store' && needsStore)) await section()
 }
