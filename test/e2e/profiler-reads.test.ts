@@ -89,5 +89,14 @@ t.test('eight clients looping on the costliest profiler pages leave the status p
   t.same(search === undefined ? null : JSON.parse(search.body).results, [], 'the costly search matches nothing')
   const har = JSON.parse((await get(server.address, LARGE_HAR, agent)).body)
   t.equal(har.log.entries.length, 100, 'the HAR export holds 100 profiles')
+
+  // The bound: 40 exports at once on their own connections; 2 run, 16 wait, the rest are refused.
+  const burstAgent = new Agent({ keepAlive: false })
+  const burst = await Promise.all(Array.from({ length: 40 }, async () => await get(server.address, LARGE_HAR, burstAgent)))
+  const refused = burst.filter(answer => answer.status === 503)
+  t.equal(burst.filter(answer => answer.status === 200).length + refused.length, 40, 'each export is answered or refused')
+  t.ok(refused.length >= 40 - 18, `past 2 running and 16 waiting, the pages refuse (${refused.length} refused)`)
+  t.match(JSON.parse(refused[0]?.body ?? '{}'), { statusCode: 503, message: /^The profiler pages are busy \(2 running, 16 waiting\); try again in 1 s/ }, 'the refusal says why')
+  t.ok(refused.every(answer => answer.retryAfter === '1'), 'and when to come back')
   t.equal(await server.stop(), 0)
 })
