@@ -12,8 +12,8 @@ export type ReaderCall =
 
 export type ReaderRequest = ReaderCall & { id: number }
 
-/** An error as it crosses the thread: enough for the fault rules (name, code, message). */
-export interface CopiedError { name: string, message: string, code?: string }
+/** An error as it crosses the thread: enough for the fault rules (name, code, message, and its causes: isStorageFault walks them). */
+export interface CopiedError { name: string, message: string, code?: string, cause?: CopiedError }
 
 export type ReaderAnswer =
   | { type: 'opened', migrated: string | null }
@@ -21,14 +21,19 @@ export type ReaderAnswer =
   | { type: 'done', id: number, value: unknown }
   | { type: 'failed', id: number, error: CopiedError }
 
-export function copyError (err: unknown): CopiedError {
+export function copyError (err: unknown, depth = 0): CopiedError {
   const error: Error & { code?: unknown } = err instanceof Error ? err : new Error(String(err))
-  return { name: error.name, message: error.message, ...(typeof error.code === 'string' ? { code: error.code } : {}) }
+  return {
+    name: error.name,
+    message: error.message,
+    ...(typeof error.code === 'string' ? { code: error.code } : {}),
+    ...(error.cause instanceof Error && depth < 5 ? { cause: copyError(error.cause, depth + 1) } : {})
+  }
 }
 
 /** The copied error as an Error again, with its name and code (what isStorageFault reads). */
-export function revivedError ({ name, message, code }: CopiedError): Error {
-  const error = new Error(message) as Error & { code?: string }
+export function revivedError ({ name, message, code, cause }: CopiedError): Error {
+  const error = new Error(message, cause === undefined ? undefined : { cause: revivedError(cause) }) as Error & { code?: string }
   error.name = name
   if (code !== undefined) error.code = code
   return error
