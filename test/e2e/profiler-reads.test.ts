@@ -12,23 +12,31 @@ import { waitFor } from '../helpers/wait-for.js'
 const SCANNER_PROFILES = 3000
 const POLLS = 600
 const PAGE_CLIENTS = 8
+const ROUNDS = 3
+/** The bench's target is 70% on an idle machine; here other test files share the cores. Before the reader thread: 1-11%. */
+const MIN_RATIO = 0.5
 const COSTLY_SEARCH = '/_profiler/empty/search/results?url=NOPE/results%3Fip%3D127&limit=100'
 const LARGE_HAR = '/_profiler/empty/search/har?limit=100'
 
 interface Answer { status: number, body: string, retryAfter?: string }
 
-async function get (address: string, path: string, agent: Agent, accept = 'application/json'): Promise<Answer> {
+/** `keepBody: false`: the body is read and dropped (the page loops: the client's CPU is the poll's too). */
+async function get (address: string, path: string, agent: Agent, keepBody = true): Promise<Answer> {
   return await new Promise((resolve, reject) => {
-    const req = request(new URL(path, address), { agent, headers: { accept } }, res => {
+    const req = request(new URL(path, address), { agent, headers: { accept: 'application/json' } }, res => {
       let body = ''
       res.setEncoding('utf8')
-      res.on('data', (chunk: string) => { body += chunk })
+      res.on('data', (chunk: string) => { if (keepBody || res.statusCode !== 200) body += chunk })
       res.on('end', () => { resolve({ status: res.statusCode ?? 0, body, retryAfter: res.headers['retry-after'] }) })
       res.on('error', reject)
     })
     req.on('error', reject)
     req.end()
   })
+}
+
+function median (values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN
 }
 
 /** Milliseconds the poll takes for POLLS more answers, from now. */
@@ -59,24 +67,29 @@ t.test('eight clients looping on the costliest profiler pages leave the status p
   const polls = pollLoad(server.address, 2)
   t.teardown(polls.stop)
   await waitFor(() => polls.answers.length >= 50, { what: 'the poll to warm up' })
-  const alone = await pollTime(polls.answers)
-
-  const state = { running: true }
+  // Interleaved rounds, medians: other test files share the cores and come and go meanwhile.
+  const alone: number[] = []
+  const loaded: number[] = []
   const pageAnswers: Answer[] = []
   const pageAgent = new Agent({ keepAlive: true })
-  const clients = Array.from({ length: PAGE_CLIENTS }, async (_, i) => {
-    while (state.running) pageAnswers.push(await get(server.address, i % 2 === 0 ? COSTLY_SEARCH : LARGE_HAR, pageAgent))
-  })
-  await waitFor(() => pageAnswers.length >= PAGE_CLIENTS, { timeoutMs: 60_000, what: 'the page clients to start' })
-  const loaded = await pollTime(polls.answers)
-  state.running = false
-  await Promise.all(clients)
-  pageAgent.destroy()
+  t.teardown(() => { pageAgent.destroy() })
+  for (let round = 0; round < ROUNDS; round++) {
+    alone.push(await pollTime(polls.answers))
+    const state = { running: true }
+    const from = pageAnswers.length
+    const clients = Array.from({ length: PAGE_CLIENTS }, async (_, i) => {
+      while (state.running) pageAnswers.push(await get(server.address, i % 2 === 0 ? COSTLY_SEARCH : LARGE_HAR, pageAgent, i % 2 === 0))
+    })
+    await waitFor(() => pageAnswers.length >= from + PAGE_CLIENTS, { timeoutMs: 60_000, what: 'the page clients to start' })
+    loaded.push(await pollTime(polls.answers))
+    state.running = false
+    await Promise.all(clients)
+  }
   await polls.stop()
 
-  const ratio = alone / loaded
-  t.comment(`status poll: ${POLLS} answers in ${alone.toFixed(0)} ms alone, ${loaded.toFixed(0)} ms beside ${PAGE_CLIENTS} page clients (${(ratio * 100).toFixed(0)}%)`)
-  t.ok(ratio >= 0.5, `the poll keeps at least half its throughput (kept ${(ratio * 100).toFixed(0)}%)`)
+  const ratio = median(alone) / median(loaded)
+  t.comment(`status poll: ${POLLS} answers in ${alone.map(Math.round).join('/')} ms alone, ${loaded.map(Math.round).join('/')} ms beside ${PAGE_CLIENTS} page clients (medians: ${(ratio * 100).toFixed(0)}%)`)
+  t.ok(ratio >= MIN_RATIO, `the poll keeps at least ${MIN_RATIO * 100}% of its throughput (kept ${(ratio * 100).toFixed(0)}%)`)
   t.ok(polls.answers.every(answer => answer.status === 200), 'every poll answered 200')
 
   // The pages stay correct: answered, or refused with a 503 that says when to come back.
