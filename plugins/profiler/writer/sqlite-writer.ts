@@ -25,7 +25,10 @@ export class SqliteWriter implements StoreWriter {
   }
 
   async write (batch: ProfileRecord[]): Promise<WriteResult> {
-    return this.writer.write(batch)
+    const result = this.writer.write(batch)
+    // The count bound holds per written batch, on what the file holds (several processes may share it).
+    this.retention.enforceCount()
+    return result
   }
 
   async prune (now: number): Promise<void> {
