@@ -81,3 +81,19 @@ t.test('scanner burst with a count bound of 2,000: the bound holds right after t
   t.ok(counts.profiles <= 2000 * 1.1, `${counts.profiles} profiles right after the burst (no prune call)`)
   t.ok(counts.profiles >= 1000, 'at least half of the bound is kept')
 })
+
+t.test('two apps sharing one SQLite profile file: the count bound holds on what the file holds', async t => {
+  const first = testConfig(t, { PROFILER_MAX_PROFILES: '100' })
+  const second = { ...testConfig(t, { PROFILER_MAX_PROFILES: '100' }), profilerDatabasePath: first.profilerDatabasePath }
+  const apps = [await buildApp(first, { profiler: { retentionIntervalMs: 60_000 } }), await buildApp(second, { profiler: { retentionIntervalMs: 60_000 } })]
+  t.teardown(async () => { for (const app of apps) await app.close() })
+  for (let i = 0; i < 300; i++) {
+    const app = apps[i % 2]
+    await app?.inject({ url: scannerPath(i) })
+    if (i % 50 === 49) for (const each of apps) await each.profileStore.flush()
+  }
+  for (const app of apps) await app.profileStore.flush()
+  const counts = fileCounts(first.profilerDatabasePath)
+  t.ok(counts.profiles <= 110, `${counts.profiles} profiles in the shared file (bound 100)`)
+  t.ok(counts.profiles >= 50, 'at least half of the bound is kept')
+})
