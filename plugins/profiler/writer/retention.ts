@@ -15,6 +15,8 @@ const RECLAIM_PAGES = 1024
 /** Pruning for size stops this far under the byte bound, so that the file stays within it. */
 const BYTES_TARGET = 0.9
 const IP_SWEEP_INTERVAL_MS = 60_000
+/** Steps in a row that deleted profiles for size without lowering the bytes before pruning for size stops. */
+const STALL_STEPS = 4
 /** Pages of URL-index merging per step that deleted profiles (an incremental 'optimize'). */
 const COMPACT_PAGES = 256
 
@@ -48,7 +50,10 @@ export class Retention {
       this.writer.deleteThrough(through)
       this.writer.compactUrlIndex(COMPACT_PAGES)
       this.reclaim()
-      if (this.prunedForSize && this.writer.usedBytes() >= before) this.bytesStalledAtCount = this.writer.count
+      // A merge of the URL index may grow the file for a step before it frees the old segments:
+      // only several steps in a row without a gain stop pruning for size.
+      if (this.prunedForSize) this.stepsWithoutGain = this.writer.usedBytes() >= before ? this.stepsWithoutGain + 1 : 0
+      if (this.stepsWithoutGain >= STALL_STEPS) this.bytesStalledAtCount = this.writer.count
       return true
     }
     if (this.reclaim()) return true
@@ -82,6 +87,7 @@ export class Retention {
   }
 
   private prunedForSize = false
+  private stepsWithoutGain = 0
 
   /** The newest id to delete through in this step, or undefined when every bound holds. */
   private pruneTarget (now: number): number | undefined {
@@ -94,7 +100,10 @@ export class Retention {
     if (writer.count > limits.maxProfiles) return writer.nthOldestId(Math.min(writer.count - limits.maxProfiles, BATCH))
     const used = writer.usedBytes()
     const target = limits.maxBytes * BYTES_TARGET
-    if (used <= target) this.bytesStalledAtCount = undefined
+    if (used <= target) {
+      this.bytesStalledAtCount = undefined
+      this.stepsWithoutGain = 0
+    }
     const stalledAt = this.bytesStalledAtCount
     // Stalled: only what arrived since goes, so the count stays where deleting stopped paying.
     if (used > target && stalledAt !== undefined) {
