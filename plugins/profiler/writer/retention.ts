@@ -15,6 +15,10 @@ const RECLAIM_PAGES = 1024
 /** Pruning for size stops this far under the byte bound, so that the file stays within it. */
 const BYTES_TARGET = 0.9
 const IP_SWEEP_INTERVAL_MS = 60_000
+/** Steps in a row that deleted profiles for size without lowering the bytes before pruning for size stops. */
+const STALL_STEPS = 4
+/** Pages of URL-index merging per step that deleted profiles (an incremental 'optimize'). */
+const COMPACT_PAGES = 256
 
 /**
  * Keeps the profile store within its bounds, in the writer thread: whichever bound is hit first,
@@ -24,6 +28,12 @@ export class Retention {
   private readonly loop = new BackgroundLoop(() => this.step(), err => { this.onError(err) })
   private urlSweepCursor = 0
   private lastIpSweep = 0
+  /**
+   * Set when pruning for size deleted profiles without lowering the bytes used (the rest is not
+   * profiles): pruning for size then waits until the store holds more profiles than at that point,
+   * instead of deleting every profile (what scanner traffic once made it do).
+   */
+  private bytesStalledAtCount: number | undefined
 
   constructor (
     private readonly writer: ProfileWriter,
@@ -33,10 +43,17 @@ export class Retention {
 
   /** One step; returns true when it deleted or reclaimed something (more may be left). */
   step (now = Date.now()): boolean {
+    this.writer.recount()
     const through = this.pruneTarget(now)
     if (through !== undefined) {
+      const before = this.writer.usedBytes()
       this.writer.deleteThrough(through)
+      this.writer.compactUrlIndex(COMPACT_PAGES)
       this.reclaim()
+      // A merge of the URL index may grow the file for a step before it frees the old segments:
+      // only several steps in a row without a gain stop pruning for size.
+      if (this.prunedForSize) this.stepsWithoutGain = this.writer.usedBytes() >= before ? this.stepsWithoutGain + 1 : 0
+      if (this.stepsWithoutGain >= STALL_STEPS) this.bytesStalledAtCount = this.writer.count
       return true
     }
     if (this.reclaim()) return true
@@ -59,8 +76,22 @@ export class Retention {
     this.loop.stop()
   }
 
+  /** Enforces the count bound only (cheap): called after each written batch. */
+  enforceCount (): void {
+    const { writer, limits } = this
+    while (writer.recount() > limits.maxProfiles) {
+      const through = writer.nthOldestId(Math.min(writer.count - limits.maxProfiles, BATCH))
+      if (through === undefined || writer.deleteThrough(through) === 0) return
+      writer.compactUrlIndex(COMPACT_PAGES)
+    }
+  }
+
+  private prunedForSize = false
+  private stepsWithoutGain = 0
+
   /** The newest id to delete through in this step, or undefined when every bound holds. */
   private pruneTarget (now: number): number | undefined {
+    this.prunedForSize = false
     const { writer, limits } = this
     const oldest = writer.oldestId()
     if (oldest === undefined) return undefined
@@ -69,7 +100,17 @@ export class Retention {
     if (writer.count > limits.maxProfiles) return writer.nthOldestId(Math.min(writer.count - limits.maxProfiles, BATCH))
     const used = writer.usedBytes()
     const target = limits.maxBytes * BYTES_TARGET
+    if (used <= target) {
+      this.bytesStalledAtCount = undefined
+      this.stepsWithoutGain = 0
+    }
+    const stalledAt = this.bytesStalledAtCount
+    // Stalled: only what arrived since goes, so the count stays where deleting stopped paying.
+    if (used > target && stalledAt !== undefined) {
+      return writer.count > stalledAt ? writer.nthOldestId(Math.min(writer.count - stalledAt, BATCH)) : undefined
+    }
     if (used > target && writer.count > 0) {
+      this.prunedForSize = true
       const bytesPerProfile = used / writer.count
       const excess = Math.ceil((used - target) / bytesPerProfile)
       return writer.nthOldestId(Math.max(1, Math.min(excess, BATCH, writer.count)))

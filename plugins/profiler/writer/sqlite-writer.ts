@@ -25,7 +25,13 @@ export class SqliteWriter implements StoreWriter {
   }
 
   async write (batch: ProfileRecord[]): Promise<WriteResult> {
-    return this.writer.write(batch)
+    const result = this.writer.write(batch)
+    // The count bound holds per written batch, on what the file holds (several processes may share it).
+    this.retention.enforceCount()
+    // One retention step per batch as well (at most 500 deletions): under a burst the background
+    // loop alone let the file reach 91 MB at a 5 MiB bound before it caught up.
+    this.retention.step()
+    return result
   }
 
   async prune (now: number): Promise<void> {
