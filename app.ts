@@ -89,6 +89,7 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
       secret: config.profilerSecret,
       redaction: { headers: config.profilerRedactHeaders, fields: config.profilerRedactFields },
       retention: { maxProfiles: config.profilerMaxProfiles, maxAgeMs: config.profilerMaxAgeMs, maxBytes: config.profilerMaxBytes },
+      maxQueueBytes: config.profilerMaxQueueBytes,
       ...overrides.profiler
     })
   }

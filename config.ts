@@ -41,6 +41,11 @@ const EnvSchema = Type.Object({
     default: '256MiB',
     description: 'must be a size in bytes, or with a unit: 512KiB, 256MiB, 2GiB'
   }),
+  PROFILER_MAX_QUEUE_BYTES: Type.String({
+    pattern: SIZE,
+    default: '64MiB',
+    description: 'must be a size in bytes, or with a unit: 512KiB, 64MiB, 1GiB'
+  }),
   PROFILER_SECRET: Type.Optional(Type.String({ minLength: 16, description: 'must be at least 16 characters' })),
   PROFILER_REDACT_HEADERS: Type.String({ pattern: NAME_LIST, default: '', description: NAME_LIST_RULE }),
   PROFILER_REDACT_FIELDS: Type.String({ pattern: NAME_LIST, default: '', description: NAME_LIST_RULE }),
@@ -84,6 +89,8 @@ export interface Config {
   profilerMaxProfiles: number
   profilerMaxAgeMs: number
   profilerMaxBytes: number
+  /** Profiles waiting for the writer (and the batch it is writing) at most, in estimated bytes; past that they are dropped and counted. */
+  profilerMaxQueueBytes: number
   /** The password of the profiler's pages (HTTP Basic); null: the pages are open. */
   profilerSecret: string | null
   /** Header and field names redacted on top of the built-in ones (lower case). */
@@ -234,6 +241,7 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     profilerMaxProfiles: parsed.PROFILER_MAX_PROFILES,
     profilerMaxAgeMs: parseDuration(parsed.PROFILER_MAX_AGE),
     profilerMaxBytes: parseSize(parsed.PROFILER_MAX_BYTES),
+    profilerMaxQueueBytes: parseSize(parsed.PROFILER_MAX_QUEUE_BYTES),
     profilerSecret: parsed.PROFILER_SECRET ?? null,
     profilerRedactHeaders: parseNameList(parsed.PROFILER_REDACT_HEADERS),
     profilerRedactFields: parseNameList(parsed.PROFILER_REDACT_FIELDS),

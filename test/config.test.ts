@@ -70,6 +70,12 @@ t.test('retention bounds: durations and sizes with units', async t => {
   t.throws(() => loadConfig({ PROFILER_MAX_PROFILES: '0' }), /PROFILER_MAX_PROFILES must be >= 1/)
 })
 
+t.test('the profiler queue\'s byte bound: 64 MiB by default, a size with a unit', async t => {
+  t.equal(loadConfig({}).profilerMaxQueueBytes, 64 * 1024 * 1024)
+  t.equal(loadConfig({ PROFILER_MAX_QUEUE_BYTES: '8MiB' }).profilerMaxQueueBytes, 8 * 1024 * 1024)
+  t.throws(() => loadConfig({ PROFILER_MAX_QUEUE_BYTES: 'lots' }), /PROFILER_MAX_QUEUE_BYTES must be a size in bytes, or with a unit: 512KiB, 64MiB, 1GiB \(got "lots"\)/)
+})
+
 t.test('PROFILER=on in production requires PROFILER_SECRET of 16 characters or more, never echoed', async t => {
   t.throws(() => loadConfig({ NODE_ENV: 'production', PROFILER: 'on' }),
     { message: 'Invalid environment: PROFILER_SECRET must be set (at least 16 characters) when PROFILER=on in production' })

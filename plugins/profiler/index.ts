@@ -30,6 +30,8 @@ export interface ProfilerOptions {
   retentionIntervalMs?: number
   /** SQLite: how long a statement waits for another connection's lock before the store counts as failing (5 s). */
   busyTimeoutMs?: number
+  /** The queue's bound in estimated bytes (PROFILER_MAX_QUEUE_BYTES); `store.maxQueueBytes` overrides it. */
+  maxQueueBytes?: number
   store?: Partial<StoreOptions>
   /** Wrong passwords allowed per client IP and window before logins are refused (default 10 a minute). */
   loginRateLimit?: LoginRateLimit
@@ -77,7 +79,7 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
       else store.onWriterMessage(message)
     }
   )
-  const store: ProfileStore = new ProfileStore(openReader, writer, { ...DEFAULT_STORE_OPTIONS, ...options.store }, events)
+  const store: ProfileStore = new ProfileStore(openReader, writer, { ...DEFAULT_STORE_OPTIONS, maxQueueBytes: options.maxQueueBytes ?? DEFAULT_STORE_OPTIONS.maxQueueBytes, ...options.store }, events)
   await store.open()
   app.decorate('profileStore', store)
   installRecorder(app, { store, production: options.production, tokenSource: options.tokenSource })

@@ -95,12 +95,17 @@ export class ProfileStore {
     this.reservations.release(token)
   }
 
+  /** Estimated bytes of the profiles queued or being written (bounded by `maxQueueBytes`). */
+  get queuedBytes (): number {
+    return this.queue.bytes
+  }
+
   /** Queues a profile; never writes, never waits, never throws. Returns false when it was dropped. */
   enqueue (profile: QueuedProfile): boolean {
     return this.queue.push(profile)
   }
 
-  /** Hands every queued profile to the writer and resolves once the writer has answered for all of them. */
+  /** Hands the queued profiles to the writer, batch after batch, and resolves once it has answered for them (one try while the store fails). */
   async flush (): Promise<void> {
     await this.queue.flush()
   }

@@ -1,8 +1,20 @@
+import type { QueuedProfile } from '../profile.js'
 import type { WriterMessage, WriterRequest } from '../writer/protocol.js'
 
 type Done = Extract<WriterMessage, { type: 'done' }>
 type Pending = (message: Done) => void
 type Outgoing = WriterRequest extends infer R ? R extends WriterRequest ? Omit<R, 'id'> : never : never
+type SetAside = NonNullable<Done['unshaped']>[number]
+
+/** Whether a profile can be copied to the writer (postMessage's structured clone). */
+function isCopyable (profile: QueuedProfile): boolean {
+  try {
+    structuredClone(profile)
+    return true
+  } catch {
+    return false
+  }
+}
 
 /**
  * The request thread's handle on the writer (writer/writer-service.ts): requests with answers,
@@ -19,16 +31,19 @@ export abstract class WriterClient {
   request (request: Outgoing): Promise<Done> {
     const id = this.nextId++
     if (this.ended) return Promise.resolve(this.endedAnswer(id))
+    const down = this.unavailable()
+    if (down !== null) return Promise.resolve({ type: 'done', id, count: 0, error: down, fault: true })
     return new Promise(resolve => {
       if (this.pending.size === 0) this.busy(true)
       this.pending.set(id, resolve)
       try {
         this.send({ ...request, id })
       } catch (err) {
-        // A value that cannot be copied to the writer: this request fails, nothing hangs.
         this.pending.delete(id)
         if (this.pending.size === 0) this.busy(false)
-        resolve({ type: 'done', id, count: 0, error: `the batch could not be handed to the ${this.name}: ${(err as Error).message}` })
+        const reason = `could not be handed to the ${this.name}: ${(err as Error).message}`
+        if (request.type === 'write') resolve(this.withoutUncopyable(request.batch, reason))
+        else resolve({ type: 'done', id, count: 0, error: `the request ${reason}` })
       }
     })
   }
@@ -41,6 +56,11 @@ export abstract class WriterClient {
 
   /** Called when the first request is opened (true) and when the last one is answered (false). */
   protected busy (_busy: boolean): void {}
+
+  /** Why the writer cannot take requests now (it is being started again), or null. */
+  protected unavailable (): string | null {
+    return null
+  }
 
   protected get hasEnded (): boolean {
     return this.ended
@@ -55,6 +75,18 @@ export abstract class WriterClient {
     this.onEvent(message)
   }
 
+  /** Reports an event of the client's own (the writer thread gone, started again). */
+  protected report (message: WriterMessage): void {
+    this.onEvent(message)
+  }
+
+  /** The writer is gone for now: every open request is answered with `reason`, as a fault (retried). */
+  protected interrupt (reason: string): void {
+    for (const [id, resolve] of this.pending) resolve({ type: 'done', id, count: 0, error: reason, fault: true })
+    this.pending.clear()
+    this.busy(false)
+  }
+
   /** The writer is gone: every open request is answered with an error, and every later one. */
   protected end (): void {
     this.ended = true
@@ -64,5 +96,22 @@ export abstract class WriterClient {
 
   private endedAnswer (id: number): Done {
     return { type: 'done', id, count: 0, error: `the ${this.name} has ended` }
+  }
+
+  /**
+   * A batch that could not be copied: the profiles that cannot be are set aside (answered as
+   * such, like the writer's own set-asides) and the rest is sent again; one profile never costs
+   * the batch, and an error answer always means the batch is to be retried.
+   */
+  private async withoutUncopyable (batch: QueuedProfile[], reason: string): Promise<Done> {
+    const setAside: SetAside[] = []
+    const copyable = batch.filter(profile => {
+      if (isCopyable(profile)) return true
+      setAside.push({ token: profile.token, reason: `profile ${profile.token} could not be written: it ${reason}` })
+      return false
+    })
+    if (setAside.length === 0) return { type: 'done', id: 0, count: 0, error: `the batch ${reason}`, fault: true }
+    const answer = await this.request({ type: 'write', batch: copyable })
+    return answer.error === undefined ? { ...answer, unshaped: [...answer.unshaped ?? [], ...setAside] } : answer
   }
 }
