@@ -12,7 +12,7 @@ import profiler, { type ProfilerOptions } from './plugins/profiler/index.js'
 import routingErrors from './plugins/routing/index.js'
 import views from './plugins/views.js'
 import { HttpError } from './lib/http-error.js'
-import { escapeMalformedPath } from './plugins/routing/malformed-url.js'
+import { routableUrl } from './plugins/routing/request-target.js'
 import { ROUTER_OPTIONS } from './plugins/routing/route-mirror.js'
 import { serializerCompiler, validatorCompiler } from './schema-compilers.js'
 import ccenterRoutes from './routes/ccenter/index.js'
@@ -39,8 +39,9 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
   const app = Fastify({
     schemaController: { compilersFactory: { buildValidator: validatorCompiler, buildSerializer: serializerCompiler } },
     logger: { level: config.logLevel, serializers: logSerializers(config), ...(overrides.logStream === undefined ? {} : { stream: overrides.logStream }) },
-    // A path that cannot be decoded is answered 400 by routing-errors, hooks and profiler included.
-    rewriteUrl: escapeMalformedPath,
+    // A path that cannot be decoded, a target that is not a path: answered 400 by routing-errors,
+    // hooks and profiler included; an absolute-form target is routed by its path.
+    rewriteUrl: routableUrl,
     // The same options build the route mirror (routing errors).
     routerOptions: ROUTER_OPTIONS,
     // Whatever else fails inside the router still goes through the error renderer (unprofiled:
@@ -56,7 +57,8 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
     requestTimeout: config.requestTimeoutMs,
     connectionTimeout: config.connectionTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
-    http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: 1000 },
+    // A missing Host is answered by routing-errors (Node's own 400 has no body and no profile).
+    http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: 1000, requireHostHeader: false },
     ajv: {
       customOptions: {
         // No type coercion: {"code": true} is a 400 that names the field, not the code "true".

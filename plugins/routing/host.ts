@@ -16,21 +16,31 @@ export function isValidHost (host: string): boolean {
 }
 
 /** The host name without its port, lower case. */
-function hostName (host: string): string {
+export function hostName (host: string): string {
   const end = host.startsWith('[') ? host.indexOf(']') + 1 : host.lastIndexOf(':')
   return (end > 0 ? host.slice(0, end) : host).toLowerCase()
 }
 
+/** Whether the host Fastify resolved came from X-Forwarded-Host (a trusted proxy's) rather than Host. */
+function isForwardedHost (request: FastifyRequest): boolean {
+  return request.headers['x-forwarded-host'] !== undefined && request.host !== (request.headers.host ?? '')
+}
+
 /**
  * Symfony's answers to a bad Host: 400 `Invalid Host "<host>".` for one that is not a valid
- * host[:port], and `Untrusted Host "<host>".` for one that no TRUSTED_HOSTS pattern matches.
- * An absent Host is left alone (it is reported as localhost).
+ * host[:port] (`Invalid X-Forwarded-Host` when a trusted proxy's header gave it), and
+ * `Untrusted Host "<host>".` for one that no TRUSTED_HOSTS pattern matches. HTTP/1.1 requires a
+ * Host (RFC 9112 §3.2: a 400); an HTTP/1.0 request without one is reported as localhost.
  */
 export function checkHost (request: FastifyRequest, trustedHosts: RegExp[]): void {
   const host = request.host
+  if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+    throw new HttpError(400, 'The request has no Host header: HTTP/1.1 requires one.', { name: 'BadRequestError' })
+  }
   if (host === '' || host === undefined) return
   if (!isValidHost(host)) {
-    throw new HttpError(400, `Invalid Host "${host}".`, { name: 'SuspiciousOperationError' })
+    const header = isForwardedHost(request) ? 'X-Forwarded-Host' : 'Host'
+    throw new HttpError(400, `Invalid ${header} "${host}".`, { name: 'SuspiciousOperationError' })
   }
   if (trustedHosts.length > 0) {
     const name = hostName(host)

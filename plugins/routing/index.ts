@@ -3,7 +3,8 @@ import fp from 'fastify-plugin'
 import { HttpError } from '../../lib/http-error.js'
 import { checkHost } from './host.js'
 import { hasMalformedPath } from './malformed-url.js'
-import { requestOrigin, splitUrl } from './request-origin.js'
+import { checkScheme, requestOrigin, splitUrl } from './request-origin.js'
+import { checkTarget } from './request-target.js'
 import { RouteMirror } from './route-mirror.js'
 
 /** What the router tried when no route matched; the profiler's router panel shows it. */
@@ -77,7 +78,9 @@ export default fp(async function routingErrorsPlugin (app) {
   })
   const trustedHosts = app.config.trustedHosts
   app.addHook('onRequest', async (request, reply) => {
+    checkScheme(request)
     checkHost(request, trustedHosts)
+    checkTarget(request)
     if (hasMalformedPath(request)) {
       throw new HttpError(400, `The request URL is not valid: '${request.originalUrl}' has a malformed percent-encoding`, { name: 'BadRequestError' })
     }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { requestOrigin } from '../../routing/request-origin.js'
+import { hasRejectedTarget, originFormTarget } from '../../routing/request-target.js'
 import { getHeapStatistics } from 'node:v8'
 import { captureError } from './capture.js'
 import { MAX_BODY_BYTES } from './collectors/request.js'
@@ -86,7 +87,8 @@ export function installRecorder (app: FastifyInstance, { store, production, toke
     try {
       const totalMs = reply.elapsedTime
       const statusCode = reply.statusCode
-      const matched = !request.is404
+      // A rejected target (not a path) is routed as a path of its own only to reach the hooks.
+      const matched = !request.is404 && !hasRejectedTarget(request)
       const routeMethod = request.routeOptions.method
       // Values are taken as they are (references): the request is over, nothing changes them
       // before the batch is copied to the writer thread.
@@ -96,7 +98,7 @@ export function installRecorder (app: FastifyInstance, { store, production, toke
         token: state.token,
         ip: clientIp(request),
         method: request.method,
-        rawUrl: state.origin + request.originalUrl,
+        rawUrl: state.origin + originFormTarget(request),
         statusCode,
         totalMs,
         handlerStartMs: state.handlerStartMs,

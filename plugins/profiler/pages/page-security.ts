@@ -4,9 +4,10 @@ import { join } from 'node:path'
 import basicAuth from '@fastify/basic-auth'
 import helmet from '@fastify/helmet'
 import rateLimit from '@fastify/rate-limit'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { templatesDir } from '../../../paths.js'
 import { HttpError } from '../../../lib/http-error.js'
+import { guardAgainstRebinding } from './rebinding-guard.js'
 
 /** CSP hashes of the layout's inline <style> blocks: the only inline content the pages carry. */
 function layoutStyleHashes (): string[] {
@@ -17,9 +18,21 @@ function layoutStyleHashes (): string[] {
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest()
 
-/** Wrong passwords allowed per client IP and window before every login from that IP is refused (429). */
+/** Wrong passwords allowed per client address (throttleAddress) and window before every login from that IP is refused (429). */
 export interface LoginRateLimit { maxFailures: number, windowMs: number }
 const DEFAULT_LOGIN_RATE_LIMIT: LoginRateLimit = { maxFailures: 10, windowMs: 60_000 }
+
+/**
+ * The address failed logins are counted against: one the client cannot choose. With TRUST_PROXY
+ * as a list of proxy addresses, Fastify's request.ip is the first hop, from the connection
+ * backwards, that is not a listed proxy: the address the nearest listed proxy wrote, or the
+ * connection's own. With TRUST_PROXY=on every X-Forwarded-For entry is believed, so request.ip is
+ * whatever the client wrote first (rotating it escaped the limit): the connection's address is
+ * counted instead (behind a proxy, the proxy's: list the proxy to count its clients one by one).
+ */
+function throttleAddress (request: FastifyRequest, trustProxy: FastifyInstance['config']['trustProxy']): string {
+  return (Array.isArray(trustProxy) ? request.ip : request.raw.socket.remoteAddress) ?? ''
+}
 
 /**
  * Security of the /_profiler pages (call it inside their encapsulated plugin): strict headers
@@ -42,12 +55,20 @@ export async function securePages (app: FastifyInstance, secret: string | null, 
       }
     }
   })
-  if (secret === null) return
+  if (secret === null) {
+    guardAgainstRebinding(app)
+    return
+  }
   // Failed logins are counted per client IP (only wrong passwords; successful page views and the
   // browser's first unauthenticated request are not). Past the limit every attempt from that IP
   // is a 429 until the window has passed, the right secret included: guessing gets no answer.
   await app.register(rateLimit, { global: false })
-  const failures = app.createRateLimit({ max: loginLimit.maxFailures, timeWindow: loginLimit.windowMs })
+  const trustProxy = app.config.trustProxy
+  const failures = app.createRateLimit({
+    max: loginLimit.maxFailures,
+    timeWindow: loginLimit.windowMs,
+    keyGenerator: request => throttleAddress(request, trustProxy)
+  })
   // Equal-length digests compared in constant time: neither length nor content leaks by timing.
   const expected = digest(secret)
   await app.register(basicAuth, {
