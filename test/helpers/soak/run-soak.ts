@@ -23,7 +23,7 @@ export interface SoakOptions {
   log?: (line: string) => void
 }
 
-export interface Invariant { name: string, ok: boolean, detail: string }
+interface Invariant { name: string, ok: boolean, detail: string }
 export interface SoakResult { invariants: Invariant[], schedule: string[], counts: Record<string, number> }
 
 /** mulberry32: a small seeded generator, so a schedule printed with its seed can be replayed. */
@@ -44,7 +44,7 @@ const SQLITE_FAULTS = ['sqlite-locked', 'disk-full']
 const POSTGRES_FAULTS = ['pg-stopped', 'pg-restarted', 'pg-table-locked']
 
 /** Faults spread over the first 80% of the run, so the last part shows the store recovering. */
-export function faultSchedule (engine: SoakOptions['engine'], seed: number, durationMs: number): Fault[] {
+function faultSchedule (engine: SoakOptions['engine'], seed: number, durationMs: number): Fault[] {
   const random = seeded(seed)
   const kinds = engine === 'sqlite' ? SQLITE_FAULTS : POSTGRES_FAULTS
   const faults: Fault[] = []
@@ -81,9 +81,24 @@ function scannerPath (random: () => number, n: number): string {
   return stem + tail.slice(0, 200 - stem.length)
 }
 
+type Cleanup = () => Promise<void> | void
+
+/** Runs one soak; the server, the cluster, the mount and the folder are removed whatever happens. */
 export async function runSoak (options: SoakOptions): Promise<SoakResult> {
+  const cleanups: Cleanup[] = []
+  try {
+    return await soak(options, cleanups)
+  } finally {
+    for (const cleanup of cleanups.reverse()) {
+      try { await cleanup() } catch { /* best effort */ }
+    }
+  }
+}
+
+async function soak (options: SoakOptions, cleanups: Cleanup[]): Promise<SoakResult> {
   const log = options.log ?? (() => {})
   const dir = mkdtempSync(join(tmpdir(), 'soak-'))
+  cleanups.push(() => { rmSync(dir, { recursive: true, force: true }) })
   const schedule = faultSchedule(options.engine, options.seed, options.durationMs)
   const scheduleText = schedule.map(f => `+${(f.atMs / 1000).toFixed(1)}s ${f.kind} for ${(f.forMs / 1000).toFixed(1)}s`)
   log(`soak: engine=${options.engine} seed=${options.seed} duration=${options.durationMs} ms`)
@@ -97,6 +112,7 @@ export async function runSoak (options: SoakOptions): Promise<SoakResult> {
     try {
       execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${Math.max(16, Math.ceil(options.maxBytes * 4 / 2 ** 20))}m`, 'tmpfs', storeDir], { stdio: 'ignore' })
       mounted = storeDir
+      cleanups.push(() => { execFileSync('umount', ['-l', storeDir], { stdio: 'ignore' }) })
     } catch { /* no mount: disk full then fills the temp folder's file system is skipped */ }
   }
   const profilerPath = join(storeDir, 'profiler.sqlite')
@@ -105,6 +121,8 @@ export async function runSoak (options: SoakOptions): Promise<SoakResult> {
   if (options.engine === 'postgres') {
     if (postgresBinDir() === null) throw new Error('PostgreSQL is not installed')
     cluster = await startThrowawayCluster(join(dir, 'pg'))
+    const started = cluster
+    cleanups.push(async () => { await started.remove() })
     profilerUrl = await cluster.createDatabase('soak_profiler')
   }
 
@@ -127,6 +145,13 @@ export async function runSoak (options: SoakOptions): Promise<SoakResult> {
   let exitCode: number | null | undefined
   child.on('exit', (code, signal) => { exitCode = code ?? (signal === null ? -1 : -2) })
   const pid = child.pid ?? 0
+  cleanups.push(async () => {
+    if (exitCode !== undefined) return
+    const exited = new Promise(resolve => child.once('exit', resolve))
+    child.kill('SIGTERM')
+    await Promise.race([exited, delay(10_000)])
+    if (exitCode === undefined) child.kill('SIGKILL')
+  })
   const base = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => { reject(new Error(`the server did not start: ${serverLog}`)) }, 30_000)
     const check = (): void => {
@@ -149,6 +174,7 @@ export async function runSoak (options: SoakOptions): Promise<SoakResult> {
   let stateOkWhileFailing = 0
   const deadline = Date.now() + options.durationMs
   const random = seeded(options.seed ^ 0x5eed)
+  const running = (): boolean => Date.now() < deadline && exitCode === undefined
   let scanN = 0
 
   const send = async (method: string, path: string, body?: string, type = 'application/json'): Promise<Response | null> => {
@@ -185,11 +211,11 @@ export async function runSoak (options: SoakOptions): Promise<SoakResult> {
     async () => { await send('GET', '/_profiler/empty/search/results?limit=100&url=scan%2F1', undefined) },
     async () => { await send('GET', '/_profiler/empty/search/har?limit=100', undefined) }
   ]
-  const workers = loops.map(async loop => { while (Date.now() < deadline && exitCode === undefined) await loop() })
+  const workers = loops.map(async loop => { while (running()) await loop() })
 
   // Sampling: RSS, store bytes and profiles, health.
   const sampler = (async () => {
-    while (Date.now() < deadline && exitCode === undefined) {
+    while (running()) {
       maxRss = Math.max(maxRss, rssOf(pid))
       const store = await storeCounts(options.engine, profilerPath, profilerUrl)
       if (store !== null) {
@@ -259,15 +285,6 @@ export async function runSoak (options: SoakOptions): Promise<SoakResult> {
     { name: 'health not ok during a fault', ok: stateOkWhileFailing === 0, detail: `${stateOkWhileFailing} fault(s) with the listing still "ok"` }
   ]
 
-  if (exitCode === undefined) {
-    const exited = new Promise(resolve => child.once('exit', resolve))
-    child.kill('SIGTERM')
-    await Promise.race([exited, delay(10_000)])
-    if (exitCode === undefined) child.kill('SIGKILL')
-  }
-  if (cluster !== null) await cluster.remove()
-  if (mounted !== null) { try { execFileSync('umount', ['-l', mounted], { stdio: 'ignore' }) } catch {} }
-  rmSync(dir, { recursive: true, force: true })
   return { invariants, schedule: scheduleText, counts: { ...counts, tokens: tokens.length, maxRss, maxStoreBytes, maxStoreProfiles } }
 }
 
@@ -308,7 +325,7 @@ async function presentTokens (engine: SoakOptions['engine'], path: string, url: 
   if (engine === 'sqlite') {
     const db = new Database(path, { readonly: true, timeout: 5000 })
     try {
-      const find = db.prepare('SELECT 1 FROM profile_tokens WHERE token = ?')
+      const find = db.prepare('SELECT 1 FROM profiles WHERE token = ?')
       return tokens.filter(token => find.get(token) !== undefined).length
     } finally { db.close() }
   }
