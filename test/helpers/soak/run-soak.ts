@@ -120,7 +120,8 @@ async function soak (options: SoakOptions, cleanups: Cleanup[]): Promise<SoakRes
   let profilerUrl: string | null = null
   if (options.engine === 'postgres') {
     if (postgresBinDir() === null) throw new Error('PostgreSQL is not installed')
-    cluster = await startThrowawayCluster(join(dir, 'pg'))
+    // Its own folder under the temp dir: the postgres user cannot enter a 0700 folder of root's.
+    cluster = await startThrowawayCluster(mkdtempSync(join(tmpdir(), 'soak-pg-')))
     const started = cluster
     cleanups.push(async () => { await started.remove() })
     profilerUrl = await cluster.createDatabase('soak_profiler')
@@ -251,6 +252,8 @@ async function soak (options: SoakOptions, cleanups: Cleanup[]): Promise<SoakRes
   // or counted as dropped.
   const alive = exitCode === undefined
   let missing = 0
+  let lostOverRun = 0
+  let checkedOverRun = 0
   let finalDropped = lastDropped
   let burstTokens: string[] = []
   if (alive) {
@@ -266,7 +269,15 @@ async function soak (options: SoakOptions, cleanups: Cleanup[]): Promise<SoakRes
     }
     finalDropped = (await healthOf(base))?.dropped ?? finalDropped
     const present = await presentTokens(options.engine, profilerPath, profilerUrl, burstTokens)
-    missing = burstTokens.length - present - (finalDropped - droppedBefore)
+    missing = burstTokens.length - present.size - (finalDropped - droppedBefore)
+    // The whole run: retention removes the oldest first, so every token answered after the oldest one
+    // still stored must be stored or dropped (the first 100 after it are left out: answers of the
+    // concurrent loops come in a slightly different order from the requests' start).
+    const all = await presentTokens(options.engine, profilerPath, profilerUrl, tokens)
+    const oldest = tokens.findIndex(token => all.has(token))
+    const after = oldest < 0 ? [] : tokens.slice(oldest + 100)
+    lostOverRun = after.filter(token => !all.has(token)).length - finalDropped
+    checkedOverRun = after.length
     const store = await storeCounts(options.engine, profilerPath, profilerUrl)
     if (store !== null) { maxStoreBytes = Math.max(maxStoreBytes, store.bytes); maxStoreProfiles = Math.max(maxStoreProfiles, store.profiles) }
     maxRss = Math.max(maxRss, rssOf(pid))
@@ -280,6 +291,7 @@ async function soak (options: SoakOptions, cleanups: Cleanup[]): Promise<SoakRes
     { name: 'store profiles within 10%', ok: maxStoreProfiles <= options.maxProfiles * 1.1, detail: `max ${maxStoreProfiles}, bound ${options.maxProfiles}` },
     { name: 'profiles never below half', ok: minProfilesAfterFill === Infinity || minProfilesAfterFill >= options.maxProfiles / 2, detail: `min after fill ${minProfilesAfterFill === Infinity ? 'n/a (never filled)' : minProfilesAfterFill}` },
     { name: 'answered = stored or dropped', ok: alive && missing <= 0, detail: `final burst ${burstTokens.length}, unaccounted ${missing}, dropped total ${finalDropped}` },
+    { name: 'whole run: stored or dropped', ok: alive && lostOverRun <= 0, detail: `${checkedOverRun} answered after the oldest stored, ${Math.max(0, lostOverRun)} neither stored nor counted as dropped` },
     { name: 'no 5xx but 503', ok: counts.unexpected5xx === 0, detail: `${counts.unexpected5xx} unexpected (${unexpected.join('; ')}), ${counts.status503} 503s` },
     { name: 'status poll p99', ok: p99 <= options.maxPollP99Ms && pollMs.length > 0, detail: `p99 ${p99.toFixed(0)} ms over ${pollMs.length}, bound ${options.maxPollP99Ms} ms` },
     { name: 'health not ok during a fault', ok: stateOkWhileFailing === 0, detail: `${stateOkWhileFailing} fault(s) with the listing still "ok"` }
@@ -311,7 +323,8 @@ async function storeCounts (engine: SoakOptions['engine'], path: string, url: st
     const client = new pg.Client({ connectionString: url ?? '', connectionTimeoutMillis: 2000 })
     await client.connect()
     try {
-      const bytes = Number((await client.query('SELECT pg_database_size(current_database()) AS b')).rows[0].b)
+      // The profiler's own tables with their indexes and TOAST, not the catalog every database has.
+      const bytes = Number((await client.query("SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) AS b FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r'")).rows[0].b)
       const profiles = Number((await client.query('SELECT count(*) AS n FROM profiles')).rows[0].n)
       return { bytes, profiles }
     } finally { await client.end() }
@@ -320,20 +333,23 @@ async function storeCounts (engine: SoakOptions['engine'], path: string, url: st
   }
 }
 
-async function presentTokens (engine: SoakOptions['engine'], path: string, url: string | null, tokens: string[]): Promise<number> {
-  if (tokens.length === 0) return 0
+async function presentTokens (engine: SoakOptions['engine'], path: string, url: string | null, tokens: string[]): Promise<Set<string>> {
+  const found = new Set<string>()
+  if (tokens.length === 0) return found
   if (engine === 'sqlite') {
     const db = new Database(path, { readonly: true, timeout: 5000 })
     try {
-      const find = db.prepare('SELECT 1 FROM profiles WHERE token = ?')
-      return tokens.filter(token => find.get(token) !== undefined).length
+      for (const row of db.prepare('SELECT token FROM profiles').iterate() as Iterable<{ token: string }>) found.add(row.token)
     } finally { db.close() }
+  } else {
+    const client = new pg.Client({ connectionString: url ?? '' })
+    await client.connect()
+    try {
+      for (const row of (await client.query<{ token: string }>('SELECT token FROM profiles')).rows) found.add(row.token)
+    } finally { await client.end() }
   }
-  const client = new pg.Client({ connectionString: url ?? '' })
-  await client.connect()
-  try {
-    return Number((await client.query('SELECT count(*) AS n FROM profiles WHERE token = ANY($1)', [tokens])).rows[0].n)
-  } finally { await client.end() }
+  const asked = new Set(tokens)
+  return new Set([...found].filter(token => asked.has(token)))
 }
 
 async function inject (fault: Fault, profilerPath: string, smallFs: boolean, cluster: ThrowawayCluster | null, probe: () => Promise<void>): Promise<void> {
