@@ -41,7 +41,7 @@ function seeded (seed: number): () => number {
 interface Fault { atMs: number, kind: string, forMs: number }
 
 const SQLITE_FAULTS = ['sqlite-locked', 'disk-full']
-const POSTGRES_FAULTS = ['pg-stopped', 'pg-restarted', 'pg-table-locked']
+const POSTGRES_FAULTS = ['pg-stopped', 'pg-restarted', 'pg-table-locked', 'pg-password-rotated']
 
 /** Faults spread over the first 80% of the run, so the last part shows the store recovering. */
 function faultSchedule (engine: SoakOptions['engine'], seed: number, durationMs: number): Fault[] {
@@ -121,10 +121,12 @@ async function soak (options: SoakOptions, cleanups: Cleanup[]): Promise<SoakRes
   if (options.engine === 'postgres') {
     if (postgresBinDir() === null) throw new Error('PostgreSQL is not installed')
     // Its own folder under the temp dir: the postgres user cannot enter a 0700 folder of root's.
-    cluster = await startThrowawayCluster(mkdtempSync(join(tmpdir(), 'soak-pg-')))
+    const pgDir = mkdtempSync(join(tmpdir(), 'soak-pg-'))
+    cluster = await startThrowawayCluster(pgDir)
     const started = cluster
     cleanups.push(async () => { await started.remove() })
-    profilerUrl = await cluster.createDatabase('soak_profiler')
+    await cluster.createDatabase('soak_profiler')
+    profilerUrl = await passwordRole(cluster, pgDir)
   }
 
   const child = spawn(process.execPath, [join(packageRoot, 'dist', 'server.js')], {
@@ -165,6 +167,7 @@ async function soak (options: SoakOptions, cleanups: Cleanup[]): Promise<SoakRes
 
   const counts: Record<string, number> = { requests: 0, answered: 0, networkErrors: 0, status503: 0, unexpected5xx: 0, pollRequests: 0 }
   const tokens: string[] = []
+  const startOf = new Map<string, number>()
   const unexpected: string[] = []
   const pollMs: number[] = []
   let maxRss = 0
@@ -180,12 +183,13 @@ async function soak (options: SoakOptions, cleanups: Cleanup[]): Promise<SoakRes
 
   const send = async (method: string, path: string, body?: string, type = 'application/json'): Promise<Response | null> => {
     counts.requests = (counts.requests ?? 0) + 1
+    const startedAt = performance.now()
     try {
       const res = await fetch(base + path, { method, ...(body === undefined ? {} : { body, headers: { 'content-type': type } }), signal: AbortSignal.timeout(30_000) })
       await res.arrayBuffer()
       counts.answered = (counts.answered ?? 0) + 1
       const token = res.headers.get('x-debug-token')
-      if (token !== null) tokens.push(token)
+      if (token !== null) { tokens.push(token); startOf.set(token, startedAt) }
       if (res.status === 503) counts.status503 = (counts.status503 ?? 0) + 1
       else if (res.status >= 500) {
         counts.unexpected5xx = (counts.unexpected5xx ?? 0) + 1
@@ -272,10 +276,12 @@ async function soak (options: SoakOptions, cleanups: Cleanup[]): Promise<SoakRes
     missing = burstTokens.length - present.size - (finalDropped - droppedBefore)
     // The whole run: retention removes the oldest first, so every token answered after the oldest one
     // still stored must be stored or dropped (the first 100 after it are left out: answers of the
-    // concurrent loops come in a slightly different order from the requests' start).
+    // concurrent loops start within the same milliseconds).
     const all = await presentTokens(options.engine, profilerPath, profilerUrl, tokens)
-    const oldest = tokens.findIndex(token => all.has(token))
-    const after = oldest < 0 ? [] : tokens.slice(oldest + 100)
+    // Retention removes by request start (the profile's id), so the tokens are put in that order.
+    const byStart = [...tokens].sort((a, b) => (startOf.get(a) ?? 0) - (startOf.get(b) ?? 0))
+    const oldest = byStart.findIndex(token => all.has(token))
+    const after = oldest < 0 ? [] : byStart.slice(oldest + 100)
     lostOverRun = after.filter(token => !all.has(token)).length - finalDropped
     checkedOverRun = after.length
     const store = await storeCounts(options.engine, profilerPath, profilerUrl)
@@ -352,6 +358,25 @@ async function presentTokens (engine: SoakOptions['engine'], path: string, url: 
   return new Set([...found].filter(token => asked.has(token)))
 }
 
+const SOAK_ROLE = 'soak'
+const SOAK_PASSWORD = 'soak-password-1'
+
+/**
+ * The profiler connects as a role that must give its password (the throwaway cluster trusts every
+ * other connection), so that a password rotation is a real fault. Resolves with the role's URL.
+ */
+async function passwordRole (cluster: ThrowawayCluster, pgDir: string): Promise<string> {
+  await cluster.query(`CREATE ROLE ${SOAK_ROLE} LOGIN PASSWORD '${SOAK_PASSWORD}'`)
+  await cluster.query(`ALTER DATABASE soak_profiler OWNER TO ${SOAK_ROLE}`)
+  const db = new pg.Client({ connectionString: cluster.urlOf('soak_profiler') })
+  await db.connect()
+  try { await db.query(`ALTER SCHEMA public OWNER TO ${SOAK_ROLE}`) } finally { await db.end() }
+  const hba = join(pgDir, 'data', 'pg_hba.conf')
+  writeFileSync(hba, `host all ${SOAK_ROLE} 127.0.0.1/32 scram-sha-256\n` + readFileSync(hba, 'utf8'))
+  await cluster.query('SELECT pg_reload_conf()')
+  return `postgres://${SOAK_ROLE}:${SOAK_PASSWORD}@127.0.0.1:${cluster.port}/soak_profiler`
+}
+
 async function inject (fault: Fault, profilerPath: string, smallFs: boolean, cluster: ThrowawayCluster | null, probe: () => Promise<void>): Promise<void> {
   // The health is probed once, halfway through each fault: it must not say "ok" meanwhile.
   const halfway = async (): Promise<void> => { await delay(fault.forMs / 2); await probe(); await delay(fault.forMs / 2) }
@@ -381,6 +406,12 @@ async function inject (fault: Fault, profilerPath: string, smallFs: boolean, clu
       await cluster?.stop()
       await cluster?.start()
       await halfway()
+      return
+    case 'pg-password-rotated':
+      // The password changes and the role's sessions end; the deployment catches up forMs later.
+      await cluster?.query(`ALTER ROLE ${SOAK_ROLE} PASSWORD 'rotated-away'`)
+      await cluster?.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [SOAK_ROLE])
+      try { await halfway() } finally { await cluster?.query(`ALTER ROLE ${SOAK_ROLE} PASSWORD '${SOAK_PASSWORD}'`) }
       return
     case 'pg-table-locked': {
       const client = new pg.Client({ connectionString: cluster?.urlOf('soak_profiler') ?? '' })
