@@ -31,6 +31,8 @@ export default fp(async function viewsPlugin (app) {
     // development, and recompiling each page costs milliseconds per request.
     production: true,
     options: { partials: findPartials(templatesDir) },
-    defaultContext: { appName: 'Profiled API', homeHref: '/' }
+    // The service has no page at `/`: the header leads to what describes it (the reference page, or
+    // the contract itself where the reference is off, as in production).
+    defaultContext: { appName: 'Profiled API', homeHref: app.config.apiReference ? '/docs/' : '/openapi.json' }
   })
 }, { name: 'views' })

@@ -3,6 +3,7 @@ import t from 'tap'
 import { blockedDir } from '../helpers/blocked.js'
 import { runNode } from '../helpers/run.js'
 import { startServer } from '../helpers/server.js'
+import { untilClock } from '../helpers/wait-for.js'
 
 // Independent child processes: the three tests run side by side.
 t.jobs = 3
@@ -36,10 +37,12 @@ t.test('a database that cannot be opened: the service starts degraded and says w
   const path = join(blockedDir(t), 'blocked', 'app.sqlite')
   const server = await startServer(t, { DATABASE_PATH: path })
   for (let i = 0; i < 3; i++) {
+    const sent = Date.now()
     const poll = await fetch(`${server.address}/monitor/MonitorPooling`, { method: 'POST' })
     t.equal(poll.status, 503)
     t.equal((await poll.json() as { status: string }).status, 'degraded')
-    await new Promise(resolve => setTimeout(resolve, 600))
+    // Past the one-second retry delay: each poll is a new attempt to open the database.
+    await untilClock(sent + 1000)
   }
   t.equal(await server.stop(), 0)
   const lines = server.log().split('\n').filter(line => line.includes('is unavailable (requests that need it answer 503)'))

@@ -12,3 +12,12 @@ export async function waitFor (
     await new Promise(resolve => setTimeout(resolve, intervalMs))
   }
 }
+
+/**
+ * Resolves once the clock reads `atMs` or later: for behaviour defined by elapsed time itself (a
+ * retry delay, a time partition's edge), where no other event tells that the time has come. A
+ * loaded machine can only make the wait longer, never the condition false.
+ */
+export async function untilClock (atMs: number): Promise<void> {
+  await waitFor(() => Date.now() >= atMs, { timeoutMs: Math.max(0, atMs - Date.now()) + 10_000, what: `the clock to reach ${new Date(atMs).toISOString()}` })
+}

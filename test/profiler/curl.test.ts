@@ -90,7 +90,7 @@ t.test('GET /_profiler/<token>/curl answers the command as text; the request pan
     '--data-raw', '{"code":"ADV\'1001","password":"[redacted]"}'
   ])
   const page = await app.inject({ url: `/_profiler/${token}?panel=request`, headers: { accept: 'text/html' } })
-  const box = /<pre class="curl" id="curl-command">([\s\S]*?)<\/pre>/.exec(page.body)?.[1] ?? ''
+  const box = /<pre class="curl" id="curl-command" tabindex="0">([\s\S]*?)<\/pre>/.exec(page.body)?.[1] ?? ''
   t.match(box, /^curl &#x27;http:\/\/localhost\/ccenter\/getConseillerByCode\?password&#x3D;<mark class="redacted">%5Bredacted%5D<\/mark>&#x27; \\/)
   t.equal(box.match(/<mark class="redacted">/g)?.length, 3, 'the URL, the header and the body field are marked')
   t.match(page.body, /<strong>Marked values were redacted<\/strong>/)

@@ -9,7 +9,7 @@ import { buildApp, type AppOverrides } from '../../app.js'
 import { loadConfig } from '../../config.js'
 import { needsPostgres, queryOn, startPostgres, type PostgresCluster } from '../helpers/postgres.js'
 import { listProfiles } from '../helpers/profiler.js'
-import { waitFor } from '../helpers/wait-for.js'
+import { untilClock, waitFor } from '../helpers/wait-for.js'
 
 interface Harness { app: FastifyInstance, logLines: (pattern: RegExp) => string[] }
 
@@ -109,7 +109,8 @@ if (needsPostgres(t)) {
     })
     for (let i = 0; i < 4; i++) {
       await business(t, app, 3)
-      await new Promise(resolve => setTimeout(resolve, 600))
+      // The next requests start in the next half-second partition.
+      await untilClock((Math.floor(Date.now() / 500) + 1) * 500)
     }
     await app.profileStore.flush()
     const partitions = async (): Promise<string[]> => (await queryOn(url, `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid

@@ -1,0 +1,83 @@
+// axe-core, in Debian's headless Chromium, on every profiler page and the HTML error page, in the
+// light and the dark theme: no violation of any rule axe runs by default (WCAG 2.x A/AA and best
+// practices). The pages' CSP forbids injected scripts, so the test's context bypasses it for axe only.
+import { existsSync } from 'node:fs'
+import axe from 'axe-core'
+import { chromium, type Page } from 'playwright-core'
+import t from 'tap'
+import { startServer } from '../helpers/server.js'
+import { waitFor } from '../helpers/wait-for.js'
+
+const CHROMIUM = '/usr/bin/chromium'
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+/** axe-core's whole script, evaluated in each page. */
+const AXE_SOURCE = axe.source
+
+interface AxeViolation { id: string, impact: string | null, nodes: Array<{ target: string[], failureSummary?: string }> }
+
+/** axe's violations on the page as loaded, one line each (rule, impact, the first elements). */
+async function violations (page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE)
+  const found = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run: () => Promise<{ violations: AxeViolation[] }> } }).axe
+    return (await axe.run()).violations
+  })
+  return found.map(v => `${v.id} (${v.impact ?? '?'}): ${v.nodes.slice(0, 3).map(node => `${node.target.join(' ')} ${node.failureSummary ?? ''}`).join(' | ')}`)
+}
+
+if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
+  t.plan(0, `${CHROMIUM} is not installed (apt-get install -y chromium); .ci/run installs it`)
+} else {
+  t.test('every profiler page and the error page: no axe violation, light and dark', async t => {
+    const server = await startServer(t)
+    const { address } = server
+    const json = { 'content-type': 'application/json' }
+    // A body long and wide enough that its block scrolls both ways.
+    const long = { code: 'ADV1001', notes: Array.from({ length: 120 }, (_, i) => `${'note '.repeat(40)}${i}`) }
+    const lookup = await fetch(`${address}/ccenter/getConseillerByCode`, { method: 'POST', headers: { ...json, authorization: 'Bearer abc' }, body: JSON.stringify(long) })
+    const notFound = await fetch(`${address}/robots.txt`, { headers: { referer: `${address}/home` } })
+    const badBody = await fetch(`${address}/ccenter/getConseillerByCode`, { method: 'POST', headers: json, body: '{"code":' })
+    const tokens = [lookup, notFound, badBody].map(res => res.headers.get('x-debug-token') ?? '')
+    await waitFor(async () => {
+      const listing = await fetch(`${address}/_profiler/empty/search/results?limit=100`, { headers: { accept: 'application/json' } })
+      const listed = (await listing.json() as { results: Array<{ token: string }> }).results.map(row => row.token)
+      return tokens.every(token => listed.includes(token))
+    }, { what: 'the three profiles to be listed' })
+
+    const pages = [
+      '/_profiler/empty/search/results?limit=10',
+      '/_profiler/empty/search/results?url=nothing-matches',
+      '/_profiler/stats',
+      ...tokens.flatMap(token => ['request', 'performance', 'exception', 'router'].map(panel => `/_profiler/${token}?panel=${panel}`)),
+      '/no/such/page'
+    ]
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+    t.teardown(async () => { await browser.close() })
+    for (const scheme of ['light', 'dark'] as const) {
+      const context = await browser.newContext({ colorScheme: scheme, bypassCSP: true })
+      const page = await context.newPage()
+      for (const path of pages) {
+        const answer = await page.goto(`${address}${path}`)
+        t.ok(answer !== null && (answer.status() === 200 || path === '/no/such/page'), `${path} loads`)
+        t.same(await violations(page), [], `${scheme}: ${path}`)
+      }
+      await context.close()
+    }
+    t.equal(await server.stop(), 0)
+  })
+
+  t.test('the error page leads somewhere: its home link is not a 404', async t => {
+    const server = await startServer(t)
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+    t.teardown(async () => { await browser.close() })
+    const page = await browser.newPage()
+    await page.goto(`${server.address}/no/such/page`)
+    const links = await page.locator('a[href]').evaluateAll(anchors => anchors.map(anchor => (anchor as unknown as { href: string }).href))
+    t.ok(links.length > 0, `links: ${links.join(', ')}`)
+    for (const link of links) {
+      const res = await fetch(link, { redirect: 'follow' })
+      t.not(res.status, 404, `${link} answers ${res.status}`)
+    }
+    t.equal(await server.stop(), 0)
+  })
+}
