@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { HttpError } from '../../lib/http-error.js'
 import { INVALID_HOST, isValidHost } from './host.js'
-import { originFormTarget } from './request-target.js'
 
 const DEFAULT_PORT: Record<string, string> = { http: ':80', https: ':443' }
 
@@ -9,7 +8,7 @@ const DEFAULT_PORT: Record<string, string> = { http: ':80', https: ':443' }
  * The scheme the client used: Fastify's (X-Forwarded-Proto when the proxy is trusted), in lower
  * case; null when that is not http or https (routing answers it with a 400).
  */
-export function requestScheme (request: FastifyRequest): 'http' | 'https' | null {
+function requestScheme (request: FastifyRequest): 'http' | 'https' | null {
   const scheme = (request.protocol ?? '').toLowerCase()
   return scheme === 'http' || scheme === 'https' ? scheme : null
 }
@@ -31,7 +30,7 @@ function socketScheme (request: FastifyRequest): 'http' | 'https' {
  * empty host reported as localhost. A Host that is not a valid host[:port] is never copied:
  * INVALID_HOST stands for it.
  */
-export function originOf (scheme: 'http' | 'https', given: string): string {
+function originOf (scheme: 'http' | 'https', given: string): string {
   let host = given === '' ? 'localhost' : isValidHost(given) ? given.toLowerCase() : INVALID_HOST
   const defaultPort = DEFAULT_PORT[scheme]
   if (defaultPort !== undefined && host.endsWith(defaultPort)) host = host.slice(0, -defaultPort.length)
@@ -45,11 +44,6 @@ export function originOf (scheme: 'http' | 'https', given: string): string {
  */
 export function requestOrigin (request: FastifyRequest): string {
   return originOf(requestScheme(request) ?? socketScheme(request), request.host ?? '')
-}
-
-/** The absolute URL of the request on this service: its origin and its origin-form target. */
-export function requestUrl (request: FastifyRequest): string {
-  return requestOrigin(request) + originFormTarget(request)
 }
 
 /** The raw request path (still percent-encoded as received) and the raw query string. */

@@ -8,7 +8,7 @@ LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4')
 LOOPBACK.addAddress('::1', 'ipv6')
 
 /** localhost (and its subdomains, RFC 6761), 127.0.0.0/8, [::1]: names only this machine answers to. */
-export function isLoopbackName (name: string): boolean {
+function isLoopbackName (name: string): boolean {
   const bare = name.replace(/\.$/, '')
   if (bare === 'localhost' || bare.endsWith('.localhost')) return true
   if (isIPv4(bare)) return LOOPBACK.check(bare, 'ipv4')
