@@ -3,7 +3,7 @@ import type { Config } from '../../config.js'
 import { collectors } from './collect/collectors/index.js'
 import { describeTarget, type StoreTarget } from './store/engine.js'
 import { openStoreReader } from './store/open-reader.js'
-import type { RedactionRules } from '../../lib/redact.js'
+import { Redactor, type RedactionRules } from '../../lib/redact.js'
 import { installRecorder } from './collect/recorder.js'
 import type { RetentionLimits } from './writer/retention.js'
 import { profilerRoutes } from './pages/routes.js'
@@ -82,7 +82,7 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
   const store: ProfileStore = new ProfileStore(openReader, writer, { ...DEFAULT_STORE_OPTIONS, maxQueueBytes: options.maxQueueBytes ?? DEFAULT_STORE_OPTIONS.maxQueueBytes, ...options.store }, events)
   await store.open()
   app.decorate('profileStore', store)
-  installRecorder(app, { store, production: options.production, tokenSource: options.tokenSource })
+  installRecorder(app, { store, production: options.production, redactor: new Redactor(options.redaction), tokenSource: options.tokenSource })
   await app.register(profilerRoutes, { prefix: '/_profiler', store, collectors, secret: options.secret, loginRateLimit: options.loginRateLimit })
   app.addHook('onClose', async () => { await store.close() })
 }, { name: 'profiler', dependencies: ['routing-errors', 'error-renderer', 'views'] })

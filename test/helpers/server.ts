@@ -9,6 +9,8 @@ import { nodeArgs } from './run.js'
 export interface RunningServer {
   /** http://127.0.0.1:<port> */
   address: string
+  /** The server's process id (its RSS is read from /proc). */
+  pid: number
   /** Everything the server printed so far. */
   log: () => string
   /** Sends a signal and resolves with the exit code. */
@@ -46,6 +48,7 @@ export async function startServer (t: Test, env: Record<string, string> = {}): P
   })
   return {
     address,
+    pid: child.pid ?? 0,
     log: () => log,
     stop: async (signal = 'SIGTERM') => {
       if (exited) return child.exitCode

@@ -33,7 +33,10 @@ export interface RequestCapture {
   routingFailure: unknown
   params: unknown
   query: unknown
+  /** The parsed body; undefined when shapedBody holds it already. */
   body: unknown
+  /** A large body as the store keeps it (redacted, previewed) on the request thread; undefined: shaped in the writer. */
+  shapedBody: unknown
   requestHeaders: Record<string, unknown>
   responseHeaders: Record<string, unknown>
   /** The response text when it was JSON and small enough to keep. */

@@ -3,7 +3,8 @@ import { requestOrigin } from '../../routing/request-origin.js'
 import { hasRejectedTarget, originFormTarget } from '../../routing/request-target.js'
 import { getHeapStatistics } from 'node:v8'
 import { captureError } from './capture.js'
-import { MAX_BODY_BYTES } from './collectors/request.js'
+import { MAX_BODY_BYTES, previewIfLarge } from './body-preview.js'
+import type { Redactor } from '../../../lib/redact.js'
 import type { ProfileStore } from '../store/profile-store.js'
 import { uniqueToken } from './token.js'
 
@@ -31,6 +32,8 @@ declare module 'fastify' {
 export interface RecorderOptions {
   store: ProfileStore
   production: boolean
+  /** The writer's redaction rules: a large body is redacted and previewed here (see body-preview.ts). */
+  redactor: Redactor
   tokenSource?: () => string
 }
 
@@ -38,6 +41,12 @@ export interface RecorderOptions {
 function clientIp (request: FastifyRequest): string {
   const ip = request.ip ?? ''
   return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip
+}
+
+/** The body's length as sent (Content-Length); undefined when chunked or absent. */
+function declaredLength (request: FastifyRequest): number | undefined {
+  const length = Number(request.headers['content-length'])
+  return Number.isSafeInteger(length) && length >= 0 ? length : undefined
 }
 
 function isJson (reply: FastifyReply): boolean {
@@ -50,7 +59,7 @@ function isJson (reply: FastifyReply): boolean {
  * onResponse, queued for the store; the writer thread redacts it and builds the panels
  * (collect/shape.ts). Nothing here writes, waits or throws into a request.
  */
-export function installRecorder (app: FastifyInstance, { store, production, tokenSource }: RecorderOptions): void {
+export function installRecorder (app: FastifyInstance, { store, production, redactor, tokenSource }: RecorderOptions): void {
   app.decorateRequest('profile', null)
   app.decorateRequest('profilerHandlerStartMs', null)
 
@@ -90,6 +99,7 @@ export function installRecorder (app: FastifyInstance, { store, production, toke
       // A rejected target (not a path) is routed as a path of its own only to reach the hooks.
       const matched = !request.is404 && !hasRejectedTarget(request)
       const routeMethod = request.routeOptions.method
+      const shapedBody = previewIfLarge(request.body, declaredLength(request), redactor)
       // Values are taken as they are (references): the request is over, nothing changes them
       // before the batch is copied to the writer thread.
       store.enqueue({
@@ -110,7 +120,8 @@ export function installRecorder (app: FastifyInstance, { store, production, toke
         routingFailure: request.routingFailure,
         params: matched ? request.params ?? {} : {},
         query: request.query ?? {},
-        body: request.body,
+        body: shapedBody === undefined ? request.body : undefined,
+        shapedBody,
         requestHeaders: request.headers,
         responseHeaders: reply.getHeaders(),
         responseText: state.responseText,

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import pg from 'pg'
 import { packageRoot } from '../../../paths.js'
+import { rssOf } from '../process-memory.js'
 import { startThrowawayCluster, postgresBinDir, type ThrowawayCluster } from '../../../lib/postgres/throwaway-cluster.js'
 
 export interface SoakOptions {
@@ -55,14 +56,6 @@ function faultSchedule (engine: SoakOptions['engine'], seed: number, durationMs:
     at += forMs + 1000 + Math.floor(random() * durationMs * 0.1)
   }
   return faults
-}
-
-function rssOf (pid: number): number {
-  try {
-    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
-  } catch {
-    return 0
-  }
 }
 
 function percentile (values: number[], p: number): number {

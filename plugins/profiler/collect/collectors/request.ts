@@ -1,16 +1,6 @@
 import { STATUS_CODES } from 'node:http'
+import { storedBody } from '../body-preview.js'
 import type { Collector } from './collector.js'
-
-/** Request bodies larger than this (as JSON) are kept as a truncated preview. */
-export const MAX_BODY_BYTES = 64 * 1024
-
-/** A body small enough as is, or a marked, truncated preview of its JSON text. */
-function keepBody (body: unknown): unknown {
-  if (body === undefined) return null
-  const text = JSON.stringify(body)
-  if (text === undefined || Buffer.byteLength(text) <= MAX_BODY_BYTES) return body
-  return { truncated: true, bytes: Buffer.byteLength(text), preview: text.slice(0, MAX_BODY_BYTES) }
-}
 
 /** Request / Response: query, body, headers, route and params; response status, headers and JSON body. */
 export const requestCollector: Collector = {
@@ -24,7 +14,7 @@ export const requestCollector: Collector = {
       route: capture.route,
       params: redactor.fields(capture.params),
       query: redactor.fields(capture.query),
-      body: keepBody(redactor.fields(capture.body)),
+      body: capture.shapedBody !== undefined ? capture.shapedBody : storedBody(redactor.fields(capture.body)),
       requestHeaders: redactor.headers(capture.requestHeaders),
       response: {
         statusCode,
