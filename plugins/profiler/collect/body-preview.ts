@@ -4,7 +4,7 @@ import type { Redactor } from '../../../lib/redact.js'
 export const MAX_BODY_BYTES = 64 * 1024
 
 /** What the store keeps of a body over MAX_BODY_BYTES: the start of its redacted JSON and its size. */
-export interface BodyPreview { truncated: true, bytes: number, preview: string }
+interface BodyPreview { truncated: true, bytes: number, preview: string }
 
 /** Values looked at, at most, to tell whether a body is small (a body of ours has a few). */
 const WALK_BUDGET = 1000
