@@ -104,6 +104,28 @@ t.test('locked by another process holding a write transaction: kept in memory, n
   t.equal(harness.app.profileStore.dropped, 0, 'a queue of 10,000 held the whole fault')
 })
 
+t.test('a lock held for less than the busy timeout: the listing says the store is waiting while it lasts', async t => {
+  // The write waits up to 30 s for the lock here: the store is not failing yet, but it is not writing.
+  // The writer thread: an inline writer would hold the request thread for the lock's duration.
+  const app = await buildApp(testConfig(t, { PROFILER_WRITER: 'thread' }), { profiler: { busyTimeoutMs: 30_000 } })
+  t.teardown(async () => { await app.close() })
+  const listing = async (): Promise<{ state: string, reason: string | null, queued: number }> =>
+    (await app.inject({ url: '/_profiler/empty/search/results?limit=1', headers: { accept: 'application/json' } })).json().store
+  await business(t, app, 3)
+  await app.profileStore.flush()
+  const lock = writeLock(t, app.config.profilerDatabasePath)
+  lock.start()
+  const during = await business(t, app, 5)
+  await waitFor(async () => (await listing()).state === 'failing', { timeoutMs: 15_000, what: 'the listing to say the store is not writing' })
+  t.match(await listing(), { state: 'failing', reason: /^a write has waited \d+\.\d s for the store \(locked by another connection, or too slow\)$/ })
+  const page = await app.inject({ url: '/_profiler/empty/search/results' })
+  t.match(page.body, /id="store-health">/, 'the HTML listing shows it too')
+  lock.clear()
+  await waitFor(async () => { const now = await listing(); return now.state === 'ok' && now.queued === 0 }, { timeoutMs: 15_000, what: 'the store to catch up' })
+  const stored = storedTokens(app)
+  t.ok(during.every(token => stored.has(token)), 'every profile of the wait is stored')
+})
+
 t.test('locked with a small queue: what overflows is dropped and counted', async t => {
   const harness = await buildWithLog(t, {}, { maxQueue: 25 })
   await faultAndRecovery(t, harness, writeLock(t, harness.app.config.profilerDatabasePath))

@@ -8,6 +8,15 @@ export interface HealthLog {
 }
 
 /**
+ * A write the store has not answered for this long makes the store "failing" in the listing: a
+ * lock held by another connection (SQLite waits up to its busy timeout, 5 s) or a store that
+ * hangs is shown while it lasts, not only once a write has failed.
+ */
+const STALLED_AFTER_MS = 1000
+
+export interface HealthCounts { dropped: number, queued: number, writeWaitingSince: number | null }
+
+/**
  * Follows faults of the profile store: one log line when writes start failing, one when they
  * work again (with what was lost meanwhile). Repeated failures in between are not logged again.
  */
@@ -16,7 +25,7 @@ export class StoreHealth {
   private reason: string | null = null
   private droppedAtFault = 0
 
-  constructor (private readonly log: HealthLog, private readonly counts: () => { dropped: number, queued: number }) {}
+  constructor (private readonly log: HealthLog, private readonly counts: () => HealthCounts) {}
 
   get failing (): boolean {
     return this.failingSince !== null
@@ -40,7 +49,12 @@ export class StoreHealth {
   }
 
   snapshot (): StoreHealthSnapshot {
-    const { dropped, queued } = this.counts()
+    const { dropped, queued, writeWaitingSince } = this.counts()
+    const now = Date.now()
+    if (this.failingSince === null && writeWaitingSince !== null && now - writeWaitingSince >= STALLED_AFTER_MS) {
+      const seconds = ((now - writeWaitingSince) / 1000).toFixed(1)
+      return { state: 'failing', since: new Date(writeWaitingSince).toISOString(), reason: `a write has waited ${seconds} s for the store (locked by another connection, or too slow)`, dropped, queued }
+    }
     return {
       state: this.failingSince === null ? 'ok' : 'failing',
       since: this.failingSince === null ? null : new Date(this.failingSince).toISOString(),

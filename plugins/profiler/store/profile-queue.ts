@@ -55,6 +55,8 @@ export class ProfileQueue {
   private queuedBytes = 0
   private inFlight = 0
   private inFlightBytes = 0
+  /** When the batch now with the writer was handed over (null: none is). */
+  private inFlightSince: number | null = null
   private pushed = 0
   /** The batch with the writer, until its answer has been handled. */
   private current: Promise<void> | null = null
@@ -71,6 +73,11 @@ export class ProfileQueue {
   /** Profiles waiting or being written. */
   get size (): number {
     return this.queue.length + this.inFlight
+  }
+
+  /** Since when the writer has held the batch it has not answered yet, or null. */
+  get writeWaitingSince (): number | null {
+    return this.inFlightSince
   }
 
   /** Estimated bytes of the profiles waiting or being written. */
@@ -142,9 +149,11 @@ export class ProfileQueue {
     const { batch, bytes } = this.takeBatch()
     this.inFlight = batch.length
     this.inFlightBytes = bytes
+    this.inFlightSince = Date.now()
     this.current = this.writer.request({ type: 'write', batch: batch.map(entry => entry.profile) }).then(async answer => {
       this.inFlight = 0
       this.inFlightBytes = 0
+      this.inFlightSince = null
       if (answer.error !== undefined) {
         // Kept, oldest first, and tried again later, alone: the writer sets aside what it proves
         // to be one profile's fault (answered as set-asides below), so an error is the store's.

@@ -37,7 +37,7 @@ export class ProfileStore {
     options: StoreOptions,
     private readonly events: StoreEvents
   ) {
-    this.health = new StoreHealth(events, () => ({ dropped: this.dropped, queued: this.queue.size }))
+    this.health = new StoreHealth(events, () => ({ dropped: this.dropped, queued: this.queue.size, writeWaitingSince: this.queue.writeWaitingSince }))
     this.queue = new ProfileQueue(writer, this.health, options, {
       onDrop: (tokens, reason) => {
         for (const token of tokens) this.releaseToken(token)

@@ -135,11 +135,15 @@ export class ProfileWriter {
       this.count += result.written
       return result
     } catch (err) {
-      // The transaction rolled back: the caches may name rows that were never committed.
-      this.urlIds.clear()
-      this.knownIps.clear()
+      this.forgetUncommitted()
       throw err
     }
+  }
+
+  /** After a rolled-back transaction: the caches may name rows that were never committed. */
+  forgetUncommitted (): void {
+    this.urlIds.clear()
+    this.knownIps.clear()
   }
 
   /** Id of the oldest profile, or undefined when the store is empty. */

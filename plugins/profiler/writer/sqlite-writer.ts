@@ -1,3 +1,4 @@
+import type { Database } from 'better-sqlite3'
 import { isStorageFault } from '../../../lib/sqlite/faults.js'
 import type { ProfileRecord } from '../profile.js'
 import { ProfileWriter } from './profile-writer.js'
@@ -7,7 +8,20 @@ import { openProfileDatabase } from '../store/open-store.js'
 
 /** The SQLite engine's writer (writer thread): ProfileWriter and its Retention on one connection. */
 export class SqliteWriter implements StoreWriter {
-  private constructor (private readonly writer: ProfileWriter, private readonly retention: Retention, private readonly closeDb: () => void) {}
+  /**
+   * A batch and the count bound's deletions in one transaction: the file never holds more than
+   * PROFILER_MAX_PROFILES, not even for a batch's moment (readers and other processes see either).
+   */
+  private readonly writeWithinCount: (batch: ProfileRecord[]) => WriteResult
+
+  private constructor (db: Database, private readonly writer: ProfileWriter, private readonly retention: Retention, private readonly closeDb: () => void) {
+    this.writeWithinCount = db.transaction((batch: ProfileRecord[]) => {
+      const result = this.writer.write(batch)
+      // On what the file holds: several processes may share it.
+      this.retention.enforceCount()
+      return result
+    })
+  }
 
   static open (target: Extract<StoreTarget, { engine: 'sqlite' }>, deployment: string, limits: RetentionLimits, intervalMs: number, events: { onDeleted: (tokens: string[], count: number) => void, onError: (message: string) => void }): SqliteWriter {
     const { db } = openProfileDatabase(target.path, target.busyTimeoutMs)
@@ -17,7 +31,7 @@ export class SqliteWriter implements StoreWriter {
     const writer: ProfileWriter = new ProfileWriter(db, tokens => { events.onDeleted(tokens, writer.count) }, deployment)
     const retention = new Retention(writer, limits, err => { events.onError(`pruning failed: ${(err as Error).message}`) })
     retention.start(intervalMs)
-    return new SqliteWriter(writer, retention, () => { retention.stop(); db.close() })
+    return new SqliteWriter(db, writer, retention, () => { retention.stop(); db.close() })
   }
 
   get count (): number {
@@ -25,9 +39,13 @@ export class SqliteWriter implements StoreWriter {
   }
 
   async write (batch: ProfileRecord[]): Promise<WriteResult> {
-    const result = this.writer.write(batch)
-    // The count bound holds per written batch, on what the file holds (several processes may share it).
-    this.retention.enforceCount()
+    let result: WriteResult
+    try {
+      result = this.writeWithinCount(batch)
+    } catch (err) {
+      this.writer.forgetUncommitted()
+      throw err
+    }
     // One retention step per batch as well (at most 500 deletions): under a burst the background
     // loop alone let the file reach 91 MB at a 5 MiB bound before it caught up.
     this.retention.step()

@@ -51,7 +51,7 @@ function faultSchedule (engine: SoakOptions['engine'], seed: number, durationMs:
   const faults: Fault[] = []
   let at = Math.floor(durationMs * 0.1)
   while (at < durationMs * 0.8) {
-    const forMs = 1000 + Math.floor(random() * Math.min(8000, durationMs * 0.1))
+    const forMs = 2000 + Math.floor(random() * Math.min(8000, durationMs * 0.1))
     faults.push({ atMs: at, kind: kinds[Math.floor(random() * kinds.length)] ?? 'sqlite-locked', forMs })
     at += forMs + 1000 + Math.floor(random() * durationMs * 0.1)
   }
@@ -236,7 +236,13 @@ async function soak (options: SoakOptions, cleanups: Cleanup[]): Promise<SoakRes
       if (exitCode !== undefined) break
       log(`  +${((Date.now() - started) / 1000).toFixed(1)}s injecting ${fault.kind}`)
       try {
-        await inject(fault, profilerPath, mounted !== null, cluster, () => healthOf(base).then(h => { if (h?.state === 'ok') stateOkWhileFailing++ }))
+        const newest = async (): Promise<number | null> => await newestStoredId(options.engine, profilerPath, profilerUrl)
+        await inject(fault, profilerPath, mounted !== null, cluster, newest, async writtenBefore => {
+          // "ok" is right only if the store really wrote something since the fault began.
+          if ((await healthOf(base))?.state !== 'ok') return
+          const now = await newest()
+          if (writtenBefore === null || now === null || now <= writtenBefore) stateOkWhileFailing++
+        })
       } catch (error) {
         log(`  fault ${fault.kind} could not be injected: ${(error as Error).message}`)
       }
@@ -332,6 +338,21 @@ async function storeCounts (engine: SoakOptions['engine'], path: string, url: st
   }
 }
 
+/** The newest stored profile's id, or null when the store cannot be read within a second. */
+async function newestStoredId (engine: SoakOptions['engine'], path: string, url: string | null): Promise<number | null> {
+  try {
+    if (engine === 'sqlite') {
+      const db = new Database(path, { readonly: true, timeout: 1000 })
+      try { return Number(db.prepare('SELECT coalesce(max(id), 0) FROM profiles').pluck().get()) } finally { db.close() }
+    }
+    const client = new pg.Client({ connectionString: url ?? '', connectionTimeoutMillis: 1000, statement_timeout: 1000 })
+    await client.connect()
+    try { return Number((await client.query('SELECT coalesce(max(id), 0) AS id FROM profiles')).rows[0].id) } finally { await client.end() }
+  } catch {
+    return null
+  }
+}
+
 async function presentTokens (engine: SoakOptions['engine'], path: string, url: string | null, tokens: string[]): Promise<Set<string>> {
   const found = new Set<string>()
   if (tokens.length === 0) return found
@@ -370,9 +391,14 @@ async function passwordRole (cluster: ThrowawayCluster, pgDir: string): Promise<
   return `postgres://${SOAK_ROLE}:${SOAK_PASSWORD}@127.0.0.1:${cluster.port}/soak_profiler`
 }
 
-async function inject (fault: Fault, profilerPath: string, smallFs: boolean, cluster: ThrowawayCluster | null, probe: () => Promise<void>): Promise<void> {
-  // The health is probed once, halfway through each fault: it must not say "ok" meanwhile.
-  const halfway = async (): Promise<void> => { await delay(fault.forMs / 2); await probe(); await delay(fault.forMs / 2) }
+/**
+ * The health is probed once during each fault, halfway through and at least 1.5 s in (a write the
+ * store has not answered for 1 s makes it "failing"): it must not say "ok" unless the store wrote
+ * something after the fault began (a full disk may leave room in the WAL; a restarted cluster is back).
+ */
+async function inject (fault: Fault, profilerPath: string, smallFs: boolean, cluster: ThrowawayCluster | null, newest: () => Promise<number | null>, probe: (writtenBefore: number | null) => Promise<void>): Promise<void> {
+  const probeAt = Math.max(fault.forMs / 2, Math.min(fault.forMs - 250, 1500))
+  const halfway = async (): Promise<void> => { const before = await newest(); await delay(probeAt); await probe(before); await delay(fault.forMs - probeAt) }
   switch (fault.kind) {
     case 'sqlite-locked': {
       const db = new Database(profilerPath, { timeout: 5000 })
