@@ -12,6 +12,7 @@ import { pollLoad } from '../helpers/poll-load.js'
 import { rssOf } from '../helpers/process-memory.js'
 import { startServer } from '../helpers/server.js'
 import { SOAK_BOUNDS } from '../helpers/soak/bounds.js'
+import { storedTokens } from '../helpers/stored-tokens.js'
 import { waitFor } from '../helpers/wait-for.js'
 
 /** More than the ~490 that ended the old process at a 512 MB heap; fewer than the queue's byte bound holds as previews. */
@@ -39,15 +40,6 @@ async function post (address: string, agent: Agent): Promise<{ status: number, t
     req.on('error', reject)
     req.end(BODY)
   })
-}
-
-function storedTokens (path: string): Set<string> {
-  const db = new BetterSqlite3(path, { readonly: true })
-  try {
-    return new Set(db.prepare('SELECT token FROM profiles').pluck().all() as string[])
-  } finally {
-    db.close()
-  }
 }
 
 for (const heap of [undefined, 512]) {
