@@ -1,6 +1,5 @@
 import type { Readable, Writable } from 'node:stream'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { z } from 'zod'
 import { HttpError } from '../../lib/http-error.js'
 import { MAX_LIMIT } from '../../plugins/profiler/pages/search-filters.js'
@@ -8,6 +7,7 @@ import { findStoredProfile } from '../../plugins/profiler/pages/profile-lookup.j
 import { routeStatsJson, WINDOW_NAMES } from '../../plugins/profiler/pages/stats-json.js'
 import type { ProfileReader } from '../../plugins/profiler/store/read-only.js'
 import { compareProfiles, IGNORED_HEADERS } from './compare.js'
+import { LineTransport } from './mcp-line-transport.js'
 import { EXPORT_FORMATS, exportProfile } from './export.js'
 import { ARGUMENT_NAMES, searchProfiles } from './search.js'
 import { PANEL_NAMES, profileWithPanels } from './show.js'
@@ -111,11 +111,11 @@ function profilerMcpServer (reader: () => Promise<ProfileReader>, version: strin
   return server
 }
 
-/** Serves the tools on `stdin`/`stdout` until the client ends stdin (the SDK's transport does not watch for that). */
+/** Serves the tools on `stdin`/`stdout`, one JSON-RPC message a line, until the client ends stdin. */
 export async function serveMcp (reader: () => Promise<ProfileReader>, version: string, stdin: Readable, stdout: Writable): Promise<void> {
   const server = profilerMcpServer(reader, version)
   const ended = new Promise<void>(resolve => { stdin.once('end', resolve) })
-  await server.connect(new StdioServerTransport(stdin, stdout))
+  await server.connect(new LineTransport(stdin, stdout))
   await ended
   await server.close()
 }
