@@ -4,7 +4,7 @@ import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.
 import { readMessage, type RpcError } from './mcp-message.js'
 
 /** The longest line read, in bytes (newline excluded): the SDK's own stdio bound, 10 MiB. */
-export const MAX_LINE_BYTES = 10 * 1024 * 1024
+const MAX_LINE_BYTES = 10 * 1024 * 1024
 
 const NEWLINE = 0x0a
 

@@ -125,3 +125,60 @@ t.test('each class of malformed message is answered with its code, and the serve
   t.match(await server.answersUntil(20), [{ id: 20, result: { content: [{ type: 'text' }] } }])
   await endsCleanly(t, server)
 })
+
+/** What JSON-RPC calls an id: a string or an integer (MCP: a safe one); anything else is answered with id null. */
+const isRequestId = (value: unknown): value is string | number => typeof value === 'string' || Number.isSafeInteger(value)
+const asSent = (value: unknown): unknown => JSON.parse(JSON.stringify(value))
+
+/** Writes the line and a working call after it; the line must get exactly one error answer, with this code and id. */
+async function answeredWith (server: McpLines, line: string, code: number, id: string | number | null): Promise<void> {
+  await server.write(line + '\n')
+  const answers = await answersBeforeAWorkingCall(server)
+  const [answer] = answers
+  if (answers.length !== 1 || answer?.jsonrpc !== '2.0' || answer.id !== id || answer.error?.code !== code || answer.error.message === '') {
+    throw new Error(`${JSON.stringify(line).slice(0, 200)} should be answered with ${code} (id ${JSON.stringify(id)}), was: ${JSON.stringify(answers)}`)
+  }
+}
+
+t.test('generated junk: every line is answered, and a working call after it too', async t => {
+  const { env } = await recordedApp(t)
+  const server = await mcpLines(t, env)
+
+  // Any JSON value but an object that says "jsonrpc": "2.0": not a message (-32600), with the id when one can be read.
+  const notAMessage = fc.jsonValue().map(asSent).filter(value => !(typeof value === 'object' && value !== null && (value as Record<string, unknown>).jsonrpc === '2.0'))
+  await fc.assert(fc.asyncProperty(notAMessage, async value => {
+    const object = typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : {}
+    await answeredWith(server, JSON.stringify(value), INVALID_REQUEST, isRequestId(object.id) ? object.id : null)
+  }), { numRuns: 150, seed: 2101 })
+  t.pass('150 JSON values that are not a message')
+
+  // A working call with one member replaced by what it cannot be, left out, or one member added.
+  const absent = fc.constant(undefined)
+  const anyJson = fc.jsonValue().map(asSent)
+  const broken = fc.oneof(
+    fc.record({ member: fc.constant('jsonrpc'), value: fc.oneof(absent, anyJson.filter(value => value !== '2.0')), code: fc.constant(INVALID_REQUEST), keepsId: fc.constant(true) }),
+    fc.record({ member: fc.constant('method'), value: fc.oneof(absent, anyJson.filter(value => typeof value !== 'string')), code: fc.constant(INVALID_REQUEST), keepsId: fc.constant(true) }),
+    fc.record({ member: fc.constant('id'), value: anyJson.filter(value => !isRequestId(value)), code: fc.constant(INVALID_REQUEST), keepsId: fc.constant(false) }),
+    fc.record({ member: fc.constant('params'), value: fc.oneof(absent, anyJson.filter(value => typeof value !== 'object' || value === null || Array.isArray(value))), code: fc.constant(INVALID_PARAMS), keepsId: fc.constant(true) }),
+    fc.record({ member: fc.string({ maxLength: 12 }).filter(name => !['jsonrpc', 'method', 'id', 'params'].includes(name)), value: anyJson, code: fc.constant(INVALID_REQUEST), keepsId: fc.constant(true) })
+  )
+  let junkId = 0
+  await fc.assert(fc.asyncProperty(broken, async ({ member, value, code, keepsId }) => {
+    const id = ++junkId
+    const message: Record<string, unknown> = { ...searchCall(id) }
+    if (value === undefined) delete message[member]
+    else Object.defineProperty(message, member, { value, enumerable: true, writable: true, configurable: true })
+    await answeredWith(server, JSON.stringify(message), code, keepsId ? id : null)
+  }), { numRuns: 150, seed: 2102 })
+  t.pass('150 calls with one member broken')
+
+  // Any text that is not JSON (on one line): a parse error.
+  const notJson = fc.oneof(hostileText(50, 4), fc.string({ maxLength: 40 }))
+    .map(text => text.replaceAll('\n', ' '))
+    .filter(text => { try { JSON.parse(text); return false } catch { return true } })
+  await fc.assert(fc.asyncProperty(notJson, async text => {
+    await answeredWith(server, text, PARSE_ERROR, null)
+  }), { numRuns: 150, seed: 2103 })
+  t.pass('150 lines of text that is not JSON')
+  await endsCleanly(t, server)
+})
