@@ -24,6 +24,8 @@ export class LineTransport implements Transport {
   /** The pieces of the line read so far, and their size in bytes (still counted once it is too long). */
   private pieces: Buffer[] = []
   private lineBytes = 0
+  /** Set while the output waits for 'drain': one listener for all the writes waiting. */
+  private drained?: Promise<void>
 
   constructor (private readonly input: Readable, private readonly output: Writable) {}
 
@@ -72,11 +74,15 @@ export class LineTransport implements Transport {
   /** Writes one line; while the client does not read its answers, its input waits too (so neither side's buffer grows). */
   private async write (line: string): Promise<void> {
     if (this.output.write(line)) return
-    this.input.pause()
-    await new Promise<void>(resolve => this.output.once('drain', () => {
-      this.input.resume()
-      resolve()
-    }))
+    this.drained ??= new Promise<void>(resolve => {
+      this.input.pause()
+      this.output.once('drain', () => {
+        this.drained = undefined
+        this.input.resume()
+        resolve()
+      })
+    })
+    await this.drained
   }
 
   async start (): Promise<void> {

@@ -2,12 +2,17 @@
 // a JSON-RPC answer (-32700, -32600, -32602, as they apply; id null where none can be read) and the
 // server keeps serving, through a real child process. A line over 10 MiB is an error answer, not
 // the end of the server, and is discarded as it streams in.
+import { join } from 'node:path'
+import { PassThrough } from 'node:stream'
 import fc from 'fast-check'
 import t from 'tap'
 import type { Test } from 'tap'
+import { run } from '../../scripts/profiler/cli.js'
 import { hostileText } from '../helpers/hostile.js'
 import { mcpLines, type McpLines, type RpcAnswer } from '../helpers/mcp-client.js'
 import { recordedApp } from '../helpers/profile-store.js'
+import { collected } from '../helpers/run.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 const PARSE_ERROR = -32700
 const INVALID_REQUEST = -32600
@@ -181,4 +186,23 @@ t.test('generated junk: every line is answered, and a working call after it too'
   }), { numRuns: 150, seed: 2103 })
   t.pass('150 lines of text that is not JSON')
   await endsCleanly(t, server)
+})
+
+t.test('a client that does not read its answers: the server stops reading its input (bounded output), then answers every line', async t => {
+  const toServer = new PassThrough()
+  const fromServer = new PassThrough({ highWaterMark: 1024 })
+  const stderr = collected()
+  const exited = run(['mcp'], { env: { PROFILER_DATABASE_PATH: join(t.testdir(), 'none.sqlite') }, stdin: toServer, stdout: fromServer, stderr: stderr.stream })
+  t.teardown(() => { toServer.end() })
+  const LINES = 2000
+  for (let i = 0; i < LINES; i++) toServer.write('[]\n')
+  await waitFor(() => toServer.isPaused(), { what: 'the server to stop reading while its answers are not read' })
+  t.ok(fromServer.readableLength < 4 * 1024, `${fromServer.readableLength} bytes of answers wait (those of ${LINES} lines would be ${LINES * 150} bytes or more)`)
+  let answers = ''
+  fromServer.setEncoding('utf8')
+  fromServer.on('data', (text: string) => { answers += text })
+  await waitFor(() => answers.split('\n').length - 1 === LINES, { what: `${LINES} answers` })
+  t.ok(answers.split('\n').slice(0, -1).every(line => JSON.parse(line).error.code === INVALID_REQUEST), 'each line answered -32600')
+  toServer.end()
+  t.same({ code: await exited, stderr: stderr.text() }, { code: 0, stderr: '' })
 })
