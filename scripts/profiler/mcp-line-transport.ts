@@ -10,9 +10,9 @@ const NEWLINE = 0x0a
 
 /**
  * MCP's stdio framing (one JSON-RPC message a line), in place of the SDK's StdioServerTransport,
- * which grows one buffer without bound (a quadratic concat per chunk) and, at 10 MiB, throws and
- * closes itself for good while the process lives on; and which drops every line its schema refuses
- * without an answer. Here every line is answered or handed to the server: a line over
+ * which copies its whole buffer at every chunk and, once it would pass 10 MiB, throws and closes
+ * itself for good while the process lives on (never answering again); and which drops every line
+ * its schema refuses without an answer. Here every line is answered or handed to the server: a line over
  * MAX_LINE_BYTES is discarded as it streams in (memory stays bounded) and answered with an error
  * once its newline comes; text that is not a message gets the JSON-RPC error that fits.
  */
