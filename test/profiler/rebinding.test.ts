@@ -13,7 +13,7 @@ const pagesOf = (token: string): string[] =>
 const refusal = (name: string): string =>
   `The profiler has no PROFILER_SECRET, so it answers only loopback host names (localhost, 127.0.0.0/8, [::1]) and TRUSTED_HOSTS, not "${name}": set PROFILER_SECRET, or add the name to TRUSTED_HOSTS.`
 
-t.test('without a secret, the profiler answers loopback names only: any other Host is a 403 that says why, profiled; the business routes answer it', async t => {
+t.test('without a secret, the profiler answers loopback names and TRUSTED_HOSTS only: any other Host is a 403 that says why, profiled; the business routes answer it; with a secret, any Host with the password', async t => {
   const app = await buildTestApp(t)
   const token = (await app.inject({ url: '/nope' })).headers['x-debug-token'] as string
   for (const host of ['localhost', 'localhost:3000', 'LOCALHOST.', 'app.localhost:8080', '127.0.0.1', '127.8.9.10:3000', '[::1]:3000']) {
@@ -32,9 +32,8 @@ t.test('without a secret, the profiler answers loopback names only: any other Ho
     const res = await app.inject({ url: '/_profiler/empty/search/results?limit=1', headers: { host, accept: 'application/json' } })
     return res.statusCode === 403 && res.json().message === refusal(host.toLowerCase())
   }), { numRuns: 50, seed: 2301 })
-})
 
-t.test('TRUSTED_HOSTS adds its names (any other Host is a 400 everywhere); with a secret any Host is answered, with the password', async t => {
+  // TRUSTED_HOSTS adds its names (any other Host is a 400 everywhere); with a secret, the password is the guard.
   const trusted = await buildTestApp(t, { TRUSTED_HOSTS: 'app\\.example\\.test,localhost' })
   t.equal((await trusted.inject({ url: '/_profiler/empty/search/results', headers: { host: 'app.example.test:8080' } })).statusCode, 200, 'a trusted name')
   const untrusted = await trusted.inject({ url: '/_profiler/empty/search/results', headers: { host: 'evil.test' } })
