@@ -84,6 +84,17 @@ t.test('OPTIONS * is a 400 that says so, stored as http://localhost/*; authority
   t.notOk((await listProfiles(app)).some(profile => profile.url.includes('evil.test')), 'no stored URL names evil.test')
 })
 
+t.test('an HTTP/1.1 request without Host is a 400 that says so, profiled; an HTTP/1.0 one is reported as localhost', async t => {
+  const { app, port } = await listeningApp(t)
+  const res = await rawRequest(port, 'GET /nope HTTP/1.1\r\nConnection: close\r\n\r\n')
+  t.equal(res.status, 400)
+  t.equal(JSON.parse(res.body).message, 'The request has no Host header: HTTP/1.1 requires one.')
+  t.equal(res.headers['x-debug-token-link'], `${ORIGIN}/_profiler/${res.headers['x-debug-token']}`, 'profiled')
+  const old = await rawRequest(port, 'GET /nope HTTP/1.0\r\n\r\n')
+  t.equal(JSON.parse(old.body).message, `No route found for "GET ${ORIGIN}/nope"`)
+  t.equal((await profileUrls(app, old.headers['x-debug-token'] ?? '')).stored, `${ORIGIN}/nope`)
+})
+
 /** The target shapes an attacker starts from, each followed by generated text. */
 const TARGET_STARTS = [
   '', '/', '//', '/\\', '*', '**', '*@', '*@127.0.0.2:18099', '@', '?', '#', 'http://', 'https://', 'HTTP://', 'ftp://',
