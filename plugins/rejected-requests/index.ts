@@ -42,7 +42,7 @@ export interface RejectionAnswer {
 }
 
 /** Records a rejection about to be answered; returns the headers to add (the profiler's X-Debug-Token). */
-export type RejectionRecorder = (request: RejectedRequest, answer: RejectionAnswer) => Record<string, string>
+type RejectionRecorder = (request: RejectedRequest, answer: RejectionAnswer) => Record<string, string>
 
 declare module 'fastify' {
   interface FastifyInstance {

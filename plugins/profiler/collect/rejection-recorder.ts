@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import { getHeapStatistics } from 'node:v8'
 import type { RejectedRequest, RejectionAnswer } from '../../rejected-requests/index.js'
-import type { ProfileStore } from '../store/profile-store.js'
 import { captureError } from './capture.js'
 import { displayIp, type RecorderOptions } from './recorder.js'
 import { uniqueToken } from './token.js'
