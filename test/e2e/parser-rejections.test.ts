@@ -5,10 +5,10 @@
 import type { AddressInfo } from 'node:net'
 import fc from 'fast-check'
 import t, { type Test } from 'tap'
-import { testConfig } from '../helpers/app.js'
+import { buildTestApp, testConfig } from '../helpers/app.js'
 import { buildApp } from '../../app.js'
 import { parseAnswers, rawAnswer, sendRaw, type RawAnswer } from '../helpers/raw-http.js'
-import { startServer, type RunningServer } from '../helpers/server.js'
+import { startServer } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait-for.js'
 
 const POLL = 'POST /monitor/MonitorPooling HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n'
@@ -99,13 +99,22 @@ const CLASSES: Array<{ name: string, bytes: (accept: string) => string, status: 
 
 interface Listed { token: string, ip: string, method: string, url: string, status: number }
 
-async function listing (server: RunningServer, query: string): Promise<Listed[]> {
+/** The real server, or the app in this process listening on a real port (its code counted by coverage). */
+interface Listening { address: string }
+
+async function listeningApp (t: Test, env: Record<string, string> = {}): Promise<Listening> {
+  const app = await buildTestApp(t, env)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  return { address: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` }
+}
+
+async function listing (server: Listening, query: string): Promise<Listed[]> {
   const res = await fetch(`${server.address}/_profiler/empty/search/results?${query}`, { headers: { accept: 'application/json' } })
   return ((await res.json()) as { results: Listed[] }).results
 }
 
-/** Waits for the profile of `token` in the listing (the writer thread stores it in the background). */
-async function listedProfile (server: RunningServer, token: string, query = 'limit=100'): Promise<Listed> {
+/** Waits for the profile of `token` in the listing (the writer stores it in the background). */
+async function listedProfile (server: Listening, token: string, query = 'limit=100'): Promise<Listed> {
   let found: Listed | undefined
   await waitFor(async () => {
     found = (await listing(server, query)).find(profile => profile.token === token)
@@ -184,7 +193,7 @@ t.test('a valid request pipelined before a malformed one in the same segment is 
 })
 
 t.test('generated malformed framings: each is a 4xx in the service\'s shape, negotiated, with a listed profile', async t => {
-  const server = await startServer(t)
+  const server = await listeningApp(t)
   const tokens: string[] = []
   const version = fc.tuple(fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 9 }))
     .filter(([major, minor]) => !(major === 1 && minor <= 1))
@@ -219,7 +228,7 @@ t.test('generated malformed framings: each is a 4xx in the service\'s shape, neg
 })
 
 t.test('the Accept header is negotiated as the error renderer does (generated Accept headers)', async t => {
-  const server = await startServer(t)
+  const server = await listeningApp(t)
   const range = fc.tuple(
     fc.constantFrom('text/html', 'application/json', '*/*', 'text/*', 'application/*', 'image/png', 'TEXT/HTML', 'text/html;level=1', 'application/json;charset=utf-8', 'text/plain', 'bogus'),
     fc.constantFrom('', ';q=0', ';q=0.5', ';q=1', ';q=0.9', ';q=abc', '; q=0.3', ';q=0.001')
@@ -246,4 +255,23 @@ t.test('a flood of rejections stays within the profiler\'s queue bound: past it,
   t.ok(answers.every(answer => answer.status === 400), 'every rejection is answered')
   t.equal(answers.filter(answer => answer.headers['x-debug-token'] !== undefined).length, 3, 'three are queued, with their token')
   t.equal(app.profileStore.dropped, 7, 'the others are dropped and counted')
+})
+
+t.test('what could not be read is stored empty: binary bytes (a TLS handshake on the HTTP port) are a 400 with a profile', async t => {
+  const server = await listeningApp(t)
+  const answer = await rawAnswer(server.address, Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03, 0x0d, 0x0a, 0x0d, 0x0a]))
+  checkErrorAnswer(t, answer, 400, /does not start with a known HTTP method/, false)
+  t.equal(answer.headers['x-debug-token-link'], `http://localhost/_profiler/${answer.headers['x-debug-token']}`)
+  t.match(await listedProfile(server, answer.headers['x-debug-token'] ?? ''), { method: '', url: 'http://localhost', status: 400 })
+})
+
+t.test('a head that does not arrive in time: a 408 with a profile; a connection that sends nothing: the 408 without one', async t => {
+  const server = await listeningApp(t, { HEADERS_TIMEOUT: '1s', REQUEST_TIMEOUT: '1s' })
+  const partial = await rawAnswer(server.address, 'GET /monitor/Monitor')
+  t.equal(partial.status, 408)
+  t.match(JSON.parse(partial.body), { statusCode: 408, error: 'Request Timeout', message: /not received in time/ })
+  t.match(await listedProfile(server, partial.headers['x-debug-token'] ?? ''), { method: '', url: 'http://localhost', status: 408 })
+  const idle = await rawAnswer(server.address, '')
+  t.equal(idle.status, 408)
+  t.equal(idle.headers['x-debug-token'], undefined, 'no token: nothing was sent, nothing is recorded')
 })
