@@ -1,52 +1,45 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 
-// The requests of a connection whose answers are not over yet. HTTP/1.1 answers pipelined requests
-// in order, so when the parser rejects a request, the ones read before it on the same connection
-// (already running: a database write may be under way) are answered first, then the rejection.
+// The last request read on a connection, and its answer. HTTP/1.1 answers pipelined requests in
+// order (Node holds a later answer until the earlier ones are sent), so when the parser rejects a
+// request, the answers of the ones read before it (already running: a database write may be under
+// way) are over once the last one's is: then the rejection is answered. One property per request,
+// no listener: this runs for every request.
 
 export interface Exchange { request: IncomingMessage, response: ServerResponse }
 
-const EXCHANGES = Symbol('exchanges in flight')
-const LAST = Symbol('last request')
-type TrackedSocket = Socket & { [EXCHANGES]?: Set<Exchange>, [LAST]?: IncomingMessage }
+const LAST = Symbol('last exchange')
+type TrackedSocket = Socket & { [LAST]?: Exchange }
 
-/** For the server's `request` event: keeps the exchange with its connection until its answer is over. */
+/** For the server's `request` event. */
 export function trackExchange (request: IncomingMessage, response: ServerResponse): void {
-  const socket = request.socket as TrackedSocket
-  const exchanges = socket[EXCHANGES] ??= new Set()
-  const exchange = { request, response }
-  exchanges.add(exchange)
-  socket[LAST] = request
-  response.once('close', () => { exchanges.delete(exchange) })
+  (request.socket as TrackedSocket)[LAST] = { request, response }
 }
 
-/** The exchanges of a connection whose answers are not over, oldest first. */
-export function exchangesInFlight (socket: Socket): Exchange[] {
-  return [...((socket as TrackedSocket)[EXCHANGES] ?? [])]
-}
-
-/** The last request read on a connection (its answer may be over, its body not: answered before it was read). */
-export function lastRequest (socket: Socket): IncomingMessage | undefined {
+/** The last request read on a connection, and its answer (which may be over while its body is not: answered before it was read). */
+export function lastExchange (socket: Socket): Exchange | undefined {
   return (socket as TrackedSocket)[LAST]
 }
 
-/** Resolves once the answers in flight now are over (sent, or the connection closed), or after `timeoutMs` at most. */
+function isOver (response: ServerResponse): boolean {
+  return response.writableFinished || response.destroyed
+}
+
+/** Resolves once the connection's answers are over (sent, or the connection closed), or after `timeoutMs` at most. */
 export async function answersOver (socket: Socket, timeoutMs: number): Promise<void> {
-  const pending = exchangesInFlight(socket)
-  if (pending.length === 0 || socket.destroyed) return
+  const response = lastExchange(socket)?.response
+  if (response === undefined || isOver(response) || socket.destroyed) return
   await new Promise<void>(resolve => {
-    let left = pending.length
     const done = (): void => {
       clearTimeout(timer)
       socket.off('close', done)
+      response.off('finish', done)
       resolve()
     }
     const timer = setTimeout(done, timeoutMs)
     timer.unref()
     socket.once('close', done)
-    for (const { response } of pending) {
-      response.once('close', () => { if (--left === 0) done() })
-    }
+    response.once('finish', done)
   })
 }

@@ -7,7 +7,7 @@ import type { HttpError } from '../../lib/http-error.js'
 import { errorBody } from '../error-renderer.js'
 import { originOf } from '../routing/request-origin.js'
 import { originFormOf } from '../routing/request-target.js'
-import { answersOver, exchangesInFlight, lastRequest, trackExchange, type Exchange } from './in-flight.js'
+import { answersOver, lastExchange, trackExchange, type Exchange } from './in-flight.js'
 import { connectError, rejectionError, type ClientError } from './parser-errors.js'
 import { prefersHtml } from './prefers-html.js'
 import { readRawHead, type RawHead } from './raw-head.js'
@@ -155,9 +155,9 @@ export default fp(async function rejectedRequestsPlugin (app) {
     const httpError = rejectionError(error)
     // A request whose head was read but not its body: Fastify has it, and may have answered it
     // already (a 404 or 415 needs no body). Either way it gets one answer, never two.
-    if (lastRequest(socket)?.complete === false) {
-      const unfinished = exchangesInFlight(socket).find(({ request }) => !request.complete)
-      if (unfinished !== undefined) handToFastify(unfinished, httpError)
+    const last = lastExchange(socket)
+    if (last !== undefined && !last.request.complete) {
+      if (!last.response.writableFinished && !last.response.destroyed) handToFastify(last, httpError)
       else app.log.info({ reason: httpError.message }, 'connection closed: its last request was answered before its body failed')
       answersOver(socket, answerWaitMs(app)).then(() => { closeSoon(socket) }, () => { socket.destroy() })
       return
