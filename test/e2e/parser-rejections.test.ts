@@ -276,3 +276,12 @@ t.test('a head that does not arrive in time: a 408 with a profile; a connection 
   t.equal(idle.status, 408)
   t.equal(idle.headers['x-debug-token'], undefined, 'no token: nothing was sent, nothing is recorded')
 })
+
+t.test('with the profiler off, a rejection still gets the service\'s answer (without a token)', async t => {
+  const server = await listeningApp(t, { PROFILER: 'off' })
+  const answer = await rawAnswer(server.address, 'GET /x HTTP/1.1\r\nHost: localhost\r\nAccept: text/html\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n')
+  t.equal(answer.status, 400)
+  t.equal(answer.headers['content-type'], 'text/html; charset=utf-8')
+  t.match(answer.body, /Content-Length is given more than once/)
+  t.equal(answer.headers['x-debug-token'], undefined)
+})
