@@ -9,6 +9,7 @@ import errorRenderer from './plugins/error-renderer.js'
 import jsonBody from './plugins/request-body.js'
 import { logSerializers, profilerStatus } from './plugins/logging.js'
 import profiler, { type ProfilerOptions } from './plugins/profiler/index.js'
+import rejectedRequests, { answerClientError } from './plugins/rejected-requests/index.js'
 import routingErrors from './plugins/routing/index.js'
 import views from './plugins/views.js'
 import { HttpError } from './lib/http-error.js'
@@ -49,6 +50,9 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
     frameworkErrors: (error, _request, reply) => {
       reply.send(new HttpError(400, error.message, { cause: error, name: 'BadRequestError' }) as never)
     },
+    // What Node's HTTP parser rejects (and requests that time out) is answered by rejected-requests,
+    // with the error renderer's shape and a profile (Fastify's default is a bare "Client Error").
+    clientErrorHandler: answerClientError,
     // Fastify also takes a hop count at run time; its types omit the number form.
     trustProxy: config.trustProxy as boolean | string[],
     // A client that sends slowly is cut off (Fastify's requestTimeout and connectionTimeout
@@ -76,6 +80,7 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
   await app.register(accepts)
   await app.register(views)
   await app.register(errorRenderer)
+  await app.register(rejectedRequests)
   await app.register(jsonBody)
   // Before any route: it mirrors the route table to explain 404/405/301.
   await app.register(routingErrors)

@@ -35,6 +35,23 @@ function statusOf (error: Error & { statusCode?: number, validation?: unknown })
   return status !== undefined && status >= 400 && status <= 599 ? status : 500
 }
 
+/** Renders a page of the views (the reply's, or the instance's for an answer outside Fastify's lifecycle). */
+type RenderPage = (page: string, data: Record<string, unknown>) => Promise<string>
+
+/**
+ * The body of an error answer: the error page for a client that prefers HTML, else the JSON shape.
+ * Also used for requests the HTTP parser rejected (plugins/rejected-requests), which never reach
+ * the error handler.
+ */
+export async function errorBody (render: RenderPage, statusCode: number, message: string, html: boolean): Promise<{ type: string, body: string }> {
+  const statusText = STATUS_CODES[statusCode] ?? 'Error'
+  if (html) {
+    const body = await render('error.hbs', { title: `${statusCode} ${statusText}`, statusCode, statusText, message })
+    return { type: 'text/html; charset=utf-8', body }
+  }
+  return { type: 'application/json; charset=utf-8', body: JSON.stringify({ statusCode, error: statusText, message }) }
+}
+
 function prefersHtml (request: FastifyRequest): boolean {
   return request.accepts().type(['application/json', 'text/html']) === 'text/html'
 }
@@ -65,12 +82,9 @@ export default fp(async function errorRendererPlugin (app) {
     const message = statusCode >= 500 && production && !(error instanceof HttpError) ? statusText : error.message
     if (error instanceof HttpError) reply.headers(error.headers)
     reply.code(statusCode)
-    if (prefersHtml(request)) {
-      const html = await reply.viewAsync('error.hbs', { title: `${statusCode} ${statusText}`, statusCode, statusText, message })
-      return reply.type('text/html; charset=utf-8').send(html)
-    }
     // Sent as text: a route's response schema for this status (the poll's 503 "degraded" body)
     // must not be applied to an error (a shed 503 on the poll failed to serialise: a 500).
-    return reply.type('application/json; charset=utf-8').send(JSON.stringify({ statusCode, error: statusText, message }))
+    const { type, body } = await errorBody(async (page, data) => await reply.viewAsync(page, data), statusCode, message, prefersHtml(request))
+    return reply.type(type).send(body)
   })
 }, { name: 'error-renderer', dependencies: ['views', '@fastify/accepts'] })

@@ -5,6 +5,7 @@ import { describeTarget, type StoreTarget } from './store/engine.js'
 import { openStoreReader } from './store/open-reader.js'
 import { Redactor, type RedactionRules } from '../../lib/redact.js'
 import { installRecorder } from './collect/recorder.js'
+import { recordRejection } from './collect/rejection-recorder.js'
 import type { RetentionLimits } from './writer/retention.js'
 import { profilerRoutes } from './pages/routes.js'
 import type { LoginRateLimit } from './pages/page-security.js'
@@ -82,7 +83,10 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
   const store: ProfileStore = new ProfileStore(openReader, writer, { ...DEFAULT_STORE_OPTIONS, maxQueueBytes: options.maxQueueBytes ?? DEFAULT_STORE_OPTIONS.maxQueueBytes, ...options.store }, events)
   await store.open()
   app.decorate('profileStore', store)
-  installRecorder(app, { store, production: options.production, redactor: new Redactor(options.redaction), tokenSource: options.tokenSource })
+  const recorderOptions = { store, production: options.production, redactor: new Redactor(options.redaction), tokenSource: options.tokenSource }
+  installRecorder(app, recorderOptions)
+  // Requests the HTTP parser rejected (and CONNECT) never reach the hooks: recorded apart.
+  app.addRejectionRecorder((rejected, answer) => recordRejection(recorderOptions, rejected, answer))
   await app.register(profilerRoutes, { prefix: '/_profiler', store, collectors, secret: options.secret, loginRateLimit: options.loginRateLimit })
   app.addHook('onClose', async () => { await store.close() })
-}, { name: 'profiler', dependencies: ['routing-errors', 'error-renderer', 'views'] })
+}, { name: 'profiler', dependencies: ['routing-errors', 'error-renderer', 'views', 'rejected-requests'] })

@@ -38,8 +38,7 @@ export interface RecorderOptions {
 }
 
 /** IPv4-mapped IPv6 addresses (::ffff:127.0.0.1) are shown as IPv4. */
-function clientIp (request: FastifyRequest): string {
-  const ip = request.ip ?? ''
+export function displayIp (ip: string): string {
   return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip
 }
 
@@ -106,7 +105,7 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
         kind: 'capture',
         id: store.nextId(Date.now() - totalMs),
         token: state.token,
-        ip: clientIp(request),
+        ip: displayIp(request.ip ?? ''),
         method: request.method,
         rawUrl: state.origin + originFormTarget(request),
         statusCode,
