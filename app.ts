@@ -7,7 +7,7 @@ import apiDocs from './plugins/api-docs.js'
 import database, { type DatabaseOptions } from './plugins/database.js'
 import errorRenderer from './plugins/error-renderer.js'
 import jsonBody from './plugins/request-body.js'
-import { logSerializers, profilerStatus } from './plugins/logging.js'
+import { logSerializers, profilerStatus, redactionRules } from './plugins/logging.js'
 import profiler, { type ProfilerOptions } from './plugins/profiler/index.js'
 import routingErrors from './plugins/routing/index.js'
 import views from './plugins/views.js'
@@ -89,7 +89,7 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
       writer: config.profilerWriter,
       production: config.production,
       secret: config.profilerSecret,
-      redaction: { headers: config.profilerRedactHeaders, fields: config.profilerRedactFields },
+      redaction: redactionRules(config),
       retention: { maxProfiles: config.profilerMaxProfiles, maxAgeMs: config.profilerMaxAgeMs, maxBytes: config.profilerMaxBytes },
       maxQueueBytes: config.profilerMaxQueueBytes,
       ...overrides.profiler

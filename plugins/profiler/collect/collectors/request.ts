@@ -1,6 +1,12 @@
 import { STATUS_CODES } from 'node:http'
 import type { Collector } from './collector.js'
 
+/**
+ * The profiler's own response headers: the token is the profile's name, shown in the listing
+ * anyway, not a credential (the secret-name rule would otherwise redact "token").
+ */
+const PROFILER_HEADERS: ReadonlySet<string> = new Set(['x-debug-token', 'x-debug-token-link'])
+
 /** Request bodies larger than this (as JSON) are kept as a truncated preview. */
 export const MAX_BODY_BYTES = 64 * 1024
 
@@ -29,7 +35,7 @@ export const requestCollector: Collector = {
       response: {
         statusCode,
         statusText: STATUS_CODES[statusCode] ?? '',
-        headers: redactor.headers(capture.responseHeaders),
+        headers: redactor.headers(capture.responseHeaders, PROFILER_HEADERS),
         body: responseBody === undefined ? null : redactor.fields(responseBody)
       }
     }
