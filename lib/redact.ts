@@ -112,8 +112,9 @@ const REGEXP_SPECIAL = /[\\^$.*+?()[\]{}|/-]/g
 
 /**
  * A pattern that finds `value` in a text as written, percent-encoded in any mix (hex digits in
- * either case), or with '+' for a space. Each character is a fixed set of spellings: matching takes
- * at most the value's length in steps from each position, so time stays linear in the text.
+ * either case), or with '+' for a space. Each character is a fixed set of spellings that start
+ * differently (but for a '%' in the value itself), so a match attempt dies within a step of where it
+ * differs: time linear in the text, the value's length a constant factor.
  */
 function spellingsOf (value: string): RegExp {
   const encoder = new TextEncoder()

@@ -10,7 +10,6 @@ import { recordedApp } from '../helpers/profile-store.js'
 
 /** CSI, then "clear the screen"; NEL; DEL; and a C1 run. */
 const HOSTILE = '\u009b2J\u0085x\u007fy\u0080\u009f'
-// eslint-disable-next-line no-control-regex
 const RAW_CONTROL = /[\u007f-\u009f]/
 
 t.test('export --curl, export --har, show --json, search --json: no C1 control reaches the terminal', async t => {
