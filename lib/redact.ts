@@ -5,6 +5,8 @@
 //   (PROFILER_SECRET), in any text we keep (field values, header values, the URL, error
 //   messages, stack traces).
 
+import type { Config } from '../config.js'
+
 export const REDACTED = '[redacted]'
 const REDACTED_IN_URL = encodeURIComponent(REDACTED)
 
@@ -150,6 +152,15 @@ export interface RedactionRules {
   fields?: string[]
   /** Secret values (PROFILER_SECRET) replaced wherever they appear, under any name, in any spelling of a URL. */
   values?: string[]
+}
+
+/** What the profiles and the log lines redact on top of the built-in rules: the configured names, and PROFILER_SECRET's value. */
+export function redactionRules (config: Pick<Config, 'profilerRedactHeaders' | 'profilerRedactFields' | 'profilerSecret'>): RedactionRules {
+  return {
+    headers: config.profilerRedactHeaders,
+    fields: config.profilerRedactFields,
+    values: config.profilerSecret === null ? [] : [config.profilerSecret]
+  }
 }
 
 export class Redactor {

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { stdSerializers } from 'pino'
 import type { Config } from '../config.js'
 import { withoutPassword } from '../lib/postgres/url.js'
-import { Redactor, type RedactionRules } from '../lib/redact.js'
+import { redactionRules, Redactor } from '../lib/redact.js'
 
 /** The start-up line that says whether the profiler records, where, and who may read it. */
 export function profilerStatus (config: Config): string {
@@ -35,15 +35,6 @@ function neverThrows (serializer: Serializer): Serializer {
     } catch (err) {
       return { [UNSERIALIZABLE]: err instanceof Error ? err.name : typeof err }
     }
-  }
-}
-
-/** What the profiles and the log lines redact: the built-in rules, the configured names, and PROFILER_SECRET's value. */
-export function redactionRules (config: Config): RedactionRules {
-  return {
-    headers: config.profilerRedactHeaders,
-    fields: config.profilerRedactFields,
-    values: config.profilerSecret === null ? [] : [config.profilerSecret]
   }
 }
 
