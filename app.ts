@@ -13,6 +13,7 @@ import rejectedRequests, { answerClientError } from './plugins/rejected-requests
 import routingErrors from './plugins/routing/index.js'
 import views from './plugins/views.js'
 import { HttpError } from './lib/http-error.js'
+import { redactionRules } from './lib/redact.js'
 import { routableUrl } from './plugins/routing/request-target.js'
 import { ROUTER_OPTIONS } from './plugins/routing/route-mirror.js'
 import { serializerCompiler, validatorCompiler } from './schema-compilers.js'
@@ -94,7 +95,7 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
       writer: config.profilerWriter,
       production: config.production,
       secret: config.profilerSecret,
-      redaction: { headers: config.profilerRedactHeaders, fields: config.profilerRedactFields },
+      redaction: redactionRules(config),
       retention: { maxProfiles: config.profilerMaxProfiles, maxAgeMs: config.profilerMaxAgeMs, maxBytes: config.profilerMaxBytes },
       maxQueueBytes: config.profilerMaxQueueBytes,
       ...overrides.profiler
