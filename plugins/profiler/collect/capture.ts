@@ -33,7 +33,10 @@ export interface RequestCapture {
   routingFailure: unknown
   params: unknown
   query: unknown
+  /** The parsed body; undefined when the request had none (0 bytes). */
   body: unknown
+  /** The body's size as the client sent it (plugins/body-size.ts). */
+  bodyBytes: number
   requestHeaders: Record<string, unknown>
   responseHeaders: Record<string, unknown>
   /** The response text when it was JSON and small enough to keep. */

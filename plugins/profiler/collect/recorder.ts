@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { receivedBodyBytes } from '../../body-size.js'
 import { requestOrigin } from '../../routing/request-origin.js'
 import { hasRejectedTarget, originFormTarget } from '../../routing/request-target.js'
 import { getHeapStatistics } from 'node:v8'
@@ -90,6 +91,7 @@ export function installRecorder (app: FastifyInstance, { store, production, toke
       // A rejected target (not a path) is routed as a path of its own only to reach the hooks.
       const matched = !request.is404 && !hasRejectedTarget(request)
       const routeMethod = request.routeOptions.method
+      const bodyBytes = receivedBodyBytes(request)
       // Values are taken as they are (references): the request is over, nothing changes them
       // before the batch is copied to the writer thread.
       store.enqueue({
@@ -110,7 +112,9 @@ export function installRecorder (app: FastifyInstance, { store, production, toke
         routingFailure: request.routingFailure,
         params: matched ? request.params ?? {} : {},
         query: request.query ?? {},
-        body: request.body,
+        // No bytes, no body (the handler saw `{}`); bytes as sent, for a truncated body's size.
+        body: bodyBytes === 0 ? undefined : request.body,
+        bodyBytes,
         requestHeaders: request.headers,
         responseHeaders: reply.getHeaders(),
         responseText: state.responseText,

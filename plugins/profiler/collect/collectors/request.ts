@@ -4,12 +4,15 @@ import type { Collector } from './collector.js'
 /** Request bodies larger than this (as JSON) are kept as a truncated preview. */
 export const MAX_BODY_BYTES = 64 * 1024
 
-/** A body small enough as is, or a marked, truncated preview of its JSON text. */
-function keepBody (body: unknown): unknown {
+/**
+ * A body small enough as is, or a marked, truncated preview of its JSON text; `bytes` is the body's
+ * size as the client sent it (not of the redacted copy, which the scan limits may have shortened).
+ */
+function keepBody (body: unknown, sentBytes: number): unknown {
   if (body === undefined) return null
   const text = JSON.stringify(body)
   if (text === undefined || Buffer.byteLength(text) <= MAX_BODY_BYTES) return body
-  return { truncated: true, bytes: Buffer.byteLength(text), preview: text.slice(0, MAX_BODY_BYTES) }
+  return { truncated: true, bytes: sentBytes, preview: text.slice(0, MAX_BODY_BYTES) }
 }
 
 /** Request / Response: query, body, headers, route and params; response status, headers and JSON body. */
@@ -24,7 +27,7 @@ export const requestCollector: Collector = {
       route: capture.route,
       params: redactor.fields(capture.params),
       query: redactor.fields(capture.query),
-      body: keepBody(redactor.fields(capture.body)),
+      body: keepBody(redactor.fields(capture.body), capture.bodyBytes),
       requestHeaders: redactor.headers(capture.requestHeaders),
       response: {
         statusCode,
