@@ -8,7 +8,7 @@ import type { Test } from 'tap'
 import { postgresBinDir, startPostgres, type PostgresCluster } from './postgres.js'
 
 /** A fresh, empty store for one test: the environment that points an app (or the command line) at it. */
-export type FreshStore = (t: Test) => Promise<Record<string, string>>
+type FreshStore = (t: Test) => Promise<Record<string, string>>
 
 export interface StoreEngine { name: 'sqlite' | 'postgres', fresh: FreshStore, skip: string | false }
 
