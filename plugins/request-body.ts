@@ -127,8 +127,7 @@ function emptyOrUnsupported (request: FastifyRequest, payload: Readable, done: (
     payload.removeListener('end', onEnd)
     payload.removeListener('error', onError)
   }
-  const onData = (chunk: Buffer): void => {
-    if (chunk.length === 0) return
+  const onData = (): void => {
     stop()
     unsupported()
   }
