@@ -3,7 +3,7 @@
 // Exit codes: 0 success, 1 the store failed, 2 a usage error or an unknown token (one line on stderr).
 import type { Readable, Writable } from 'node:stream'
 import { Command, CommanderError, Option } from 'commander'
-import { ConfigError, loadConfig, type Config } from '../../config.js'
+import { ConfigError, loadStoreConfig, type StoreConfig } from '../../config.js'
 import { HttpError } from '../../lib/http-error.js'
 import { isStorageFault } from '../../lib/sqlite/faults.js'
 import { DEFAULT_LIMIT } from '../../plugins/profiler/pages/search-filters.js'
@@ -31,9 +31,10 @@ export interface ProfilerIo {
 /** A usage error found after parsing (exit code 2). */
 class UsageError extends Error {}
 
-function config (env: ProfilerIo['env']): Config {
+/** The settings the command line reads (where the store is), validated: not the server's others. */
+function config (env: ProfilerIo['env']): StoreConfig {
   try {
-    return loadConfig(env)
+    return loadStoreConfig(env)
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message)
     throw err

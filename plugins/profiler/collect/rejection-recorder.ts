@@ -36,6 +36,7 @@ export function recordRejection ({ store, tokenSource }: RecorderOptions, reject
       params: {},
       query: {},
       body: undefined,
+      bodyBytes: 0,
       shapedBody: undefined,
       requestHeaders: rejected.headers,
       responseHeaders: { ...answer.headers, ...tokenHeaders },

@@ -84,7 +84,9 @@ export class PostgresReader implements StoreReader {
     }
   }
 
-  async search (filters: SearchFilters): Promise<ProfileSummary[]> {
+  async search (given: SearchFilters): Promise<ProfileSummary[]> {
+    const filters = withoutNulUrl(given)
+    if (filters === null) return []
     const key = await this.searchKey(filters)
     if (key !== null && key.values.length === 0) return []
     const where = ['p.type = $1']
@@ -223,6 +225,19 @@ export class PostgresReader implements StoreReader {
     }
     return name
   }
+}
+
+/**
+ * A URL term with a NUL, as PostgreSQL can answer it: text cannot hold a NUL here, and no URL the
+ * service records holds one (the HTTP parser refuses a NUL in the target and in Host; `%00` stays
+ * those three characters). So the term matches no URL (null: nothing to read), and its negation
+ * every URL (the filter left out): the answer SQLite gives by comparing the term as it is.
+ */
+function withoutNulUrl (filters: SearchFilters): SearchFilters | null {
+  if (filters.url === undefined || !filters.url.includes('\0')) return filters
+  if (filters.urlNegated !== true) return null
+  const { url: _url, urlNegated: _negated, ...others } = filters
+  return others
 }
 
 function toSummary (row: SummaryRow): ProfileSummary {

@@ -20,7 +20,7 @@ export const requestCollector: Collector = {
       route: capture.route,
       params: redactor.fields(capture.params),
       query: redactor.fields(capture.query),
-      body: capture.shapedBody !== undefined ? capture.shapedBody : storedBody(redactor.fields(capture.body)),
+      body: capture.shapedBody !== undefined ? capture.shapedBody : storedBody(redactor.fields(capture.body), capture.bodyBytes),
       requestHeaders: redactor.headers(capture.requestHeaders),
       response: {
         statusCode,
