@@ -45,7 +45,8 @@ export class ProfileStore {
       },
       onWritten: async count => {
         this.count = count
-        await this.reader.tryOpen()
+        // At most once per retry delay, not once per batch, while the store cannot be read.
+        await this.reader.reopenIfDue()
       }
     })
     this.reader = new ReaderConnection(openReader, options.retryDelayMs, async reader => {

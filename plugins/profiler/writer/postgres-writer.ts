@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { isPostgresFault } from '../../../lib/postgres/faults.js'
+import { isPostgresDataError, isPostgresFault } from '../../../lib/postgres/faults.js'
 import { migratePostgres } from '../../../lib/postgres/migrate.js'
 import { createPool, inTransaction } from '../../../lib/postgres/pool.js'
 import { noNul } from '../../../lib/postgres/text.js'
@@ -84,7 +84,7 @@ export class PostgresWriter implements StoreWriter {
     intervalMs: number,
     events: { onDeleted: (tokens: string[], count: number) => void, onError: (message: string) => void, onTaken: (tokens: string[]) => void }
   ): Promise<PostgresWriter> {
-    const pool = createPool(target.url, { max: 2, applicationName: `profiler writer (${deployment})` })
+    const pool = createPool(target.url, { max: 2, applicationName: `profiler writer (${deployment})`, statementTimeoutMs: target.statementTimeoutMs })
     try {
       await migratePostgres(pool, profilerPostgresMigrationsDir, PROFILER_MIGRATIONS_TABLE)
       await pool.query('INSERT INTO profile_deployments (name) VALUES ($1) ON CONFLICT DO NOTHING', [deployment])
@@ -125,6 +125,10 @@ export class PostgresWriter implements StoreWriter {
 
   isFault (err: unknown): boolean {
     return isPostgresFault(err)
+  }
+
+  isContentError (err: unknown): boolean {
+    return isPostgresDataError(err)
   }
 
   async close (): Promise<void> {

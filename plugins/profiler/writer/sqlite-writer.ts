@@ -1,4 +1,4 @@
-import { isStorageFault } from '../../../lib/sqlite/faults.js'
+import { isSqliteDataError, isStorageFault } from '../../../lib/sqlite/faults.js'
 import type { ProfileRecord } from '../profile.js'
 import { ProfileWriter } from './profile-writer.js'
 import { Retention, type RetentionLimits } from './retention.js'
@@ -40,6 +40,10 @@ export class SqliteWriter implements StoreWriter {
 
   isFault (err: unknown): boolean {
     return isStorageFault(err)
+  }
+
+  isContentError (err: unknown): boolean {
+    return isSqliteDataError(err)
   }
 
   async close (): Promise<void> {
