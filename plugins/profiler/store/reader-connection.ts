@@ -13,19 +13,21 @@ function storeUnavailable (reason: string): HttpError {
  * A read that fails with what its engine calls a fault (reader.isFault) closes it: the next
  * attempt to open it is a retry delay later. Each (re)open fills the token set from the stored
  * tokens. Its failures are its own, apart from the write health: one line when it starts
- * failing, one when it can be read again.
+ * failing, one when a read succeeds again.
  */
 export class ReaderConnection {
   private readonly reader: AsyncReopening<StoreReader>
+  /** Since a failure, until a read succeeds: a reader that opens and fails again is one outage, not one per retry. */
+  private failing = false
 
   constructor (
     open: () => Promise<StoreReader>,
     retryDelayMs: number,
     onOpened: (reader: StoreReader) => Promise<void>,
-    report: {
-      /** Each failed attempt; `first` when the previous attempt had succeeded (or there was none). */
-      onFailure: (message: string, first: boolean) => void
-      /** Opened again after a failure. */
+    private readonly report: {
+      /** The store cannot be read (once per outage). */
+      onFailure: (message: string) => void
+      /** A read succeeded again after a failure. */
       onRecovered: () => void
     }
   ) {
@@ -37,9 +39,12 @@ export class ReaderConnection {
         await reader.close()
         throw err
       }
-      if (this.reader.failure !== '') report.onRecovered()
       return reader
-    }, retryDelayMs, report.onFailure)
+    }, retryDelayMs, message => {
+      if (this.failing) return
+      this.failing = true
+      report.onFailure(message)
+    })
   }
 
   /** Opens it now unless it is open; resolves when the attempt is over (failures are reported, not thrown). */
@@ -57,7 +62,12 @@ export class ReaderConnection {
     const reader = await this.reader.get()
     if (reader === null) throw storeUnavailable(this.reader.failure)
     try {
-      return await read(reader)
+      const value = await read(reader)
+      if (this.failing) {
+        this.failing = false
+        this.report.onRecovered()
+      }
+      return value
     } catch (err) {
       if (!reader.isFault(err)) throw err
       // The cause is logged once (onFailure) and named in the message, not chained: the advisors'
