@@ -166,6 +166,23 @@ if (needsPostgres(t)) {
     await until('the listing answers again', async () => (await listing(app)).statusCode === 200)
   })
 
+  t.test('a profile the store refuses (a value out of range) is set aside and counted; the rest of its batch is stored', async t => {
+    const url = await freshDatabase()
+    const { app, logLines } = await appOn(t, url, {}, { profiler: { store: { flushDelayMs: 600_000 } } })
+    const before = await business(t, app, 2)
+    app.profileStore.reserveToken('bad000')
+    // status_code is a smallint: 70000 is refused (22003), by this profile alone.
+    const bad = { id: app.profileStore.nextId(Date.now()), token: 'bad000', parentToken: null, type: 'request' as const, ip: '127.0.0.1', method: 'GET', url: 'http://x/', statusCode: 70_000, durationMs: 1, route: null, panels: '{}' }
+    t.ok(app.profileStore.enqueue(bad))
+    const after = await business(t, app, 2)
+    await app.profileStore.flush()
+    t.equal(app.profileStore.dropped, 1, 'the bad one is counted')
+    t.match(app.profileStore.healthSnapshot(), { state: 'ok', queued: 0 })
+    t.match(logLines(/dropped so far/)[0], /profile bad000 could not be stored: value \\"70000\\" is out of range for type smallint/)
+    const stored = new Set((await queryOn(url, 'SELECT token FROM profiles')).map(row => String(row.token)))
+    t.ok([...before, ...after].every(token => stored.has(token)) && !stored.has('bad000'), 'the rest of its batch is stored')
+  })
+
   t.test('two instances drawing the same tokens at the same time: each token stored once, the other profile rejected and counted', async t => {
     const url = await freshDatabase()
     // Both draw the same sequence: every token clashes, and each is claimed by whichever commits first.
