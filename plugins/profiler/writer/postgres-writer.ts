@@ -35,6 +35,19 @@ async function upsertSearchKeys (client: pg.PoolClient, ids: number[], urls: str
 }
 
 /**
+ * Of the profiles whose token is held already, those stored by this very profile (same token, id
+ * and deployment): a batch retried after its commit, its answer lost (the writer thread died).
+ * Neither written again nor rejected.
+ */
+async function storedBefore (client: pg.PoolClient, unclaimed: ProfileRecord[], deployment: string): Promise<Set<string>> {
+  if (unclaimed.length === 0) return new Set()
+  const { rows } = await client.query<{ token: string }>(`SELECT t.token FROM unnest($1::text[], $2::bigint[]) AS u (token, id)
+    JOIN profile_tokens t ON t.token = u.token AND t.profile_id = u.id
+    JOIN profiles p ON p.id = u.id AND p.token = u.token WHERE p.deployment = $3`, [unclaimed.map(p => p.token), unclaimed.map(p => p.id), deployment])
+  return new Set(rows.map(row => row.token))
+}
+
+/**
  * The PostgreSQL engine's writer (writer thread): each batch in one transaction, as a few
  * multi-row INSERTs (unnest of arrays: one statement per table, whatever the batch size).
  * Tokens are claimed first, in profile_tokens: a token another instance already holds rejects
@@ -155,9 +168,10 @@ export class PostgresWriter implements StoreWriter {
           WHERE profile_tokens.profile_id < (SELECT horizon FROM profile_horizon)
         RETURNING token`, [candidates.map(p => p.token), candidates.map(p => p.id)])
       const ours = new Set(claimed.rows.map(row => row.token))
+      const before = await storedBefore(client, candidates.filter(profile => !ours.has(profile.token)), this.deployment)
       const stored = candidates.filter(profile => {
         if (ours.has(profile.token)) return true
-        rejected.push(profile.token)
+        if (!before.has(profile.token)) rejected.push(profile.token)
         return false
       })
       if (stored.length === 0) return 0
