@@ -31,6 +31,8 @@ export interface ProfilerOptions {
   retentionIntervalMs?: number
   /** SQLite: how long a statement waits for another connection's lock before the store counts as failing (5 s). */
   busyTimeoutMs?: number
+  /** PostgreSQL: how long a statement may run (behind a lock, say) before it is cancelled and counts as a fault (reads 10 s, writes 30 s). */
+  statementTimeoutMs?: number
   /** The queue's bound in estimated bytes (PROFILER_MAX_QUEUE_BYTES); `store.maxQueueBytes` overrides it. */
   maxQueueBytes?: number
   store?: Partial<StoreOptions>
@@ -55,9 +57,9 @@ const DROP_LOG_INTERVAL_MS = 10_000
 export default fp<ProfilerOptions>(async function profilerPlugin (app, options) {
   // The request thread reads (and migrates) on its own connection; the writer thread writes.
   // A store that cannot be opened does not stop the service: the profiler reports it and retries.
-  const target: StoreTarget = options.target.engine === 'sqlite' && options.busyTimeoutMs !== undefined
-    ? { ...options.target, busyTimeoutMs: options.busyTimeoutMs }
-    : options.target
+  const target: StoreTarget = options.target.engine === 'sqlite'
+    ? (options.busyTimeoutMs === undefined ? options.target : { ...options.target, busyTimeoutMs: options.busyTimeoutMs })
+    : (options.statementTimeoutMs === undefined ? options.target : { ...options.target, statementTimeoutMs: options.statementTimeoutMs })
   const where = describeTarget(target)
   const openReader = async () => await openStoreReader(target, message => { app.log.info(`Profiler store ${where}: ${message}`) }, options.writer === 'inline')
   // Dropped profiles are logged at most once every 10 s, with the count so far.
