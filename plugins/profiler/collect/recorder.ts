@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { receivedBodyBytes } from '../../body-size.js'
 import { requestOrigin } from '../../routing/request-origin.js'
 import { hasRejectedTarget, originFormTarget } from '../../routing/request-target.js'
