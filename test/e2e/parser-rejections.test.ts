@@ -263,7 +263,7 @@ t.test('what could not be read is stored empty: binary bytes (a TLS handshake on
   const answer = await rawAnswer(server.address, Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03, 0x0d, 0x0a, 0x0d, 0x0a]))
   checkErrorAnswer(t, answer, 400, /does not start with a known HTTP method/, false)
   t.equal(answer.headers['x-debug-token-link'], `http://localhost/_profiler/${answer.headers['x-debug-token']}`)
-  t.match(await listedProfile(server, answer.headers['x-debug-token'] ?? ''), { method: '', url: 'http://localhost', status: 400 })
+  t.match(await listedProfile(server, answer.headers['x-debug-token'] ?? ''), { method: '', url: 'http://localhost/', status: 400 })
 })
 
 t.test('a head that does not arrive in time: a 408 with a profile; a connection that sends nothing: the 408 without one', async t => {
@@ -271,7 +271,7 @@ t.test('a head that does not arrive in time: a 408 with a profile; a connection 
   const partial = await rawAnswer(server.address, 'GET /monitor/Monitor')
   t.equal(partial.status, 408)
   t.match(JSON.parse(partial.body), { statusCode: 408, error: 'Request Timeout', message: /not received in time/ })
-  t.match(await listedProfile(server, partial.headers['x-debug-token'] ?? ''), { method: '', url: 'http://localhost', status: 408 })
+  t.match(await listedProfile(server, partial.headers['x-debug-token'] ?? ''), { method: '', url: 'http://localhost/', status: 408 })
   const idle = await rawAnswer(server.address, '')
   t.equal(idle.status, 408)
   t.equal(idle.headers['x-debug-token'], undefined, 'no token: nothing was sent, nothing is recorded')

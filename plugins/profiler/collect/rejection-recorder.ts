@@ -25,7 +25,8 @@ export function recordRejection ({ store, tokenSource }: RecorderOptions, reject
       token,
       ip: displayIp(rejected.ip),
       method: rejected.method,
-      rawUrl: rejected.origin + rejected.target,
+      // Always scheme://host/path: a target that could not be read is the root.
+      rawUrl: rejected.origin + (rejected.target === '' ? '/' : rejected.target),
       statusCode: answer.statusCode,
       totalMs,
       handlerStartMs: null,

@@ -95,7 +95,8 @@ export function curlCommand (source: CurlSource): CurlCommand {
   if (/[[\]{}]/.test(source.url)) lines.push(option('--globoff'))
   if (method === 'HEAD') lines.push(option('--head'))
   // curl sends GET, or POST with a body, by itself: -X only for anything else.
-  else if (method !== 'GET' && !(method === 'POST' && body !== null)) lines.push(option('-X', method))
+  // (A method the HTTP parser could not read is stored empty: the command then sends GET.)
+  else if (method !== '' && method !== 'GET' && !(method === 'POST' && body !== null)) lines.push(option('-X', method))
   let compressed = false
   for (const [name, value] of Object.entries(source.requestHeaders)) {
     const lower = name.toLowerCase()
