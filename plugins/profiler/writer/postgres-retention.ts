@@ -120,6 +120,7 @@ export class PostgresRetention {
     // Never below the floor: a batch larger than half of what fits then grows the tables once.
     const excess = Math.min(this.count + incoming - budget.count, this.count - budget.floor)
     if (excess <= 0) return
+    budget.reached = true
     const tokens = await inTransaction(this.pool, async client => {
       await client.query('SELECT pg_advisory_xact_lock($1)', [RETENTION_LOCK])
       const deleted = await this.deleteRows(client, Number.MAX_SAFE_INTEGER, excess)
@@ -174,7 +175,8 @@ export class PostgresRetention {
     this.vacuumPartitions.clear()
     this.deletedSinceVacuum = 0
     this.lastVacuum = Date.now()
-    const existing = (await this.pool.query<{ name: string }>('SELECT relname AS name FROM pg_class WHERE relname = ANY($1) AND relkind = \'r\'',
+    // A partition another instance dropped meanwhile is left out (VACUUM of a missing table fails).
+    const existing = (await this.pool.query<{ name: string }>('SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NOT NULL',
       [[...tables, ...SIDE_TABLES]])).rows.map(row => row.name)
     if (existing.length > 0) await this.pool.query(`VACUUM (SKIP_LOCKED) ${existing.join(', ')}`)
     // The first vacuum once the held count is reached: the bytes now are what that count takes.
