@@ -5,6 +5,10 @@
  */
 export class BackgroundLoop {
   private timer: NodeJS.Timeout | null = null
+  private running = false
+  /** Woken while a step ran: the next one runs right after it. */
+  private woken = false
+  private tick: (() => Promise<void>) | null = null
 
   constructor (
     private readonly step: () => boolean | Promise<boolean>,
@@ -14,21 +18,36 @@ export class BackgroundLoop {
   start (intervalMs: number): void {
     const tick = async (): Promise<void> => {
       let worked = false
+      this.running = true
+      this.woken = false
       try {
         worked = await this.step()
       } catch (err) {
         this.onError(err)
+      } finally {
+        this.running = false
       }
       if (this.timer === null) return // stopped while the step ran
-      this.timer = setTimeout(tick, worked ? 1 : intervalMs)
+      this.timer = setTimeout(tick, worked || this.woken ? 1 : intervalMs)
       this.timer.unref()
     }
+    this.tick = tick
     this.timer = setTimeout(tick, intervalMs)
+    this.timer.unref()
+  }
+
+  /** Runs the next step 1 ms from now instead of at the interval (after the running one, if any). */
+  wake (): void {
+    if (this.running) this.woken = true
+    if (this.timer === null || this.running || this.tick === null) return
+    clearTimeout(this.timer)
+    this.timer = setTimeout(this.tick, 1)
     this.timer.unref()
   }
 
   stop (): void {
     if (this.timer !== null) clearTimeout(this.timer)
     this.timer = null
+    this.tick = null
   }
 }

@@ -3,6 +3,7 @@ import BetterSqlite3 from 'better-sqlite3'
 import t from 'tap'
 import { buildApp } from '../../app.js'
 import { testConfig } from '../helpers/app.js'
+import { scannerPath } from '../helpers/scanner.js'
 
 // Scanner traffic (issue #20): distinct 200-character paths, each a new URL in the trigram index.
 // Scaled from the 50,000-request, 5 MiB run: enough URLs that the index's deletions alone once
@@ -11,16 +12,6 @@ const BOUND = 2 * 1024 * 1024
 const REQUESTS = 8_000
 const STEADY = 3_000
 const ROUND = 500
-
-function scannerPath (i: number): string {
-  let tail = ''
-  let x = i * 2654435761 % 4294967296
-  while (tail.length < 200) {
-    x = (x * 1103515245 + 12345) % 2147483648
-    tail += x.toString(36)
-  }
-  return `/u/${i}/${tail.slice(0, 200)}`
-}
 
 function fileCounts (path: string): { profiles: number, urls: number, usedBytes: number } {
   const db = new BetterSqlite3(path, { readonly: true })

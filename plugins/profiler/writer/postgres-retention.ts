@@ -14,6 +14,12 @@ const TOKEN_SWEEP = 5_000
 const BYTES_TARGET = 0.9
 /** A partition this far in the past gets no new rows: its count is read once. */
 const SEALED_AFTER_MS = 60_000
+/** Deleted rows are vacuumed at least this often while pruning goes on (and once it stops). */
+const VACUUM_EVERY_MS = 250
+/** Growth past the bytes a held count took that lowers the count again, as a share of the bound. */
+const REGROWTH = 0.02
+/** The side tables rows are deleted from, vacuumed with the partitions. */
+const SIDE_TABLES = ['profile_tokens', 'profile_urls', 'profile_ips', 'profile_route_stats', 'profile_horizon']
 /** One instance prunes at a time (the others skip their step). */
 const RETENTION_LOCK = 0x72657465
 
@@ -31,14 +37,21 @@ export interface RetentionEvents {
 /**
  * Keeps the PostgreSQL store within its bounds, in the writer thread, without mass deletes:
  * whole time partitions are dropped (for age, count and bytes). Only rows of the oldest
- * partition that must go before the whole partition may (the age boundary inside it, or a count
- * bound smaller than a partition) are deleted, at most 500 per step.
+ * partition that must go before the whole partition may (the age boundary inside it, a count
+ * bound smaller than a partition, or bytes over the target within the current partition: see
+ * pruneForSize and makeRoom) are deleted, at most 500 per step, and then vacuumed.
  */
 export class PostgresRetention {
   /** Stored profiles, all deployments, as of the last step. */
   count = 0
   private readonly loop = new BackgroundLoop(async () => await this.step(), err => { this.events.onError(err) })
   private readonly sealedCounts = new Map<number, number>()
+  /** Pruning for size in the current partition: the count held, its floor, and the bytes it took once reached and vacuumed. */
+  private budget: { count: number, floor: number, reached: boolean, settledBytes: number | undefined } | undefined
+  private deletedSinceVacuum = 0
+  private lastVacuum = 0
+  private stopped = false
+  private readonly vacuumPartitions = new Set<number>()
 
   constructor (
     private readonly pool: pg.Pool,
@@ -52,7 +65,7 @@ export class PostgresRetention {
    * while another instance (or this one) holds the lock; an asked-for one (`wait`) waits for it.
    */
   async step (now = Date.now(), { wait = false } = {}): Promise<boolean> {
-    return await inTransaction(this.pool, async client => {
+    const removed = await inTransaction(this.pool, async client => {
       if (wait) {
         await client.query('SELECT pg_advisory_xact_lock($1)', [RETENTION_LOCK])
       } else {
@@ -76,11 +89,99 @@ export class PostgresRetention {
         if (oldest.highId <= currentLow && await this.countOf(client, oldest) <= excess) return await this.dropPartition(client, oldest)
         return await this.deleteOldest(client, Number.MAX_SAFE_INTEGER, Math.min(excess, BATCH))
       }
-      if (await storeBytes(client) > limits.maxBytes * BYTES_TARGET && oldest.highId <= currentLow) {
-        return await this.dropPartition(client, oldest)
-      }
-      return await this.sweepTokens(client)
+      const bytes = await storeBytes(client)
+      if (bytes <= limits.maxBytes * BYTES_TARGET) return await this.sweepTokens(client)
+      // A past partition goes whole when at least half of the profiles stay; else the oldest rows go.
+      if (oldest.highId <= currentLow && await this.countOf(client, oldest) <= this.count / 2) return await this.dropPartition(client, oldest)
+      return await this.pruneForSize(client, bytes)
     })
+    if (this.deletedSinceVacuum > 0 && (!removed || Date.now() - this.lastVacuum >= VACUUM_EVERY_MS)) await this.vacuum()
+    return removed
+  }
+
+  /**
+   * Before the writer inserts `incoming` profiles: when they would take the bytes over the target,
+   * the count that fits is held from then on. The oldest rows that exceed it are deleted (own
+   * transaction, under the pruning lock) and vacuumed before the batch is written, so that the
+   * batch reuses their space instead of growing the tables.
+   */
+  async makeRoom (incoming: number): Promise<void> {
+    if (incoming === 0) return
+    // The bytes per profile are told apart from the empty store's only once it holds a batch's worth.
+    if (this.budget === undefined && this.count >= incoming) {
+      const bytes = await storeBytes(this.pool)
+      const perProfile = bytes / this.count
+      const target = this.limits.maxBytes * BYTES_TARGET
+      if (bytes + incoming * perProfile <= target) return
+      this.holdAt(Math.floor(target / perProfile))
+    }
+    const budget = this.budget
+    if (budget === undefined) return
+    // Never below the floor: a batch larger than half of what fits then grows the tables once.
+    const excess = Math.min(this.count + incoming - budget.count, this.count - budget.floor)
+    if (excess <= 0) return
+    budget.reached = true
+    const tokens = await inTransaction(this.pool, async client => {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [RETENTION_LOCK])
+      const deleted = await this.deleteRows(client, Number.MAX_SAFE_INTEGER, excess)
+      await this.sweepTokens(client)
+      return deleted
+    })
+    this.report(tokens)
+    await this.vacuum()
+  }
+
+  /** The most profiles the writer inserts at once: a quarter of the count held, if any. */
+  partSize (): number {
+    return this.budget === undefined ? Infinity : Math.max(1, Math.floor(this.budget.count / 4))
+  }
+
+  private holdAt (fits: number): void {
+    const count = Math.max(1, fits)
+    this.budget = { count, floor: Math.ceil(count / 2), reached: false, settledBytes: undefined }
+  }
+
+  /**
+   * Over the byte target with no partition to drop: the oldest rows go, down to the profiles that
+   * fit, and VACUUM makes their space reusable: the tables then stop growing (they do not shrink).
+   * The count is held there (also by the writer: makeRoom), and lowered again, in proportion, only
+   * when the bytes still grew once it was reached and vacuumed; never below half of the first
+   * count held, so that bytes held by something else never empty the store. A dropped partition
+   * ends the hold.
+   */
+  private async pruneForSize (client: pg.PoolClient, bytes: number): Promise<boolean> {
+    let budget = this.budget
+    if (budget === undefined) {
+      this.holdAt(Math.floor(this.count * this.limits.maxBytes * BYTES_TARGET / bytes))
+      budget = this.budget as NonNullable<typeof this.budget>
+    } else if (budget.settledBytes !== undefined && bytes > budget.settledBytes + this.limits.maxBytes * REGROWTH) {
+      budget.count = Math.max(budget.floor, Math.floor(this.count * budget.settledBytes / bytes))
+      budget.reached = false
+      budget.settledBytes = undefined
+    }
+    const excess = this.count - budget.count
+    if (excess <= BATCH) budget.reached = true
+    if (excess <= 0) return await this.sweepTokens(client)
+    const deleted = await this.deleteOldest(client, Number.MAX_SAFE_INTEGER, Math.min(excess, BATCH))
+    // Their URLs, IPs and token claims go in the same step (the sweep's own turn may not come under load).
+    await this.sweepTokens(client)
+    return deleted
+  }
+
+  /** Plain VACUUM (not FULL: no exclusive lock) of the tables rows left, outside any transaction; an instance vacuuming them already makes this one skip. */
+  private async vacuum (): Promise<void> {
+    if (this.stopped) return
+    const tables = [...this.vacuumPartitions].flatMap(n => [`profiles_p${n}`, `profile_data_p${n}`])
+    this.vacuumPartitions.clear()
+    this.deletedSinceVacuum = 0
+    this.lastVacuum = Date.now()
+    // A partition another instance dropped meanwhile is left out (VACUUM of a missing table fails).
+    const existing = (await this.pool.query<{ name: string }>('SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NOT NULL',
+      [[...tables, ...SIDE_TABLES]])).rows.map(row => row.name)
+    if (existing.length > 0) await this.pool.query(`VACUUM (SKIP_LOCKED) ${existing.join(', ')}`)
+    // The first vacuum once the held count is reached: the bytes now are what that count takes.
+    const budget = this.budget
+    if (budget?.reached === true && budget.settledBytes === undefined) budget.settledBytes = await storeBytes(this.pool)
   }
 
   /** Steps until every bound holds (waiting for the lock, not skipping); returns the steps taken. */
@@ -95,7 +196,13 @@ export class PostgresRetention {
     this.loop.start(intervalMs)
   }
 
+  /** After a written batch: the next step runs now, so that a burst is pruned as it arrives, not a second later. */
+  wake (): void {
+    this.loop.wake()
+  }
+
   stop (): void {
+    this.stopped = true
     this.loop.stop()
   }
 
@@ -104,6 +211,7 @@ export class PostgresRetention {
     // Its profiles leave the route statistics in the same transaction as the partition goes.
     await updateRollups(client, rows.map(rolled), -1)
     await this.partitions.drop(client, partition)
+    this.budget = undefined
     await this.raiseHorizon(client, partition.highId)
     this.sealedCounts.delete(partition.n)
     this.count = Math.max(0, this.count - rows.length)
@@ -113,20 +221,28 @@ export class PostgresRetention {
 
   /** Deletes up to `limit` of the oldest profiles with id <= throughId (with their panels). */
   private async deleteOldest (client: pg.PoolClient, throughId: number, limit: number): Promise<boolean> {
+    const tokens = await this.deleteRows(client, throughId, limit)
+    this.report(tokens)
+    return tokens.length > 0
+  }
+
+  /** deleteOldest, without reporting the tokens (the caller does, once committed). */
+  private async deleteRows (client: pg.PoolClient, throughId: number, limit: number): Promise<string[]> {
     const { rows } = await client.query<PrunedRow>(`
       WITH doomed AS (SELECT id FROM profiles WHERE id <= $1 ORDER BY id LIMIT $2),
       gone AS (DELETE FROM profiles p WHERE id IN (SELECT id FROM doomed) RETURNING ${PRUNED_COLUMNS}),
       panels AS (DELETE FROM profile_data d USING gone WHERE d.token = gone.token AND d.id = gone.id)
       SELECT * FROM gone`, [throughId, limit])
-    if (rows.length === 0) return false
+    if (rows.length === 0) return []
     await updateRollups(client, rows.map(rolled), -1)
     const newest = Math.max(...rows.map(row => row.id))
     await this.raiseHorizon(client, newest + 1)
+    this.deletedSinceVacuum += rows.length
+    for (const row of rows) this.vacuumPartitions.add(this.partitions.numberOf(row.id))
     this.sealedCounts.delete(this.partitions.numberOf(newest))
     this.sealedCounts.delete(this.partitions.numberOf(Math.min(...rows.map(row => row.id))))
     this.count = Math.max(0, this.count - rows.length)
-    this.report(rows.map(row => row.token))
-    return true
+    return rows.map(row => row.token)
   }
 
   private report (tokens: string[]): void {
@@ -149,6 +265,7 @@ export class PostgresRetention {
         SELECT ${key} FROM ${table} WHERE ${newest} < (SELECT horizon FROM profile_horizon) LIMIT ${TOKEN_SWEEP})`)
       swept += rowCount ?? 0
     }
+    this.deletedSinceVacuum += swept
     return swept > 0
   }
 

@@ -122,7 +122,23 @@ export class PostgresWriter implements StoreWriter {
     return this.retention.count
   }
 
+  /**
+   * While the byte bound holds the count, a batch is written in parts of at most a quarter of it:
+   * the room each part needs is freed (and vacuumed) before it, so the store dips by a quarter at most.
+   */
   async write (batch: ProfileRecord[]): Promise<WriteResult> {
+    const part = this.retention.partSize()
+    if (batch.length <= part) return await this.writeWhole(batch)
+    const result: WriteResult = { written: 0, rejected: [] }
+    for (let start = 0; start < batch.length; start += part) {
+      const each = await this.writeWhole(batch.slice(start, start + part))
+      result.written += each.written
+      result.rejected.push(...each.rejected)
+    }
+    return result
+  }
+
+  private async writeWhole (batch: ProfileRecord[]): Promise<WriteResult> {
     try {
       return await this.insert(batch)
     } catch (err) {
@@ -161,6 +177,8 @@ export class PostgresWriter implements StoreWriter {
       rejected.push(profile.token)
       return false
     })
+    // Room for the batch first (for the byte bound): deleted and vacuumed, so the batch reuses the space.
+    await this.retention.makeRoom(candidates.length)
     const written = await inTransaction(this.pool, async client => {
       const claimed = await client.query<{ token: string }>(`INSERT INTO profile_tokens (token, profile_id)
         SELECT * FROM unnest($1::text[], $2::bigint[])
@@ -191,6 +209,7 @@ export class PostgresWriter implements StoreWriter {
       return stored.length
     })
     this.retention.count += written
+    if (written > 0) this.retention.wake()
     // The batch is stored: failing to look at the claims now must not make it be written again.
     await this.passOnClaims().catch(() => {})
     return { written, rejected }

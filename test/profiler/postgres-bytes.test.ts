@@ -1,0 +1,69 @@
+// The byte bound on PostgreSQL under scanner traffic (issue #20): the current time partition is
+// never dropped, so its oldest rows must go and their space be reused.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+import t from 'tap'
+import { buildApp } from '../../app.js'
+import { loadConfig } from '../../config.js'
+import { needsPostgres, startPostgres } from '../helpers/postgres.js'
+import { scannerPath } from '../helpers/scanner.js'
+
+const BOUND = 8 * 1024 * 1024
+const REQUESTS = 16_000
+const SAMPLE_EVERY = 100
+
+// As the soak measures it: every table of the schema with its indexes and TOAST.
+const BYTES_SQL = `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint AS bytes FROM pg_class c
+  JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r'`
+
+if (needsPostgres(t)) {
+  t.test('distinct-URL scanner traffic against a byte bound: the bytes stay within 10% of the bound, the profiles above half of what fits', async t => {
+    const cluster = await startPostgres(t)
+    const url = await cluster.createDatabase('bytes')
+    const dir = mkdtempSync(join(tmpdir(), 'pg-bytes-app-'))
+    const app = await buildApp(loadConfig({
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'silent',
+      PROFILER_WRITER: 'inline',
+      DATABASE_PATH: join(dir, 'app.sqlite'),
+      PROFILER_DATABASE_URL: url,
+      PROFILER_MAX_BYTES: String(BOUND)
+    }))
+    const sampler = new pg.Client({ connectionString: url })
+    await sampler.connect()
+    t.teardown(async () => {
+      await sampler.end()
+      await app.close()
+      rmSync(dir, { recursive: true, force: true })
+    })
+    const sample = async (): Promise<{ bytes: number, profiles: number }> => {
+      const bytes = Number((await sampler.query(BYTES_SQL)).rows[0].bytes)
+      const profiles = Number((await sampler.query('SELECT count(*)::bigint AS n FROM profiles')).rows[0].n)
+      return { bytes, profiles }
+    }
+    let stored = 0
+    let pruned = false
+    let peakProfiles = 0
+    let lowAfterPruning = Infinity
+    let maxBytes = 0
+    const over: string[] = []
+    for (let i = 0; i < REQUESTS; i++) {
+      await app.inject({ url: scannerPath(i) })
+      if ((i + 1) % SAMPLE_EVERY !== 0) continue
+      const now = await sample()
+      peakProfiles = Math.max(peakProfiles, now.profiles)
+      // Sampled as the soak does, while the traffic goes on (no flush, no prune call: the background's work).
+      // Pruning ran once the store holds fewer profiles than it ever did.
+      pruned ||= now.profiles < stored
+      stored = Math.max(stored, now.profiles)
+      maxBytes = Math.max(maxBytes, now.bytes)
+      if (now.bytes > BOUND * 1.1) over.push(`after ${i + 1} requests: ${now.bytes} bytes, ${now.profiles} profiles`)
+      if (pruned) lowAfterPruning = Math.min(lowAfterPruning, now.profiles)
+    }
+    t.ok(pruned, `pruning ran (peak ${peakProfiles} profiles)`)
+    t.same(over.slice(0, 10), [], `the bytes stayed within 110% of ${BOUND} (max ${maxBytes}, ${over.length} samples over)`)
+    t.ok(lowAfterPruning >= peakProfiles / 2, `the profiles never fell below half of what fits: low ${lowAfterPruning}, peak ${peakProfiles}`)
+  })
+}
