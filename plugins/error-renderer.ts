@@ -3,6 +3,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { Type } from 'typebox'
 import { HttpError } from '../lib/http-error.js'
+import { PAGE_CSP_HEADER } from './page-policy.js'
 
 /**
  * Turns an error thrown by a library (Fastify, a plugin, SQLite) into the error the client sees,
@@ -67,6 +68,8 @@ export default fp(async function errorRendererPlugin (app) {
     reply.code(statusCode)
     if (prefersHtml(request)) {
       const html = await reply.viewAsync('error.hbs', { title: `${statusCode} ${statusText}`, statusCode, statusText, message })
+      // The profiler pages' policy: no script, the layout's styles, no framing, no sniffing.
+      reply.header('content-security-policy', PAGE_CSP_HEADER).header('x-content-type-options', 'nosniff')
       return reply.type('text/html; charset=utf-8').send(html)
     }
     // Sent as text: a route's response schema for this status (the poll's 503 "degraded" body)
