@@ -2,15 +2,16 @@
 // error page: no error. One java run for all the pages (a JVM takes seconds to start).
 import { execFile } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import t from 'tap'
+import vnuJar from 'vnu-jar'
 import { buildTestApp, postJson } from '../helpers/app.js'
 import { freshDir } from '../helpers/dirs.js'
 import { listProfiles } from '../helpers/profiler.js'
 
-const VNU_JAR = String(createRequire(import.meta.url)('vnu-jar'))
+/** The jar's path (the package exports it). */
+const VNU_JAR = String(vnuJar)
 const run = promisify(execFile)
 
 interface VnuMessage { type: string, subType?: string, url: string, lastLine?: number, message: string }
