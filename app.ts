@@ -10,9 +10,11 @@ import errorRenderer from './plugins/error-renderer.js'
 import jsonBody from './plugins/request-body.js'
 import { logSerializers, profilerStatus } from './plugins/logging.js'
 import profiler, { type ProfilerOptions } from './plugins/profiler/index.js'
+import rejectedRequests, { answerClientError } from './plugins/rejected-requests/index.js'
 import routingErrors from './plugins/routing/index.js'
 import views from './plugins/views.js'
 import { HttpError } from './lib/http-error.js'
+import { redactionRules } from './lib/redact.js'
 import { routableUrl } from './plugins/routing/request-target.js'
 import { ROUTER_OPTIONS } from './plugins/routing/route-mirror.js'
 import { serializerCompiler, validatorCompiler } from './schema-compilers.js'
@@ -50,6 +52,9 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
     frameworkErrors: (error, _request, reply) => {
       reply.send(new HttpError(400, error.message, { cause: error, name: 'BadRequestError' }) as never)
     },
+    // What Node's HTTP parser rejects (and requests that time out) is answered by rejected-requests,
+    // with the error renderer's shape and a profile (Fastify's default is a bare "Client Error").
+    clientErrorHandler: answerClientError,
     // Fastify also takes a hop count at run time; its types omit the number form.
     trustProxy: config.trustProxy as boolean | string[],
     // A client that sends slowly is cut off (Fastify's requestTimeout and connectionTimeout
@@ -83,6 +88,7 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
   await app.register(accepts)
   await app.register(views)
   await app.register(errorRenderer)
+  await app.register(rejectedRequests)
   await app.register(jsonBody)
   // Before any route: it mirrors the route table to explain 404/405/301.
   await app.register(routingErrors)
@@ -96,7 +102,7 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
       writer: config.profilerWriter,
       production: config.production,
       secret: config.profilerSecret,
-      redaction: { headers: config.profilerRedactHeaders, fields: config.profilerRedactFields },
+      redaction: redactionRules(config),
       retention: { maxProfiles: config.profilerMaxProfiles, maxAgeMs: config.profilerMaxAgeMs, maxBytes: config.profilerMaxBytes },
       maxQueueBytes: config.profilerMaxQueueBytes,
       ...overrides.profiler

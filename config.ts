@@ -16,12 +16,19 @@ const DURATION = '^([0-9]+)(ms|s|m|h|d)$'
 const SIZE = '^([0-9]+)(B|KiB|MiB|GiB)?$'
 const DURATION_RULE = 'must be a duration such as 500ms, 90s, 30m, 12h or 2d'
 
+/** The variables that name the profile store: all that the profiler's command line reads. */
+const STORE_VARIABLES = {
+  PROFILER_DATABASE_PATH: Type.String({ minLength: 1, default: 'var/profiler.sqlite' }),
+  PROFILER_DATABASE_URL: Type.Optional(Type.String({ pattern: POSTGRES_URL, description: POSTGRES_URL_RULE }))
+}
+const StoreEnvSchema = Type.Object(STORE_VARIABLES)
+
 const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8000 }),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   NODE_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], { default: 'development' }),
   DATABASE_PATH: Type.String({ minLength: 1, default: 'var/app.sqlite' }),
-  PROFILER_DATABASE_PATH: Type.String({ minLength: 1, default: 'var/profiler.sqlite' }),
+  PROFILER_DATABASE_PATH: STORE_VARIABLES.PROFILER_DATABASE_PATH,
   PROFILER: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])),
   API_REFERENCE: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])),
   TRUST_PROXY: Type.String({
@@ -50,7 +57,7 @@ const EnvSchema = Type.Object({
   PROFILER_REDACT_HEADERS: Type.String({ pattern: NAME_LIST, default: '', description: NAME_LIST_RULE }),
   PROFILER_REDACT_FIELDS: Type.String({ pattern: NAME_LIST, default: '', description: NAME_LIST_RULE }),
   // Several deployments, one store: PostgreSQL for the profile store and the advisors (issue #12).
-  PROFILER_DATABASE_URL: Type.Optional(Type.String({ pattern: POSTGRES_URL, description: POSTGRES_URL_RULE })),
+  PROFILER_DATABASE_URL: STORE_VARIABLES.PROFILER_DATABASE_URL,
   DATABASE_URL: Type.Optional(Type.String({ pattern: POSTGRES_URL, description: POSTGRES_URL_RULE })),
   PROFILER_DEPLOYMENT: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$', description: 'must be a name of up to 64 letters, digits, dots, dashes, underscores or colons' })),
   PROFILER_PARTITION: Type.String({ pattern: '^[1-9][0-9]*(s|m|h|d)$', default: '1h', description: 'must be a duration such as 15m, 1h or 1d' }),
@@ -187,11 +194,10 @@ function resolvePath (path: string): string {
   return path === ':memory:' || isAbsolute(path) ? path : join(process.cwd(), path)
 }
 
-/** Reads and validates the environment; throws ConfigError naming each bad variable. */
-export function loadConfig (env: Record<string, string | undefined> = process.env): Config {
-  let parsed: Env
+/** `env` validated against `schema` (defaults filled in); a ConfigError names each bad variable. */
+function validated<T> (schema: typeof EnvSchema | typeof StoreEnvSchema, env: Record<string, string | undefined>): T {
   try {
-    parsed = envSchema<Env>({ schema: EnvSchema, data: env, env: false, dotenv: false })
+    return envSchema<T>({ schema, data: env, env: false, dotenv: false })
   } catch (err) {
     const errors = (err as { errors?: AjvError[] }).errors ?? []
     // A union failure is reported once per branch plus once for the union: keep one line per variable.
@@ -204,10 +210,45 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     const lines = [...byVariable.values()].map(error => describe(error, env))
     throw new ConfigError(`Invalid environment: ${lines.join('; ')}`)
   }
+}
+
+/** Where the profile store is: a file that the writer thread and the pages can both open, or PostgreSQL, not both. */
+function checkStore (path: string, env: Record<string, string | undefined>): void {
   // The reader and the writer thread would each open their own, different in-memory database.
-  if (parsed.PROFILER_DATABASE_PATH === ':memory:') {
+  if (path === ':memory:') {
     throw new ConfigError('Invalid environment: PROFILER_DATABASE_PATH cannot be ":memory:" (the writer thread and the pages would open two different databases): give a file path')
   }
+  eitherUrlOrPath(env, 'PROFILER_DATABASE_URL', 'PROFILER_DATABASE_PATH')
+}
+
+function eitherUrlOrPath (env: Record<string, string | undefined>, url: string, path: string): void {
+  if (env[url] !== undefined && env[path] !== undefined) {
+    throw new ConfigError(`Invalid environment: set either ${url} (PostgreSQL) or ${path} (SQLite), not both`)
+  }
+}
+
+/** What the profiler's command line needs: where the store is, and the version its exports name. */
+export type StoreConfig = Pick<Config, 'profilerDatabasePath' | 'profilerDatabaseUrl' | 'version'>
+
+/**
+ * Reads and validates only the variables that name the profile store: the command line reads
+ * nothing else, so a setting of the server (a timeout, PROFILER=on in production without its
+ * secret) does not stop it.
+ */
+export function loadStoreConfig (env: Record<string, string | undefined> = process.env): StoreConfig {
+  const parsed = validated<Static<typeof StoreEnvSchema>>(StoreEnvSchema, env)
+  checkStore(parsed.PROFILER_DATABASE_PATH, env)
+  return {
+    profilerDatabasePath: resolvePath(parsed.PROFILER_DATABASE_PATH),
+    profilerDatabaseUrl: parsed.PROFILER_DATABASE_URL ?? null,
+    version: readVersion()
+  }
+}
+
+/** Reads and validates the environment; throws ConfigError naming each bad variable. */
+export function loadConfig (env: Record<string, string | undefined> = process.env): Config {
+  const parsed = validated<Env>(EnvSchema, env)
+  checkStore(parsed.PROFILER_DATABASE_PATH, env)
   const requestTimeoutMs = parseDuration(parsed.REQUEST_TIMEOUT)
   const headersTimeoutMs = parseDuration(parsed.HEADERS_TIMEOUT)
   // Node refuses a headers timeout longer than the request timeout.
@@ -221,11 +262,7 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   if (production && profiler && parsed.PROFILER_SECRET === undefined) {
     throw new ConfigError('Invalid environment: PROFILER_SECRET must be set (at least 16 characters) when PROFILER=on in production')
   }
-  for (const [url, path] of [['PROFILER_DATABASE_URL', 'PROFILER_DATABASE_PATH'], ['DATABASE_URL', 'DATABASE_PATH']] as const) {
-    if (env[url] !== undefined && env[path] !== undefined) {
-      throw new ConfigError(`Invalid environment: set either ${url} (PostgreSQL) or ${path} (SQLite), not both`)
-    }
-  }
+  eitherUrlOrPath(env, 'DATABASE_URL', 'DATABASE_PATH')
   return {
     port: parsed.PORT,
     host: parsed.HOST,

@@ -1,7 +1,11 @@
 // Secrets never reach the profile store in clear. Two rules, applied before anything is queued:
-// - by name: headers, fields and query parameters whose name says they hold a secret;
-// - by value: JWTs, Bearer credentials and payment-card numbers, in any text we keep
-//   (field values, header values, the URL, error messages, stack traces).
+// - by name: headers, fields and query parameters whose name says they hold a secret (one rule
+//   for all three; a query parameter's name is judged once decoded, `+` and `%20` as spaces);
+// - by value: JWTs, Bearer credentials, payment-card numbers and the configured secrets
+//   (PROFILER_SECRET), in any text we keep (field values, header values, the URL, error
+//   messages, stack traces).
+
+import type { Config } from '../config.js'
 
 export const REDACTED = '[redacted]'
 const REDACTED_IN_URL = encodeURIComponent(REDACTED)
@@ -10,6 +14,7 @@ const SECRET_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'set-c
 // "auth" but not "author"/"authority" (authorization is listed on its own).
 const SECRET_NAME = /pass(word|wd|phrase)?|pwd|secret|token|api[-_ ]?key|authori[sz]ation|auth(?!or)|credential|cookie|session[-_]?id|^pin$|cvv|card[-_]?number/i
 const MAX_DEPTH = 32
+const NONE: ReadonlySet<string> = new Set()
 /** Values a deep copy visits at most; 10,000 is far above any body of ours (one field). */
 const MAX_FIELDS = 10_000
 const BEYOND_FIELDS = `[redacted: beyond the ${MAX_FIELDS}-value scan limit]`
@@ -31,7 +36,8 @@ const CUT_LOOKBACK = 4096
 const JWT = /(?<![\w-])eyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*/.source
 const BEARER = /\b[Bb]earer\s+[\w.~+/-]{6,}=*/.source
 const CARD = /(?<!\d)[2-6](?:[ -]?\d){12,18}(?!\d)/.source
-const PAIR = /(?<=^|[?&\s;,])([\w.%[\]-]+)=([^&\s"'#<>,;]*)/.source
+// A name may hold '+' (a space in a query string: `my+password=`).
+const PAIR = /(?<=^|[?&\s;,])([\w.%[\]+-]+)=([^&\s"'#<>,;]*)/.source
 
 /**
  * One pass finds every value-shaped secret in a text:
@@ -43,7 +49,7 @@ const SECRET_TEXT = new RegExp([JWT, BEARER, CARD, PAIR].join('|'), 'g')
 /** Inside a pair's value (no whitespace there, so no Bearer): JWTs and card numbers. */
 const SECRET_IN_VALUE = new RegExp([JWT, CARD].join('|'), 'g')
 /** Inside a pair's value, the names of nested pairs (`a=password=x`): a name run right before an '='. */
-const NESTED_NAME = /(?<![\w.%[\]-])([\w.%[\]-]+)=/g
+const NESTED_NAME = /(?<![\w.%[\]+-])([\w.%[\]+-]+)=/g
 
 const CARD_DIGITS_MIN = 13
 
@@ -83,12 +89,44 @@ function isCardNumber (text: string): boolean {
   return digits.length >= 13 && digits.length <= 19 && passesLuhn(digits)
 }
 
-function decodeName (raw: string): string {
-  try {
-    return decodeURIComponent(raw.replace(/\+/g, ' '))
-  } catch {
-    return raw // a malformed escape is not a secret name by itself
-  }
+/**
+ * A query-string name or value as the server reads it: '+' is a space and every run of valid
+ * escapes is decoded; a malformed escape is kept as written (it cannot hide a name either way).
+ */
+export function decodeQueryText (raw: string): string {
+  const spaced = raw.includes('+') ? raw.replace(/\+/g, ' ') : raw
+  if (!spaced.includes('%')) return spaced
+  return spaced.replace(/(?:%[0-9a-f]{2})+/gi, run => {
+    try {
+      return decodeURIComponent(run)
+    } catch {
+      return run // bytes that are not UTF-8
+    }
+  })
+}
+
+/** Whether a (decoded) name says it holds a secret: the built-in rule, for fields, query parameters and headers alike. */
+export function isSecretName (name: string): boolean {
+  return SECRET_NAME.test(name)
+}
+
+const REGEXP_SPECIAL = /[\\^$.*+?()[\]{}|/-]/g
+
+/**
+ * A pattern that finds `value` in a text as written, percent-encoded in any mix (hex digits in
+ * either case), or with '+' for a space. Each character is a fixed set of spellings that start
+ * differently (but for a '%' in the value itself), so a match attempt dies within a step of where it
+ * differs: time linear in the text, the value's length a constant factor.
+ */
+function spellingsOf (value: string): RegExp {
+  const encoder = new TextEncoder()
+  const characters = [...value].map(character => {
+    const escaped = [...encoder.encode(character)].map(byte => `%${byte.toString(16).padStart(2, '0')}`).join('')
+    const spellings = [character.replace(REGEXP_SPECIAL, '\\$&'), escaped]
+    if (character === ' ') spellings.push('\\+')
+    return `(?:${spellings.join('|')})`
+  })
+  return new RegExp(characters.join(''), 'gi')
 }
 
 /**
@@ -112,19 +150,32 @@ export interface RedactionRules {
   headers?: string[]
   /** Field-name fragments redacted on top of the built-in ones (case-insensitive). */
   fields?: string[]
+  /** Secret values (PROFILER_SECRET) replaced wherever they appear, under any name, in any spelling of a URL. */
+  values?: string[]
+}
+
+/** What the profiles and the log lines redact on top of the built-in rules: the configured names, and PROFILER_SECRET's value. */
+export function redactionRules (config: Pick<Config, 'profilerRedactHeaders' | 'profilerRedactFields' | 'profilerSecret'>): RedactionRules {
+  return {
+    headers: config.profilerRedactHeaders,
+    fields: config.profilerRedactFields,
+    values: config.profilerSecret === null ? [] : [config.profilerSecret]
+  }
 }
 
 export class Redactor {
   private readonly secretHeaders: Set<string>
   private readonly extraFields: string[]
+  private readonly secretValues: RegExp[]
 
   constructor (rules: RedactionRules = {}) {
     this.secretHeaders = new Set([...SECRET_HEADERS, ...(rules.headers ?? []).map(name => name.toLowerCase())])
     this.extraFields = (rules.fields ?? []).map(name => name.toLowerCase())
+    this.secretValues = (rules.values ?? []).filter(value => value !== '').map(spellingsOf)
   }
 
   isSecretName (name: string): boolean {
-    if (SECRET_NAME.test(name)) return true
+    if (isSecretName(name)) return true
     if (this.extraFields.length === 0) return false
     const lower = name.toLowerCase()
     return this.extraFields.some(fragment => lower.includes(fragment))
@@ -135,9 +186,17 @@ export class Redactor {
    * Linear in the text, no recursion; beyond MAX_SCAN_CHARS the text is replaced by a marker.
    */
   text (text: string): string {
-    if (text.length <= MAX_SCAN_CHARS) return this.scan(text)
-    const kept = cutForScan(text)
-    return this.scan(kept) + beyondScanMarker(text.length - kept.length)
+    const masked = this.withoutSecretValues(text, REDACTED)
+    if (masked.length <= MAX_SCAN_CHARS) return this.scan(masked)
+    const kept = cutForScan(masked)
+    return this.scan(kept) + beyondScanMarker(masked.length - kept.length)
+  }
+
+  /** The text with every spelling of a configured secret value replaced by `marker`. */
+  private withoutSecretValues (text: string, marker: string): string {
+    let out = text
+    for (const pattern of this.secretValues) out = out.replace(pattern, marker)
+    return out
   }
 
   private scan (text: string): string {
@@ -146,7 +205,7 @@ export class Redactor {
       if (name !== undefined) {
         // A pair's whole value goes when its name is secret or the value holds a secret.
         if (value === undefined || value === '' || value === REDACTED_IN_URL) return match
-        return this.isSecretName(decodeName(name)) || this.valueHoldsSecret(value) ? `${name}=${REDACTED_IN_URL}` : match
+        return this.isSecretName(decodeQueryText(name)) || this.valueHoldsSecret(value) ? `${name}=${REDACTED_IN_URL}` : match
       }
       if (match.startsWith('eyJ')) return REDACTED
       if (/^[Bb]earer/.test(match)) return `${match.slice(0, 6)} ${REDACTED}`
@@ -169,33 +228,46 @@ export class Redactor {
     if (!value.includes('=')) return false
     NESTED_NAME.lastIndex = 0
     for (let match = NESTED_NAME.exec(value); match !== null; match = NESTED_NAME.exec(value)) {
-      if (this.isSecretName(decodeName(match[1] ?? ''))) return true
+      if (this.isSecretName(decodeQueryText(match[1] ?? ''))) return true
     }
     return false
   }
 
-  /** The URL with secret-named query values and value-shaped secrets replaced; the rest kept byte for byte. */
+  /**
+   * The URL with secret-named query values, value-shaped secrets and configured secret values
+   * replaced; the rest kept byte for byte. The query string is judged pair by pair, each name and
+   * value once decoded as the server decodes them (`my+password=`, `api%20key=`, `4111%201111...`).
+   */
   url (url: string): string {
-    const redacted = this.text(url)
+    const redacted = this.text(this.withoutSecretValues(url, REDACTED_IN_URL))
     const mark = redacted.indexOf('?')
     if (mark === -1) return redacted
-    // Values written with escapes (`4111%201111...`) are checked once decoded too.
     const pairs = redacted.slice(mark + 1).split('&').map(pair => {
       const equals = pair.indexOf('=')
       if (equals === -1) return pair
-      const value = decodeName(pair.slice(equals + 1))
-      return this.text(value) === value ? pair : `${pair.slice(0, equals)}=${REDACTED_IN_URL}`
+      const rawValue = pair.slice(equals + 1)
+      if (rawValue === '' || rawValue === REDACTED_IN_URL) return pair
+      const value = decodeQueryText(rawValue)
+      const secret = this.isSecretName(decodeQueryText(pair.slice(0, equals))) || this.text(value) !== value
+      return secret ? `${pair.slice(0, equals)}=${REDACTED_IN_URL}` : pair
     })
     return `${redacted.slice(0, mark)}?${pairs.join('&')}`
   }
 
-  headers (headers: Record<string, unknown>): Record<string, unknown> {
+  /**
+   * Headers with the value of every secret header replaced: the built-in list, PROFILER_REDACT_HEADERS,
+   * and any name the secret-name rule of fields says holds a secret (`X-Access-Token`, `X-Db-Password`).
+   * `kept` names are never redacted by name (the profiler's own X-Debug-Token on responses).
+   */
+  headers (headers: Record<string, unknown>, kept: ReadonlySet<string> = NONE): Record<string, unknown> {
     const out: Record<string, unknown> = {}
     // Object.keys, not Object.entries: no [key, value] array per header (shaping runs per profile).
     for (const name of Object.keys(headers)) {
       const value = headers[name]
       if (value === undefined) continue
-      out[name] = this.secretHeaders.has(name.toLowerCase()) ? REDACTED : this.fields(value)
+      const lower = name.toLowerCase()
+      const secret = !kept.has(lower) && (this.secretHeaders.has(lower) || this.isSecretName(name))
+      out[this.withoutSecretValues(name, REDACTED)] = secret ? REDACTED : this.fields(value)
     }
     return out
   }
@@ -213,15 +285,21 @@ export class Redactor {
     if (--budget.left < 0) return BEYOND_FIELDS
     if (typeof value === 'string') return this.text(value)
     // Below 2e12 no integer has a card number's 13 to 19 digits: most numbers are never printed.
-    if (typeof value === 'number') return Number.isInteger(value) && value >= 2e12 && /^[2-6]\d{12,18}$/.test(String(value)) && isCardNumber(String(value)) ? REDACTED : value
+    if (typeof value === 'number') return this.isSecretNumber(value) ? REDACTED : value
     if (value === null || typeof value !== 'object') return value
     if (depth >= MAX_DEPTH) return '[too deep]'
     if (Array.isArray(value)) return value.map(item => this.copy(item, depth + 1, budget))
     const out: Record<string, unknown> = {}
     const object = value as Record<string, unknown>
     for (const key of Object.keys(object)) {
-      out[key] = this.isSecretName(key) ? REDACTED : this.copy(object[key], depth + 1, budget)
+      out[this.withoutSecretValues(key, REDACTED)] = this.isSecretName(key) ? REDACTED : this.copy(object[key], depth + 1, budget)
     }
     return out
+  }
+
+  /** A card number, or a configured secret value written as a JSON number. */
+  private isSecretNumber (value: number): boolean {
+    if (Number.isInteger(value) && value >= 2e12 && /^[2-6]\d{12,18}$/.test(String(value)) && isCardNumber(String(value))) return true
+    return this.secretValues.length > 0 && this.withoutSecretValues(String(value), REDACTED) !== String(value)
   }
 }

@@ -96,6 +96,18 @@ export class AsyncReopening<T> extends ReopeningState<T> {
     return this.opening
   }
 
+  /**
+   * `value` failed in use with `err`: it is forgotten and closed (unless it was replaced already),
+   * the failure reported, and the next attempt is due a retry delay from now, not at once.
+   */
+  async lose (value: T, err: unknown, close: (value: T) => Promise<void> | void): Promise<void> {
+    if (this.value !== value) return
+    this.value = null
+    this.attempting()
+    this.failed(err)
+    await close(value)
+  }
+
   /** Forgets the open value (after it failed) so that the next get() opens it again. */
   async reset (close: (value: T) => Promise<void> | void): Promise<void> {
     const value = this.value

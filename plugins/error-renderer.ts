@@ -5,6 +5,8 @@ import { Type } from 'typebox'
 import { HttpError } from '../lib/http-error.js'
 import { PAGE_CSP_HEADER } from './page-policy.js'
 
+/** The error page's headers: the profiler pages' policy (no script, the layout's styles, no framing), no sniffing. */
+const HTML_PAGE_HEADERS = { 'content-security-policy': PAGE_CSP_HEADER, 'x-content-type-options': 'nosniff' }
 /**
  * Turns an error thrown by a library (Fastify, a plugin, SQLite) into the error the client sees,
  * or answers undefined when the error is not of its kind. Each plugin adds the rewordings of the
@@ -34,6 +36,23 @@ function statusOf (error: Error & { statusCode?: number, validation?: unknown })
   if (error.validation !== undefined) return 400
   const status = error.statusCode
   return status !== undefined && status >= 400 && status <= 599 ? status : 500
+}
+
+/** Renders a page of the views (the reply's, or the instance's for an answer outside Fastify's lifecycle). */
+type RenderPage = (page: string, data: Record<string, unknown>) => Promise<string>
+
+/**
+ * The body of an error answer: the error page for a client that prefers HTML, else the JSON shape.
+ * Also used for requests the HTTP parser rejected (plugins/rejected-requests), which never reach
+ * the error handler.
+ */
+export async function errorBody (render: RenderPage, statusCode: number, message: string, html: boolean): Promise<{ type: string, body: string, headers: Record<string, string> }> {
+  const statusText = STATUS_CODES[statusCode] ?? 'Error'
+  if (html) {
+    const body = await render('error.hbs', { title: `${statusCode} ${statusText}`, statusCode, statusText, message })
+    return { type: 'text/html; charset=utf-8', body, headers: HTML_PAGE_HEADERS }
+  }
+  return { type: 'application/json; charset=utf-8', body: JSON.stringify({ statusCode, error: statusText, message }), headers: {} }
 }
 
 function prefersHtml (request: FastifyRequest): boolean {
@@ -66,14 +85,9 @@ export default fp(async function errorRendererPlugin (app) {
     const message = statusCode >= 500 && production && !(error instanceof HttpError) ? statusText : error.message
     if (error instanceof HttpError) reply.headers(error.headers)
     reply.code(statusCode)
-    if (prefersHtml(request)) {
-      const html = await reply.viewAsync('error.hbs', { title: `${statusCode} ${statusText}`, statusCode, statusText, message })
-      // The profiler pages' policy: no script, the layout's styles, no framing, no sniffing.
-      reply.header('content-security-policy', PAGE_CSP_HEADER).header('x-content-type-options', 'nosniff')
-      return reply.type('text/html; charset=utf-8').send(html)
-    }
     // Sent as text: a route's response schema for this status (the poll's 503 "degraded" body)
     // must not be applied to an error (a shed 503 on the poll failed to serialise: a 500).
-    return reply.type('application/json; charset=utf-8').send(JSON.stringify({ statusCode, error: statusText, message }))
+    const { type, body, headers } = await errorBody(async (page, data) => await reply.viewAsync(page, data), statusCode, message, prefersHtml(request))
+    return reply.headers(headers).type(type).send(body)
   })
 }, { name: 'error-renderer', dependencies: ['views', '@fastify/accepts'] })

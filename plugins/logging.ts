@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { stdSerializers } from 'pino'
 import type { Config } from '../config.js'
 import { withoutPassword } from '../lib/postgres/url.js'
-import { REDACTED, Redactor } from '../lib/redact.js'
+import { redactionRules, Redactor } from '../lib/redact.js'
 
 /** The start-up line that says whether the profiler records, where, and who may read it. */
 export function profilerStatus (config: Config): string {
@@ -40,16 +40,11 @@ function neverThrows (serializer: Serializer): Serializer {
 
 /** Request log lines carry the URL with its secrets redacted, like the profiles; no serializer throws. */
 export function logSerializers (config: Config): Record<'req' | 'res' | 'err', Serializer> {
-  const redactor = new Redactor({ fields: config.profilerRedactFields })
-  const secret = config.profilerSecret
-  const redactUrl = (url: string): string => {
-    const redacted = redactor.url(url)
-    return secret === null ? redacted : redacted.replaceAll(secret, REDACTED).replaceAll(encodeURIComponent(secret), REDACTED)
-  }
+  const redactor = new Redactor(redactionRules(config))
   return {
     req: neverThrows((request: FastifyRequest) => ({
       method: request.method,
-      url: redactUrl(request.url),
+      url: redactor.url(request.url),
       host: request.host,
       remoteAddress: request.ip,
       remotePort: request.socket?.remotePort

@@ -1,9 +1,11 @@
 import { isUtf8 } from 'node:buffer'
 import formbody from '@fastify/formbody'
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import type { Readable } from 'node:stream'
+import { errorCodes, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import secureJson from 'secure-json-parse'
 import { HttpError } from '../lib/http-error.js'
+import { countedPayload } from './body-size.js'
 
 /** The body types handlers accept; any other is a 415 that lists these. */
 export const ACCEPTED_CONTENT_TYPES = ['application/json', 'application/*+json', 'application/x-www-form-urlencoded']
@@ -111,6 +113,37 @@ async function toPlainObjectBody (request: FastifyRequest, _reply: FastifyReply)
   }
 }
 
+/**
+ * Any body no other parser takes. Empty, it is an absent body, whatever its Content-Type says (as
+ * with Content-Length: 0, which Fastify never parses): a chunked body's size is only known once it
+ * ends. One byte of it is a 415 (the rest is not read); an unknown path stays Fastify's 404.
+ */
+function emptyOrUnsupported (request: FastifyRequest, payload: Readable, done: (err: Error | null, body?: unknown) => void): void {
+  if (request.is404) return done(null, undefined)
+  const unsupported = (): void => { done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE()) }
+  if (request.headers['transfer-encoding'] === undefined) return unsupported()
+  const stop = (): void => {
+    payload.removeListener('data', onData)
+    payload.removeListener('end', onEnd)
+    payload.removeListener('error', onError)
+  }
+  const onData = (): void => {
+    stop()
+    unsupported()
+  }
+  const onEnd = (): void => {
+    stop()
+    done(null, undefined)
+  }
+  const onError = (err: Error): void => {
+    stop()
+    done(err)
+  }
+  payload.on('data', onData)
+  payload.on('end', onEnd)
+  payload.on('error', onError)
+}
+
 /** The JSON request-body transformer: JSON and form bodies -> one plain object, before every handler. */
 export default fp(async function jsonBodyPlugin (app) {
   app.removeAllContentTypeParsers()
@@ -125,6 +158,9 @@ export default fp(async function jsonBodyPlugin (app) {
   }
   // @fastify/formbody parses with fast-querystring itself.
   await app.register(formbody, { bodyLimit: BODY_LIMIT })
+  app.addContentTypeParser('*', emptyOrUnsupported)
+  // A chunked body's size, for the profiler (plugins/body-size.ts).
+  app.addHook('preParsing', (request, _reply, payload, done) => { done(null, countedPayload(request, payload)) })
   app.addHook('preValidation', toPlainObjectBody)
   app.addErrorRewording(rewordBodyError)
 }, { name: 'json-body', dependencies: ['error-renderer'] })

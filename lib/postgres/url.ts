@@ -1,10 +1,48 @@
-/** A database URL as logs and pages may show it: the password (if any) replaced by ***. */
+// The one way a database URL is shown (start-up line, outage lines, the command line's errors,
+// the import script): never with its password, in whichever form node-postgres reads one.
+import { decodeQueryText, isSecretName } from '../redact.js'
+
+const MASK = '***'
+/** node-postgres reads `postgres://user:pw@/db?host=/socket` by parsing it with this host put in. */
+const DUMMY_HOST = '___DUMMY___'
+
+/**
+ * `?password=`, `?sslpassword=`, `?pass%77ord=`, `?Password=`... : node-postgres takes the query's
+ * parameters decoded (pg-connection-string: URLSearchParams), so every pair whose decoded name the
+ * secret-name rule of lib/redact.ts matches is masked.
+ */
+function maskPairs (part: string, lead: '?' | '#'): string {
+  if (part === '') return part
+  return lead + part.slice(1).split('&').map(pair => {
+    const equals = pair.indexOf('=')
+    return equals !== -1 && isSecretName(decodeQueryText(pair.slice(0, equals))) ? `${pair.slice(0, equals)}=${MASK}` : pair
+  }).join('&')
+}
+
+function masked (parsed: URL): string {
+  if (parsed.password !== '') parsed.password = MASK
+  parsed.search = maskPairs(parsed.search, '?')
+  parsed.hash = maskPairs(parsed.hash, '#')
+  return parsed.toString()
+}
+
+/**
+ * A database URL as logs and messages may show it: the password of the user info, and every
+ * secret-named query parameter, replaced by ***. A URL that does not parse is not repeated at all.
+ */
 export function withoutPassword (url: string): string {
+  const parsed = parseUrl(url)
+  if (parsed !== null) return masked(parsed)
+  // As node-postgres does for an empty host ("@/"): parsed with a placeholder, shown without it.
+  const withHost = url.includes('@/') ? parseUrl(url.replace('@/', `@${DUMMY_HOST}/`)) : null
+  if (withHost !== null) return masked(withHost).replace(`@${DUMMY_HOST}/`, '@/')
+  return '(a database URL that cannot be parsed)'
+}
+
+function parseUrl (text: string): URL | null {
   try {
-    const parsed = new URL(url)
-    if (parsed.password !== '') parsed.password = '***'
-    return parsed.toString()
+    return new URL(text)
   } catch {
-    return '(a database URL that cannot be parsed)'
+    return null
   }
 }

@@ -25,3 +25,16 @@ export function isStorageFault (error: unknown): boolean {
   }
   return false
 }
+
+/** SQLite result codes about the values written: a constraint, a type mismatch, a value too big, a bad bind. */
+const DATA_CODES = /^SQLITE_(CONSTRAINT|MISMATCH|TOOBIG|RANGE)/
+
+/**
+ * Whether an error may be about the data written rather than the file: a SQLite data code, or the
+ * driver refusing a value (better-sqlite3 throws a TypeError for a value it cannot bind).
+ */
+export function isSqliteDataError (error: unknown): boolean {
+  if (error instanceof TypeError || error instanceof RangeError) return true
+  const code = (error as { code?: unknown } | null)?.code
+  return error instanceof Error && error.name === 'SqliteError' && typeof code === 'string' && DATA_CODES.test(code)
+}

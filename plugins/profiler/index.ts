@@ -5,6 +5,7 @@ import { describeTarget, type StoreTarget } from './store/engine.js'
 import { openStoreReader } from './store/open-reader.js'
 import { Redactor, type RedactionRules } from '../../lib/redact.js'
 import { installRecorder } from './collect/recorder.js'
+import { recordRejection } from './collect/rejection-recorder.js'
 import type { RetentionLimits } from './writer/retention.js'
 import { profilerRoutes } from './pages/routes.js'
 import type { LoginRateLimit } from './pages/page-security.js'
@@ -30,6 +31,8 @@ export interface ProfilerOptions {
   retentionIntervalMs?: number
   /** SQLite: how long a statement waits for another connection's lock before the store counts as failing (5 s). */
   busyTimeoutMs?: number
+  /** PostgreSQL: how long a statement may run (behind a lock, say) before it is cancelled and counts as a fault (reads 10 s, writes 30 s). */
+  statementTimeoutMs?: number
   /** The queue's bound in estimated bytes (PROFILER_MAX_QUEUE_BYTES); `store.maxQueueBytes` overrides it. */
   maxQueueBytes?: number
   store?: Partial<StoreOptions>
@@ -54,9 +57,9 @@ const DROP_LOG_INTERVAL_MS = 10_000
 export default fp<ProfilerOptions>(async function profilerPlugin (app, options) {
   // The request thread reads (and migrates) on its own connection; the writer thread writes.
   // A store that cannot be opened does not stop the service: the profiler reports it and retries.
-  const target: StoreTarget = options.target.engine === 'sqlite' && options.busyTimeoutMs !== undefined
-    ? { ...options.target, busyTimeoutMs: options.busyTimeoutMs }
-    : options.target
+  const target: StoreTarget = options.target.engine === 'sqlite'
+    ? (options.busyTimeoutMs === undefined ? options.target : { ...options.target, busyTimeoutMs: options.busyTimeoutMs })
+    : (options.statementTimeoutMs === undefined ? options.target : { ...options.target, statementTimeoutMs: options.statementTimeoutMs })
   const where = describeTarget(target)
   const openReader = async () => await openStoreReader(target, message => { app.log.info(`Profiler store ${where}: ${message}`) }, options.writer === 'inline')
   // Dropped profiles are logged at most once every 10 s, with the count so far.
@@ -82,7 +85,10 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
   const store: ProfileStore = new ProfileStore(openReader, writer, { ...DEFAULT_STORE_OPTIONS, maxQueueBytes: options.maxQueueBytes ?? DEFAULT_STORE_OPTIONS.maxQueueBytes, ...options.store }, events)
   await store.open()
   app.decorate('profileStore', store)
-  installRecorder(app, { store, production: options.production, redactor: new Redactor(options.redaction), tokenSource: options.tokenSource })
+  const recorderOptions = { store, production: options.production, redactor: new Redactor(options.redaction), tokenSource: options.tokenSource }
+  installRecorder(app, recorderOptions)
+  // Requests the HTTP parser rejected (and CONNECT) never reach the hooks: recorded apart.
+  app.addRejectionRecorder((rejected, answer) => recordRejection(recorderOptions, rejected, answer))
   await app.register(profilerRoutes, { prefix: '/_profiler', store, collectors, secret: options.secret, loginRateLimit: options.loginRateLimit })
   app.addHook('onClose', async () => { await store.close() })
-}, { name: 'profiler', dependencies: ['routing-errors', 'error-renderer', 'views'] })
+}, { name: 'profiler', dependencies: ['routing-errors', 'error-renderer', 'views', 'rejected-requests'] })

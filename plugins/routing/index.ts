@@ -4,7 +4,7 @@ import { HttpError } from '../../lib/http-error.js'
 import { checkHost } from './host.js'
 import { hasMalformedPath } from './malformed-url.js'
 import { checkScheme, requestOrigin, splitUrl } from './request-origin.js'
-import { checkTarget } from './request-target.js'
+import { checkTarget, originFormTarget } from './request-target.js'
 import { RouteMirror } from './route-mirror.js'
 
 /** What the router tried when no route matched; the profiler's router panel shows it. */
@@ -82,7 +82,8 @@ export default fp(async function routingErrorsPlugin (app) {
     checkHost(request, trustedHosts)
     checkTarget(request)
     if (hasMalformedPath(request)) {
-      throw new HttpError(400, `The request URL is not valid: '${request.originalUrl}' has a malformed percent-encoding`, { name: 'BadRequestError' })
+      // Quoted as the service reports it: an absolute-form target by its path (its host is the Host's).
+      throw new HttpError(400, `The request URL is not valid: '${originFormTarget(request)}' has a malformed percent-encoding`, { name: 'BadRequestError' })
     }
     if (request.is404) return explainMiss(mirror, request, reply)
   })

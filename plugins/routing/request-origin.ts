@@ -30,7 +30,7 @@ function socketScheme (request: FastifyRequest): 'http' | 'https' {
  * empty host reported as localhost. A Host that is not a valid host[:port] is never copied:
  * INVALID_HOST stands for it.
  */
-function originOf (scheme: 'http' | 'https', given: string): string {
+export function originOf (scheme: 'http' | 'https', given: string): string {
   let host = given === '' ? 'localhost' : isValidHost(given) ? given.toLowerCase() : INVALID_HOST
   const defaultPort = DEFAULT_PORT[scheme]
   if (defaultPort !== undefined && host.endsWith(defaultPort)) host = host.slice(0, -defaultPort.length)

@@ -67,6 +67,11 @@ export function routableUrl (raw: RawRequest): string {
   return escapeMalformedPath(raw, mark.path)
 }
 
+/** The origin-form part of a target read outside Fastify (a request the HTTP parser rejected, CONNECT's authority). */
+export function originFormOf (target: string, hostHeader: string | undefined): string {
+  return target.startsWith('/') ? target : markOf(target, hostHeader).path
+}
+
 /** The origin-form target the service reports and stores: the path and query as received. */
 export function originFormTarget (request: FastifyRequest): string {
   return (request.raw as RawRequest)[TARGET]?.path ?? request.originalUrl

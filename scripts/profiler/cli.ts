@@ -3,14 +3,14 @@
 // Exit codes: 0 success, 1 the store failed, 2 a usage error or an unknown token (one line on stderr).
 import type { Readable, Writable } from 'node:stream'
 import { Command, CommanderError, Option } from 'commander'
-import { ConfigError, loadConfig, type Config } from '../../config.js'
+import { ConfigError, loadStoreConfig, type StoreConfig } from '../../config.js'
 import { HttpError } from '../../lib/http-error.js'
 import { isStorageFault } from '../../lib/sqlite/faults.js'
 import { DEFAULT_LIMIT } from '../../plugins/profiler/pages/search-filters.js'
 import { DEFAULT_WINDOW, routeStatsJson, WINDOW_NAMES } from '../../plugins/profiler/pages/stats-json.js'
 import { openReadOnlyStore, StoreUnavailableError, type ProfileReader } from '../../plugins/profiler/store/read-only.js'
 import { exportProfile } from './export.js'
-import { profileText, resultsTable, statsTable } from './format.js'
+import { printable, profileText, resultsTable, statsTable, terminalSafe } from './format.js'
 import { OPTION_NAMES, searchFilters, searchProfiles, type SearchOptions } from './search.js'
 import { PANEL_NAMES, showProfile } from './show.js'
 import { tailProfiles } from './tail.js'
@@ -31,9 +31,10 @@ export interface ProfilerIo {
 /** A usage error found after parsing (exit code 2). */
 class UsageError extends Error {}
 
-function config (env: ProfilerIo['env']): Config {
+/** The settings the command line reads (where the store is), validated: not the server's others. */
+function config (env: ProfilerIo['env']): StoreConfig {
   try {
-    return loadConfig(env)
+    return loadStoreConfig(env)
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message)
     throw err
@@ -68,15 +69,15 @@ function withFilters (command: Command, { token }: { token: boolean }): Command 
 
 function buildProgram ({ env, stdout, stderr, stdin, interrupted }: ProfilerIo): Command {
   const colour = stdout.isTTY === true && stdout.hasColors?.() === true
-  const write = (text: string): void => { stdout.write(text) }
+  const write = (text: string): void => { stdout.write(terminalSafe(text)) }
   const program = new Command('profiler')
     .description('Search and inspect the request profiles the service records (read-only).\n' +
       'Reads the store the service\'s variables name, like the service: PostgreSQL when PROFILER_DATABASE_URL is set,\n' +
       'else the SQLite file PROFILER_DATABASE_PATH (default var/profiler.sqlite).')
     .exitOverride()
     .configureOutput({
-      writeOut: text => { stdout.write(text) },
-      writeErr: text => { stderr.write(text) },
+      writeOut: text => { stdout.write(terminalSafe(text)) },
+      writeErr: text => { stderr.write(terminalSafe(text)) },
       outputError: (text, write) => { write(text.replace(/^error: /, 'profiler: ').replace(/\n(?=.)/g, ' ')) }
     })
     .showSuggestionAfterError()
@@ -195,7 +196,8 @@ export async function run (argv: string[], io: ProfilerIo): Promise<number> {
     return 0
   } catch (err) {
     const { code, message } = failure(err)
-    if (message !== null) io.stderr.write(`profiler: ${message}\n`)
+    // One line, whatever the message quotes (a token or filter as typed, a stored value).
+    if (message !== null) io.stderr.write(`profiler: ${printable(message)}\n`)
     return code
   }
 }

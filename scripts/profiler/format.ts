@@ -16,7 +16,17 @@ export function printable (text: string): string {
 
 /** Indented JSON for a terminal. */
 export function printableJson (value: unknown): string {
-  return (JSON.stringify(value, null, 2) ?? 'null').replace(CONTROL_IN_JSON, escape)
+  return terminalSafe(JSON.stringify(value, null, 2) ?? 'null')
+}
+
+/**
+ * Everything the command line prints goes through this: DEL and the C1 controls as \u escapes.
+ * JSON output stays the same JSON (JSON.stringify already escapes C0 and leaves these as they
+ * are), tables and summaries have escaped every control already (printable), and curl commands
+ * write controls through printf (pages/curl.ts). C0 is left alone: the tables' colours are ESC.
+ */
+export function terminalSafe (text: string): string {
+  return text.replace(CONTROL_IN_JSON, escape)
 }
 
 const COLOURS: Record<string, [number, number]> = {

@@ -5,6 +5,7 @@ import BetterSqlite3 from 'better-sqlite3'
 import t, { type Test } from 'tap'
 import { freshDir } from '../helpers/dirs.js'
 import { startServer, type RunningServer } from '../helpers/server.js'
+import { storedTokens } from '../helpers/stored-tokens.js'
 import { waitFor } from '../helpers/wait-for.js'
 import { pollLoad } from '../helpers/poll-load.js'
 
@@ -19,15 +20,6 @@ const LOAD = { endOnFailure: true, pauseMs: 10 }
 function databaseEnv (t: Test): Record<string, string> {
   const dir = freshDir(t, 'databases-')
   return { DATABASE_PATH: join(dir, 'app.sqlite'), PROFILER_DATABASE_PATH: join(dir, 'profiler.sqlite') }
-}
-
-function storedTokens (path: string): Set<string> {
-  const db = new BetterSqlite3(path, { readonly: true })
-  try {
-    return new Set(db.prepare('SELECT token FROM profiles').pluck().all() as string[])
-  } finally {
-    db.close()
-  }
 }
 
 function integrity (path: string): string {

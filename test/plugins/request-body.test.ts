@@ -1,3 +1,6 @@
+import { once } from 'node:events'
+import { connect } from 'node:net'
+import { Readable } from 'node:stream'
 import t from 'tap'
 import { buildTestApp } from '../helpers/app.js'
 
@@ -31,6 +34,31 @@ t.test('an empty or absent body is {}', async t => {
     const res = await app.inject({ method: 'POST', url: '/test/echo', headers })
     t.same(res.json(), { body: {}, plain: true })
   }
+})
+
+t.test('an empty chunked body is an empty body ({}), whatever its Content-Type; one byte of an unknown type is still a 415', async t => {
+  const app = await echoApp(t)
+  for (const type of [undefined, 'text/plain', 'application/json']) {
+    const headers = { 'transfer-encoding': 'chunked', ...(type === undefined ? {} : { 'content-type': type }) }
+    const res = await app.inject({ method: 'POST', url: '/test/echo', headers, payload: '' })
+    t.equal(res.statusCode, 200, `chunked, empty, ${type ?? 'no Content-Type'}`)
+    t.same(res.json(), { body: {}, plain: true })
+  }
+  const oneByte = await app.inject({ method: 'POST', url: '/test/echo', headers: { 'transfer-encoding': 'chunked' }, payload: Readable.from([Buffer.from('x')]) })
+  t.equal(oneByte.statusCode, 415)
+  t.match(oneByte.json().message, /^Unsupported Content-Type "": send application\/json/)
+  const unknownPath = await app.inject({ method: 'POST', url: '/nowhere', headers: { 'transfer-encoding': 'chunked', 'content-type': 'text/plain' }, payload: Readable.from([Buffer.from('x')]) })
+  t.equal(unknownPath.statusCode, 404, 'an unknown path stays a 404')
+
+  // The same on the wire: the chunked framing of an empty body (the last chunk only), no Content-Type.
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const socket = connect((app.server.address() as { port: number }).port, '127.0.0.1')
+  let answer = ''
+  socket.on('data', chunk => { answer += String(chunk) })
+  socket.end('POST /monitor/MonitorPooling HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n')
+  await once(socket, 'close')
+  t.match(answer, /^HTTP\/1\.1 200 OK\r\n/, 'the status poll answers')
+  t.match(answer, /"status":"ok"/)
 })
 
 t.test('the business routes take form bodies too', async t => {

@@ -40,3 +40,25 @@ t.test('the default: 10 failures a minute', async t => {
   t.equal(res.statusCode, 429)
   t.ok(Number(res.headers['retry-after']) > 50 && Number(res.headers['retry-after']) <= 60, `Retry-After ${String(res.headers['retry-after'])} s`)
 })
+
+t.test('the throttle counts an address the client cannot choose: rotating X-Forwarded-For escapes it under no TRUST_PROXY form', async t => {
+  const build = async (trustProxy: string) => {
+    const app = await buildApp(testConfig(t, { PROFILER_SECRET: SECRET, TRUST_PROXY: trustProxy }), { profiler: { loginRateLimit: { maxFailures: 3, windowMs: 60_000 } } })
+    t.teardown(() => app.close())
+    return (remoteAddress: string, forwardedFor: string) =>
+      app.inject({ url: PAGE, remoteAddress, headers: { accept: 'application/json', authorization: basicAuth('wrong'), 'x-forwarded-for': forwardedFor } })
+  }
+  // on (every X-Forwarded-For entry believed) and a hop count (whoever connects is believed): the connection's address.
+  for (const trustProxy of ['on', '1']) {
+    const attempt = await build(trustProxy)
+    for (let i = 0; i < 3; i++) t.equal((await attempt('10.0.0.1', `198.51.100.${i}`)).statusCode, 401, `TRUST_PROXY=${trustProxy}: failure ${i + 1}`)
+    t.equal((await attempt('10.0.0.1', '198.51.100.99')).statusCode, 429, `TRUST_PROXY=${trustProxy}: a new X-Forwarded-For is the same client`)
+  }
+  // A list of proxies: the address the nearest listed proxy wrote; a client that is not a listed proxy by its own.
+  const attempt = await build('10.0.0.9')
+  for (let i = 0; i < 3; i++) t.equal((await attempt('10.0.0.9', `spoofed-${i}, 203.0.113.1`)).statusCode, 401, `through the proxy: failure ${i + 1}`)
+  t.equal((await attempt('10.0.0.9', 'spoofed-9, 203.0.113.1')).statusCode, 429, 'the client the proxy named, whatever it wrote before')
+  t.equal((await attempt('10.0.0.9', '203.0.113.2')).statusCode, 401, 'another client of the proxy is counted apart')
+  for (let i = 0; i < 3; i++) t.equal((await attempt('10.0.0.1', `198.51.100.${i}`)).statusCode, 401, `directly: failure ${i + 1}`)
+  t.equal((await attempt('10.0.0.1', '198.51.100.99')).statusCode, 429, 'directly, a new X-Forwarded-For is the same client')
+})

@@ -1,14 +1,17 @@
-// What only the PostgreSQL store has: a server that goes away and comes back, several instances
-// writing at once, time partitions dropped whole.
+// What only the PostgreSQL store has: a server that goes away and comes back, a password rotated,
+// tables locked past the statement timeout, several instances writing at once, time partitions
+// dropped whole.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
+import pg from 'pg'
 import t, { type Test } from 'tap'
 import { buildApp, type AppOverrides } from '../../app.js'
 import { loadConfig } from '../../config.js'
 import { needsPostgres, queryOn, startPostgres, type PostgresCluster } from '../helpers/postgres.js'
 import { listProfiles } from '../helpers/profiler.js'
+import { passwordRole } from '../helpers/soak/run-soak.js'
 import { untilClock, waitFor } from '../helpers/wait-for.js'
 
 interface Harness { app: FastifyInstance, logLines: (pattern: RegExp) => string[] }
@@ -16,7 +19,7 @@ interface Harness { app: FastifyInstance, logLines: (pattern: RegExp) => string[
 async function appOn (t: Test, url: string, env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'pg-store-app-'))
   const lines: string[] = []
-  const app = await buildApp(loadConfig({ NODE_ENV: 'development', LOG_LEVEL: 'info', PROFILER_WRITER: 'inline', DATABASE_PATH: join(dir, 'app.sqlite'), PROFILER_DATABASE_URL: url, ...env }), {
+  const app = await buildApp(loadConfig({ NODE_ENV: 'development', LOG_LEVEL: 'info', PROFILER_WRITER: 'inline', ...(env.DATABASE_URL === undefined ? { DATABASE_PATH: join(dir, 'app.sqlite') } : {}), PROFILER_DATABASE_URL: url, ...env }), {
     logStream: { write: line => { lines.push(line) } },
     ...overrides
   })
@@ -81,6 +84,116 @@ if (needsPostgres(t)) {
     t.same(sent.filter(token => !listed.includes(token)), [], `all ${sent.length} business profiles arrived, none lost`)
     t.ok(listed.length > sent.length, 'and the failed listing (503) was recorded too')
     t.equal(app.profileStore.dropped, 0)
+  })
+
+  /** The listing's answer while the store cannot be read: a 503 naming the profile store, never a 500. */
+  const listing = async (app: FastifyInstance) => await app.inject({ url: '/_profiler/empty/search/results?limit=100', headers: { accept: 'application/json' } })
+
+  /** Waits until everything queued is stored and the store says ok. */
+  const caughtUp = async (app: FastifyInstance): Promise<void> => {
+    await until('the store has caught up', async () => {
+      await app.profileStore.flush()
+      const health = app.profileStore.healthSnapshot()
+      return health.state === 'ok' && health.queued === 0
+    })
+  }
+
+  t.test('the password rotated and the sessions ended (scram-sha-256): no profile lost, the pages answer 503 meanwhile', async t => {
+    // The soak's role: the profiler must give its password on 127.0.0.1 (everyone else is trusted).
+    await cluster.createDatabase('soak_profiler')
+    const [{ data_directory: dataDir }] = await cluster.query<{ data_directory: string }>('SHOW data_directory') as [{ data_directory: string }]
+    const url = await passwordRole(cluster, dirname(dataDir))
+    const { username: role, password } = new URL(url)
+    const { app, logLines } = await appOn(t, url, {}, { profiler: { store: { retryDelayMs: 100 } } })
+    const before = await business(t, app, 10)
+    await app.profileStore.flush()
+
+    await cluster.query(`ALTER ROLE ${role} PASSWORD 'rotated'`)
+    await cluster.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [role])
+    const during = await business(t, app, 20)
+    await until('the rotation is seen', async () => {
+      await app.profileStore.flush()
+      return app.profileStore.healthSnapshot().state === 'failing'
+    })
+    t.match(app.profileStore.healthSnapshot().reason, /password authentication failed|terminating connection/)
+    const refused = await listing(app)
+    t.equal(refused.statusCode, 503, 'the listing says the store is unavailable')
+    t.match(refused.json().message, /^The profile store is unavailable: /)
+    during.push(...await business(t, app, 20))
+
+    await cluster.query(`ALTER ROLE ${role} PASSWORD '${decodeURIComponent(password)}'`)
+    await caughtUp(app)
+    await until('the listing answers again', async () => (await listing(app)).statusCode === 200)
+    const stored = new Set((await queryOn(cluster.urlOf('soak_profiler'), 'SELECT token FROM profiles')).map(row => String(row.token)))
+    t.ok([...before, ...during].every(token => stored.has(token)), 'every profile of the rotation is stored')
+    t.equal(app.profileStore.dropped, 0, 'none dropped')
+    t.equal(logLines(/cannot be written/).length, 1, 'the fault logged once')
+  })
+
+  t.test('tables locked past the statement timeout: the batch in flight is retried, not lost; the pages answer 503, never as the advisors\' database', async t => {
+    // The advisors on PostgreSQL too: their outage hook must not take the profiler's fault for theirs.
+    const { app, logLines } = await appOn(t, await freshDatabase(), { DATABASE_URL: await freshDatabase() }, { profiler: { store: { retryDelayMs: 100 }, statementTimeoutMs: 500 } })
+    const before = await business(t, app, 5)
+    await app.profileStore.flush()
+    const locker = new pg.Client({ connectionString: (app.config.profilerDatabaseUrl as string).replace(/\/\/[^@]*@/, '//postgres@') })
+    await locker.connect()
+    t.teardown(async () => { await locker.end() })
+
+    await locker.query('BEGIN')
+    await locker.query('LOCK TABLE profile_tokens IN ACCESS EXCLUSIVE MODE')
+    const during = await business(t, app, 12)
+    await until('the timeout is seen', async () => {
+      await app.profileStore.flush()
+      return app.profileStore.healthSnapshot().state === 'failing'
+    })
+    t.match(app.profileStore.healthSnapshot(), { reason: /statement timeout/, queued: 12 }, 'the batch in flight is kept')
+    await locker.query('COMMIT')
+    await caughtUp(app)
+    const stored = new Set((await queryOn(app.config.profilerDatabaseUrl as string, 'SELECT token FROM profiles')).map(row => String(row.token)))
+    t.ok([...before, ...during].every(token => stored.has(token)), 'every profile is stored')
+    t.equal(app.profileStore.dropped, 0, 'none dropped')
+
+    await locker.query('BEGIN')
+    await locker.query('LOCK TABLE profiles IN ACCESS EXCLUSIVE MODE')
+    const locked = await listing(app)
+    t.equal(locked.statusCode, 503, 'the listing while profiles is locked')
+    t.match(locked.json().message, /^The profile store is unavailable: canceling statement due to statement timeout/)
+    const poll = await app.inject({ method: 'POST', url: '/monitor/MonitorPooling', headers: { 'content-type': 'application/json' }, payload: {} })
+    t.equal(poll.statusCode, 200, 'the advisors\' database is not taken to be down')
+    t.same(logLines(/Database .* is unavailable/), [], 'nor logged as down')
+    t.equal(logLines(/profile store cannot be read/).length, 1, 'the profile store\'s fault is logged, once')
+    await locker.query('COMMIT')
+    await until('the listing answers again', async () => (await listing(app)).statusCode === 200)
+  })
+
+  t.test('a profile the store refuses (a value out of range) is set aside and counted; the rest of its batch is stored', async t => {
+    const url = await freshDatabase()
+    const { app, logLines } = await appOn(t, url, {}, { profiler: { store: { flushDelayMs: 600_000 } } })
+    const before = await business(t, app, 2)
+    app.profileStore.reserveToken('bad000')
+    // status_code is a smallint: 70000 is refused (22003), by this profile alone.
+    const bad = { id: app.profileStore.nextId(Date.now()), token: 'bad000', parentToken: null, type: 'request' as const, ip: '127.0.0.1', method: 'GET', url: 'http://x/', statusCode: 70_000, durationMs: 1, route: null, panels: '{}' }
+    t.ok(app.profileStore.enqueue(bad))
+    const after = await business(t, app, 2)
+    await app.profileStore.flush()
+    t.equal(app.profileStore.dropped, 1, 'the bad one is counted')
+    t.match(app.profileStore.healthSnapshot(), { state: 'ok', queued: 0 })
+    t.match(logLines(/dropped so far/)[0], /profile bad000 could not be stored: value \\"70000\\" is out of range for type smallint/)
+    const stored = new Set((await queryOn(url, 'SELECT token FROM profiles')).map(row => String(row.token)))
+    t.ok([...before, ...after].every(token => stored.has(token)) && !stored.has('bad000'), 'the rest of its batch is stored')
+  })
+
+  t.test('a batch retried after its commit (its answer lost with the writer thread) is stored once and not counted as dropped', async t => {
+    const url = await freshDatabase()
+    const { app } = await appOn(t, url)
+    app.profileStore.reserveToken('again0')
+    const profile = { id: app.profileStore.nextId(Date.now()), token: 'again0', parentToken: null, type: 'request' as const, ip: '127.0.0.1', method: 'GET', url: 'http://x/', statusCode: 200, durationMs: 1, route: null, panels: '{}' }
+    t.ok(app.profileStore.enqueue(profile))
+    await app.profileStore.flush()
+    t.ok(app.profileStore.enqueue(profile))
+    await app.profileStore.flush()
+    t.equal(app.profileStore.dropped, 0, 'not counted as a token clash')
+    t.same(await queryOn(url, "SELECT count(*)::int AS n FROM profiles WHERE token = 'again0'"), [{ n: 1 }], 'stored once')
   })
 
   t.test('two instances drawing the same tokens at the same time: each token stored once, the other profile rejected and counted', async t => {

@@ -9,34 +9,10 @@ import t, { type Test } from 'tap'
 import { buildApp, type AppOverrides } from '../../app.js'
 import { loadConfig } from '../../config.js'
 import { postJson } from '../helpers/app.js'
-import { postgresBinDir, startPostgres, type PostgresCluster } from '../helpers/postgres.js'
 import { listProfiles, profileJson } from '../helpers/profiler.js'
+import { storeEngines } from '../helpers/store-engines.js'
 
-/** A fresh, empty store for one test: the environment that points an app at it. */
-type FreshStore = (t: Test) => Promise<Record<string, string>>
-
-const engines: Array<{ name: string, fresh: FreshStore | null, skip?: string }> = [{
-  name: 'sqlite',
-  fresh: async t => {
-    const dir = mkdtempSync(join(tmpdir(), 'store-contract-'))
-    t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
-    return { PROFILER_DATABASE_PATH: join(dir, 'profiler.sqlite') }
-  }
-}]
-
-let cluster: PostgresCluster | null = null
-let databases = 0
-if (postgresBinDir() !== null || process.env.CI === 'true') {
-  engines.push({
-    name: 'postgres',
-    fresh: async () => {
-      if (cluster === null) cluster = await startPostgres(t)
-      return { PROFILER_DATABASE_URL: await cluster.createDatabase(`contract_${++databases}`) }
-    }
-  })
-} else {
-  engines.push({ name: 'postgres', fresh: null, skip: 'PostgreSQL is not installed (apt-get install postgresql)' })
-}
+const engines = storeEngines(t)
 
 /** An app on `store`, with its own business database; closed at teardown. */
 async function appOn (t: Test, store: Record<string, string>, env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<FastifyInstance> {
@@ -56,8 +32,8 @@ const JSON_ACCEPT = { accept: 'application/json' }
 // The two engines run side by side: PostgreSQL's start and queries overlap SQLite's tests.
 t.jobs = 2
 for (const engine of engines) {
-  t.test(engine.name, { skip: engine.skip ?? false, buffered: true }, async t => {
-    const fresh = engine.fresh as FreshStore
+  t.test(engine.name, { skip: engine.skip, buffered: true }, async t => {
+    const { fresh } = engine
 
     t.test('records every request: listing newest first, detail with panels, summary', async t => {
       const app = await appOn(t, await fresh(t), { PROFILER_DEPLOYMENT: 'A' })

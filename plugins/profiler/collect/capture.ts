@@ -33,8 +33,10 @@ export interface RequestCapture {
   routingFailure: unknown
   params: unknown
   query: unknown
-  /** The parsed body; undefined when shapedBody holds it already. */
+  /** The parsed body; undefined when the request had none (0 bytes) or shapedBody holds it already. */
   body: unknown
+  /** The body's size as the client sent it (plugins/body-size.ts). */
+  bodyBytes: number
   /** A large body as the store keeps it (redacted, previewed) on the request thread; undefined: shaped in the writer. */
   shapedBody: unknown
   requestHeaders: Record<string, unknown>

@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import { receivedBodyBytes } from '../../body-size.js'
 import { requestOrigin } from '../../routing/request-origin.js'
 import { hasRejectedTarget, originFormTarget } from '../../routing/request-target.js'
 import { getHeapStatistics } from 'node:v8'
@@ -38,15 +39,8 @@ export interface RecorderOptions {
 }
 
 /** IPv4-mapped IPv6 addresses (::ffff:127.0.0.1) are shown as IPv4. */
-function clientIp (request: FastifyRequest): string {
-  const ip = request.ip ?? ''
+export function displayIp (ip: string): string {
   return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip
-}
-
-/** The body's length as sent (Content-Length); undefined when chunked or absent. */
-function declaredLength (request: FastifyRequest): number | undefined {
-  const length = Number(request.headers['content-length'])
-  return Number.isSafeInteger(length) && length >= 0 ? length : undefined
 }
 
 function isJson (reply: FastifyReply): boolean {
@@ -99,14 +93,17 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
       // A rejected target (not a path) is routed as a path of its own only to reach the hooks.
       const matched = !request.is404 && !hasRejectedTarget(request)
       const routeMethod = request.routeOptions.method
-      const shapedBody = previewIfLarge(request.body, declaredLength(request), redactor)
+      const bodyBytes = receivedBodyBytes(request)
+      // No bytes, no body (the handler saw `{}`); a large one as the store keeps it.
+      const body = bodyBytes === 0 ? undefined : request.body
+      const shapedBody = previewIfLarge(body, bodyBytes, redactor)
       // Values are taken as they are (references): the request is over, nothing changes them
       // before the batch is copied to the writer thread.
       store.enqueue({
         kind: 'capture',
         id: store.nextId(Date.now() - totalMs),
         token: state.token,
-        ip: clientIp(request),
+        ip: displayIp(request.ip ?? ''),
         method: request.method,
         rawUrl: state.origin + originFormTarget(request),
         statusCode,
@@ -120,7 +117,9 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
         routingFailure: request.routingFailure,
         params: matched ? request.params ?? {} : {},
         query: request.query ?? {},
-        body: shapedBody === undefined ? request.body : undefined,
+        body: shapedBody === undefined ? body : undefined,
+        // Bytes as sent, for a truncated body's size.
+        bodyBytes,
         shapedBody,
         requestHeaders: request.headers,
         responseHeaders: reply.getHeaders(),

@@ -20,15 +20,35 @@ export interface CurlCommand {
   truncatedBody: boolean
 }
 
+// eslint-disable-next-line no-control-regex
+const CONTROL_RUNS = /([\u0000-\u0008\u000b-\u001f\u007f-\u009f]+)/
+
 /** Headers curl computes or that belong to the connection, not to the request. */
 const SKIPPED_HEADERS = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'expect', 'te', 'trailer'])
 /**
  * One POSIX shell word that stands for exactly `text`: inside single quotes nothing is special
- * except the quote itself, which closes, is escaped, and reopens ('\''). Newlines and any other
- * character stay literal. (Arguments cannot hold NUL; no request field can either.)
+ * except the quote itself, which closes, is escaped, and reopens ('\''). A control character
+ * (C0 but tab and newline, DEL, C1: U+009B starts a terminal sequence) is never written as is:
+ * it is produced by printf from octal escapes of its UTF-8 bytes, "$(printf '\302\233')", so the
+ * command shown on a terminal cannot drive it (dash, Debian's sh, has no $'...').
+ * (Arguments cannot hold NUL; no request field can either.)
  */
 function shellQuote (text: string): string {
+  if (!CONTROL_RUNS.test(text)) return singleQuoted(text)
+  // split() with a capturing group: text, a run of controls, text, ... (empty texts dropped).
+  return text.split(CONTROL_RUNS).map((part, i) => i % 2 === 1 ? printfOf(part) : part === '' ? '' : singleQuoted(part)).join('')
+}
+
+function singleQuoted (text: string): string {
   return `'${text.replaceAll("'", "'\\''")}'`
+}
+
+const utf8 = new TextEncoder()
+
+/** A command substitution that prints exactly `text` (control characters only: no trailing newline for $(...) to drop). */
+function printfOf (text: string): string {
+  const octal = [...utf8.encode(text)].map(byte => `\\${byte.toString(8).padStart(3, '0')}`).join('')
+  return `"$(printf '${octal}')"`
 }
 
 function isTruncated (body: unknown): body is { truncated: true, preview: string } {

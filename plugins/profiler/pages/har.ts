@@ -49,8 +49,8 @@ function queryString (url: string): NameValue[] {
 
 /**
  * The request body's size: the exported text's; for a truncated preview, the size as sent; with no
- * stored body, 0 when none was sent, the declared length when one was sent but not kept, -1 when
- * one was sent without a length (chunked).
+ * stored body, the declared length of a body sent but not kept, else 0 (the recorder stores every
+ * body it read, an empty chunked one as none).
  */
 function requestBodySize (panel: RequestPanel, body: ReturnType<typeof bodyText>): number {
   if (body !== null) {
@@ -58,8 +58,7 @@ function requestBodySize (panel: RequestPanel, body: ReturnType<typeof bodyText>
     return body.truncated && typeof bytes === 'number' ? bytes : Buffer.byteLength(body.text)
   }
   const length = Number(header(panel.requestHeaders, 'content-length'))
-  if (Number.isSafeInteger(length) && length >= 0) return length
-  return header(panel.requestHeaders, 'transfer-encoding') === undefined ? 0 : -1
+  return Number.isSafeInteger(length) && length >= 0 ? length : 0
 }
 
 function harRequest (panel: RequestPanel) {

@@ -52,8 +52,11 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
   await securePages(app, secret, loginRateLimit)
   const panelNames = collectors.map(collector => collector.name)
 
+  // Every answer of these pages, errors included: not indexed, and never kept by a browser or a
+  // shared cache (profiles hold request data; the back button must not show them after logout).
   app.addHook('onSend', (_request, reply, payload, done) => {
     reply.header('x-robots-tag', 'noindex')
+    reply.header('cache-control', 'no-store')
     done(null, payload)
   })
 

@@ -34,7 +34,7 @@ export function invalid (name: string, expected: string, value: string): HttpErr
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
-const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,3})?)?(Z|[+-]\d{2}:?\d{2})?$/
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,3})?)?(Z|[+-](\d{2}):?(\d{2}))?$/
 
 /** The calendar date really exists (Date.parse quietly rolls 2026-02-30 over). */
 function realDate (date: string): boolean {
@@ -61,13 +61,17 @@ function parseTimeBound (name: 'start' | 'end', value: string, spelled: string =
     time = Date.parse(`${value}T00:00:00Z`)
     precisionMs = 86_400_000
   } else if (dateTime !== null) {
-    const [, day = '', hours, minutes, seconds, fraction, zone] = dateTime
+    const [, day = '', hours, minutes, seconds, fraction, zone, zoneHours, zoneMinutes] = dateTime
     if (!realDate(day) || Number(hours) > 23 || Number(minutes) > 59 || Number(seconds ?? 0) > 59) throw invalid(spelled, expected, value)
+    // An offset is at most ±23:59 (+99:99 denotes no instant: Date.parse gives NaN).
+    if (Number(zoneHours ?? 0) > 23 || Number(zoneMinutes ?? 0) > 59) throw invalid(spelled, expected, value)
     time = Date.parse(`${day}T${hours}:${minutes}:${seconds ?? '00'}${fraction ?? ''}${zone ?? 'Z'}`)
     precisionMs = fraction !== undefined ? 1 : seconds !== undefined ? 1000 : 60_000
   } else {
     throw invalid(spelled, expected, value)
   }
+  // Whatever the form, a bound the store is given is a real instant (never NaN).
+  if (!Number.isFinite(time)) throw invalid(spelled, expected, value)
   return name === 'start' ? time : time + precisionMs - 1
 }
 

@@ -8,7 +8,14 @@ import type { WriteResult } from '../writer/profile-writer.js'
 /** Which store the writer thread opens (plain data: it crosses to the worker). */
 export type StoreTarget =
   | { engine: 'sqlite', path: string, /** How long a statement waits for a lock before it counts as a fault (5 s). */ busyTimeoutMs?: number }
-  | { engine: 'postgres', url: string, /** Width of a time partition (default one hour). */ partitionMs?: number }
+  | {
+    engine: 'postgres'
+    url: string
+    /** Width of a time partition (default one hour). */
+    partitionMs?: number
+    /** A statement running longer is cancelled, and counts as a fault (default: reads 10 s, writes 30 s). */
+    statementTimeoutMs?: number
+  }
 
 /** Every read of a store, on the request thread. Rejections that mean "store unusable" close it (the facade reopens). */
 export interface StoreReader {
@@ -27,6 +34,8 @@ export interface StoreReader {
   deployments: () => Promise<string[]>
   /** Calls `each` with every stored token (at open, to fill the token set); resolves with the count. */
   eachToken: (each: (token: string) => void) => Promise<number>
+  /** Whether a read's error means the store cannot be read now (a 503; the reader is reopened), rather than a bug. */
+  isFault: (err: unknown) => boolean
   close: () => Promise<void>
 }
 
@@ -42,6 +51,11 @@ export interface StoreWriter {
   prune: (now: number) => Promise<void>
   /** Whether an error means the store failed (and may clear), rather than the data being bad. */
   isFault: (err: unknown) => boolean
+  /**
+   * Whether an error may be about the data written (a constraint, a value the engine cannot hold),
+   * so that writing each profile alone can prove which one it is; anything else is retried whole.
+   */
+  isContentError: (err: unknown) => boolean
   close: () => Promise<void>
 }
 

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { asUnavailable } from '../../../lib/postgres/faults.js'
+import { isPostgresFault } from '../../../lib/postgres/faults.js'
 import { migratePostgres, postgresSchemaVersion } from '../../../lib/postgres/migrate.js'
 import { createPool } from '../../../lib/postgres/pool.js'
 import { storableParams } from '../../../lib/postgres/text.js'
@@ -51,7 +51,7 @@ function narrowingPart (term: string): string {
  * answered through an index: equality filters by (column, id), substrings by the trigram indexes
  * of the distinct URLs and IPs (migration 003), then (value, id) for each matching value,
  * time bounds by partition pruning and the id index, newest first by reading the id index backwards.
- * A query that fails because the server is unreachable is a 503 naming the cause.
+ * A query that fails because the store cannot serve it (isFault) is a 503 naming the cause (ReaderConnection).
  */
 export class PostgresReader implements StoreReader {
   private readonly statementNames = new Map<string, string>()
@@ -59,7 +59,7 @@ export class PostgresReader implements StoreReader {
   private constructor (private readonly pool: pg.Pool) {}
 
   static async open (target: Extract<StoreTarget, { engine: 'postgres' }>, onMigrated: (message: string) => void): Promise<PostgresReader> {
-    const pool = createPool(target.url, { max: 4, applicationName: 'profiler reader', statementTimeoutMs: 10_000, genericPlans: true })
+    const pool = createPool(target.url, { max: 4, applicationName: 'profiler reader', statementTimeoutMs: target.statementTimeoutMs ?? 10_000, genericPlans: true })
     try {
       const migration = await migratePostgres(pool, profilerPostgresMigrationsDir, PROFILER_MIGRATIONS_TABLE)
       if (migration.applied.length > 0) onMigrated(`migrated from version ${migration.from} to ${migration.to}`)
@@ -84,7 +84,9 @@ export class PostgresReader implements StoreReader {
     }
   }
 
-  async search (filters: SearchFilters): Promise<ProfileSummary[]> {
+  async search (given: SearchFilters): Promise<ProfileSummary[]> {
+    const filters = withoutNulUrl(given)
+    if (filters === null) return []
     const key = await this.searchKey(filters)
     if (key !== null && key.values.length === 0) return []
     const where = ['p.type = $1']
@@ -172,11 +174,7 @@ export class PostgresReader implements StoreReader {
   }
 
   async storeBytes (): Promise<number> {
-    try {
-      return await storeBytes(this.pool)
-    } catch (err) {
-      throw asUnavailable('profile store', err)
-    }
+    return await storeBytes(this.pool)
   }
 
   async deployments (): Promise<string[]> {
@@ -189,6 +187,11 @@ export class PostgresReader implements StoreReader {
     return rows.length
   }
 
+  /** The server unreachable, refusing us, a statement cancelled by its timeout (behind a lock): the store is unavailable. */
+  isFault (err: unknown): boolean {
+    return isPostgresFault(err)
+  }
+
   async close (): Promise<void> {
     await this.pool.end()
   }
@@ -198,21 +201,13 @@ export class PostgresReader implements StoreReader {
    * one per combination of filters): planning over many partitions is then not paid per query.
    */
   private async query<R extends pg.QueryResultRow> (sql: string, params: unknown[]): Promise<R[]> {
-    try {
-      // Text as the writer stores it (a NUL in a search term would fail the query).
-      return (await this.pool.query<R>({ name: this.statementName(sql), text: sql, values: storableParams(params) })).rows
-    } catch (err) {
-      throw asUnavailable('profile store', err)
-    }
+    // Text as the writer stores it (a NUL in a search term would fail the query).
+    return (await this.pool.query<R>({ name: this.statementName(sql), text: sql, values: storableParams(params) })).rows
   }
 
   /** As query, each row an array of its columns in order (no object per row). */
   private async queryArrays<R extends unknown[]> (sql: string, params: unknown[]): Promise<R[]> {
-    try {
-      return (await this.pool.query<R>({ name: this.statementName(sql), text: sql, values: storableParams(params), rowMode: 'array' })).rows
-    } catch (err) {
-      throw asUnavailable('profile store', err)
-    }
+    return (await this.pool.query<R>({ name: this.statementName(sql), text: sql, values: storableParams(params), rowMode: 'array' })).rows
   }
 
   private statementName (sql: string): string {
@@ -223,6 +218,19 @@ export class PostgresReader implements StoreReader {
     }
     return name
   }
+}
+
+/**
+ * A URL term with a NUL, as PostgreSQL can answer it: text cannot hold a NUL here, and no URL the
+ * service records holds one (the HTTP parser refuses a NUL in the target and in Host; `%00` stays
+ * those three characters). So the term matches no URL (null: nothing to read), and its negation
+ * every URL (the filter left out): the answer SQLite gives by comparing the term as it is.
+ */
+function withoutNulUrl (filters: SearchFilters): SearchFilters | null {
+  if (filters.url === undefined || !filters.url.includes('\0')) return filters
+  if (filters.urlNegated !== true) return null
+  const { url: _url, urlNegated: _negated, ...others } = filters
+  return others
 }
 
 function toSummary (row: SummaryRow): ProfileSummary {

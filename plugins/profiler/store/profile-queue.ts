@@ -47,8 +47,9 @@ function mebibytes (bytes: number): string {
  * in profiles and in estimated bytes, both counting the batch being written. One batch at a time
  * is with the writer (at most `batchSize` profiles and `maxBatchBytes`): the writer's copy of the
  * queue is never more than that. A batch the writer answers with an error (a storage fault, the
- * writer thread gone) goes back to the front of the queue and is retried, alone, every
- * `retryDelayMs`; what overflows the queue meanwhile is dropped and counted.
+ * writer thread gone, anything not proven to be one profile's) goes back to the front of the
+ * queue and is retried, alone, every `retryDelayMs`; what overflows the queue meanwhile is
+ * dropped and counted. Only the profiles the writer sets aside (writer/write-batch.ts) are lost.
  */
 export class ProfileQueue {
   private queue: Entry[] = []
@@ -155,15 +156,18 @@ export class ProfileQueue {
       this.inFlightBytes = 0
       this.inFlightSince = null
       if (answer.error !== undefined) {
-        // Kept, oldest first, and tried again later, alone: the writer sets aside what it proves
-        // to be one profile's fault (answered as set-asides below), so an error is the store's.
-        this.queue = batch.concat(this.queue)
-        this.queuedBytes += bytes
+        // Kept, oldest first, and tried again later, alone: only what the writer proved to be one
+        // profile's fault is set aside (below); an error is the store's, whatever its kind.
+        const retry = answer.retry === undefined ? null : new Set(answer.retry)
+        const kept = retry === null ? batch : batch.filter(entry => retry.has(entry.profile.token))
+        this.queue = kept.concat(this.queue)
+        this.queuedBytes += kept.reduce((sum, entry) => sum + entry.bytes, 0)
         this.health.fail(answer.error)
-        return
+        if ((answer.written ?? 0) > 0) await this.events.onWritten(answer.count)
+      } else {
+        await this.events.onWritten(answer.count)
+        this.health.recover()
       }
-      await this.events.onWritten(answer.count)
-      this.health.recover()
       for (const { token, reason } of answer.unshaped ?? []) this.events.onDrop([token], reason)
       for (const token of answer.rejected ?? []) {
         this.events.onDrop([token], `profile ${token} could not be stored: its token or every id of its millisecond is taken`)

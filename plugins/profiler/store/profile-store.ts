@@ -45,7 +45,8 @@ export class ProfileStore {
       },
       onWritten: async count => {
         this.count = count
-        await this.reader.tryOpen()
+        // At most once per retry delay, not once per batch, while the store cannot be read.
+        await this.reader.reopenIfDue()
       }
     })
     this.reader = new ReaderConnection(openReader, options.retryDelayMs, async reader => {
@@ -54,8 +55,8 @@ export class ProfileStore {
     }, {
       // The read side is reported on its own: a failing reader is not a store that "cannot be
       // written", and reporting it as such made the write health flap fail/recover on every batch.
-      onFailure: (message, first) => {
-        if (first) events.error(`profiler: the profile store cannot be read (${message}); its pages answer 503 until it can`)
+      onFailure: message => {
+        events.error(`profiler: the profile store cannot be read (${message}); its pages answer 503 until it can`)
       },
       onRecovered: () => { events.info('profiler: the profile store can be read again') }
     })

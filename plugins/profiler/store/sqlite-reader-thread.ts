@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads'
 import type { ProfileSummary, SearchFilters, StoredProfile } from '../profile.js'
+import { isStorageFault } from '../../../lib/sqlite/faults.js'
 import type { RouteStats } from '../stats/rollup.js'
 import type { StoreReader, StoreTarget } from './engine.js'
 import { revivedError, type ReaderAnswer, type ReaderCall } from './reader-protocol.js'
@@ -85,6 +86,11 @@ export class SqliteReaderThread implements StoreReader {
     const tokens = await this.call({ method: 'tokens', args: [] }) as string[]
     for (const token of tokens) each(token)
     return tokens.length
+  }
+
+  /** The file's faults (the errors cross the thread with their name and code), and the thread gone. */
+  isFault (err: unknown): boolean {
+    return isStorageFault(err) || (this.ended !== null && err === this.ended)
   }
 
   async close (): Promise<void> {

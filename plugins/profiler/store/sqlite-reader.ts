@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3'
+import { isStorageFault } from '../../../lib/sqlite/faults.js'
 import type { ProfileSummary, SearchFilters, StoredProfile } from '../profile.js'
 import type { RouteStats } from '../stats/rollup.js'
 import type { StoreReader, StoreTarget } from './engine.js'
@@ -67,6 +68,11 @@ export class SqliteReader implements StoreReader {
       count++
     }
     return count
+  }
+
+  /** The file locked, corrupt, unreadable: the store is unavailable (never the advisors' database). */
+  isFault (err: unknown): boolean {
+    return isStorageFault(err)
   }
 
   async close (): Promise<void> {

@@ -112,6 +112,8 @@ export abstract class WriterClient {
     })
     if (setAside.length === 0) return { type: 'done', id: 0, count: 0, error: `the batch ${reason}`, fault: true }
     const answer = await this.request({ type: 'write', batch: copyable })
-    return answer.error === undefined ? { ...answer, unshaped: [...answer.unshaped ?? [], ...setAside] } : answer
+    const unshaped = [...answer.unshaped ?? [], ...setAside]
+    // On an error the copyable ones are retried (all, unless the writer settled some).
+    return answer.error === undefined ? { ...answer, unshaped } : { ...answer, unshaped, retry: answer.retry ?? copyable.map(profile => profile.token) }
   }
 }

@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { isPostgresFault } from '../../../lib/postgres/faults.js'
+import { isPostgresDataError, isPostgresFault } from '../../../lib/postgres/faults.js'
 import { migratePostgres } from '../../../lib/postgres/migrate.js'
 import { createPool, inTransaction } from '../../../lib/postgres/pool.js'
 import { noNul } from '../../../lib/postgres/text.js'
@@ -32,6 +32,19 @@ async function upsertSearchKeys (client: pg.PoolClient, ids: number[], urls: str
     SELECT ip, min(id), max(id) FROM unnest($1::bigint[], $2::text[]) AS t (id, ip) GROUP BY 1 ORDER BY 1
     ON CONFLICT (ip) DO UPDATE SET first_id = LEAST(profile_ips.first_id, excluded.first_id), last_id = GREATEST(profile_ips.last_id, excluded.last_id)
       WHERE excluded.first_id < profile_ips.first_id OR excluded.last_id > profile_ips.last_id`, [ids, ips])
+}
+
+/**
+ * Of the profiles whose token is held already, those stored by this very profile (same token, id
+ * and deployment): a batch retried after its commit, its answer lost (the writer thread died).
+ * Neither written again nor rejected.
+ */
+async function storedBefore (client: pg.PoolClient, unclaimed: ProfileRecord[], deployment: string): Promise<Set<string>> {
+  if (unclaimed.length === 0) return new Set()
+  const { rows } = await client.query<{ token: string }>(`SELECT t.token FROM unnest($1::text[], $2::bigint[]) AS u (token, id)
+    JOIN profile_tokens t ON t.token = u.token AND t.profile_id = u.id
+    JOIN profiles p ON p.id = u.id AND p.token = u.token WHERE p.deployment = $3`, [unclaimed.map(p => p.token), unclaimed.map(p => p.id), deployment])
+  return new Set(rows.map(row => row.token))
 }
 
 /**
@@ -84,7 +97,7 @@ export class PostgresWriter implements StoreWriter {
     intervalMs: number,
     events: { onDeleted: (tokens: string[], count: number) => void, onError: (message: string) => void, onTaken: (tokens: string[]) => void }
   ): Promise<PostgresWriter> {
-    const pool = createPool(target.url, { max: 2, applicationName: `profiler writer (${deployment})` })
+    const pool = createPool(target.url, { max: 2, applicationName: `profiler writer (${deployment})`, statementTimeoutMs: target.statementTimeoutMs })
     try {
       await migratePostgres(pool, profilerPostgresMigrationsDir, PROFILER_MIGRATIONS_TABLE)
       await pool.query('INSERT INTO profile_deployments (name) VALUES ($1) ON CONFLICT DO NOTHING', [deployment])
@@ -127,6 +140,10 @@ export class PostgresWriter implements StoreWriter {
     return isPostgresFault(err)
   }
 
+  isContentError (err: unknown): boolean {
+    return isPostgresDataError(err)
+  }
+
   async close (): Promise<void> {
     if (this.claimsTimer !== null) clearTimeout(this.claimsTimer)
     this.claimsTimer = null
@@ -151,9 +168,10 @@ export class PostgresWriter implements StoreWriter {
           WHERE profile_tokens.profile_id < (SELECT horizon FROM profile_horizon)
         RETURNING token`, [candidates.map(p => p.token), candidates.map(p => p.id)])
       const ours = new Set(claimed.rows.map(row => row.token))
+      const before = await storedBefore(client, candidates.filter(profile => !ours.has(profile.token)), this.deployment)
       const stored = candidates.filter(profile => {
         if (ours.has(profile.token)) return true
-        rejected.push(profile.token)
+        if (!before.has(profile.token)) rejected.push(profile.token)
         return false
       })
       if (stored.length === 0) return 0

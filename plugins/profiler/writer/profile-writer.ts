@@ -16,7 +16,7 @@ function prepareWriteStatements (db: Database) {
     findUrl: db.prepare('SELECT id FROM profile_urls WHERE url = ?').pluck(),
     insertUrl: db.prepare('INSERT INTO profile_urls (url) VALUES (?)'),
     insertIp: db.prepare('INSERT OR IGNORE INTO profile_ips (ip) VALUES (?)'),
-    tokenTaken: db.prepare('SELECT 1 FROM profiles WHERE token = ?').pluck(),
+    storedAs: db.prepare('SELECT id, deployment FROM profiles WHERE token = ?'),
     countAll: db.prepare('SELECT count(*) FROM profiles').pluck(),
     oldestId: db.prepare('SELECT id FROM profiles ORDER BY id LIMIT 1').pluck(),
     nthOldestId: db.prepare('SELECT id FROM profiles ORDER BY id LIMIT 1 OFFSET ?').pluck(),
@@ -97,6 +97,7 @@ export class ProfileWriter {
       const written: RolledProfile[] = []
       for (const profile of batch) {
         const id = this.insertOne(profile)
+        if (id === 'stored') continue
         if (id === null) {
           result.rejected.push(profile.token)
           continue
@@ -245,9 +246,11 @@ export class ProfileWriter {
 
   /**
    * Inserts one profile (returns its id, or null); a taken id moves to the next free slot of the same millisecond.
-   * A stored profile is never overwritten: a taken token (or a full millisecond) rejects the new one.
+   * A stored profile is never overwritten: a taken token (or a full millisecond) rejects the new one,
+   * unless the stored one is this very profile ('stored': same token, millisecond and deployment),
+   * written by a batch whose answer was lost (the writer thread died after its commit) and retried.
    */
-  private insertOne (profile: ProfileRecord): number | null {
+  private insertOne (profile: ProfileRecord): number | 'stored' | null {
     const urlId = this.urlIdOf(profile.url)
     this.noteIp(profile.ip)
     const msBase = profile.id - (profile.id % ID_SLOTS_PER_MS)
@@ -260,7 +263,9 @@ export class ProfileWriter {
         this.statements.insertPanels.run(id, profile.panels)
         return id
       }
-      if (this.statements.tokenTaken.get(profile.token) !== undefined) break
+      const stored = this.statements.storedAs.get(profile.token) as { id: number, deployment: string } | undefined
+      if (stored === undefined) continue
+      return stored.deployment === this.deployment && stored.id - (stored.id % ID_SLOTS_PER_MS) === msBase ? 'stored' : null
     }
     return null
   }

@@ -21,7 +21,21 @@ export type WriterRequest =
 
 export type WriterMessage =
   /** The answer to a request; `count` is the number of stored profiles after it. */
-  | { type: 'done', id: number, count: number, written?: number, rejected?: string[], /** Captures that could not be turned into profiles, and why. */ unshaped?: Array<{ token: string, reason: string }>, error?: string, /** The store failed (may clear), not the data. */ fault?: boolean }
+  | {
+    type: 'done'
+    id: number
+    count: number
+    written?: number
+    rejected?: string[]
+    /** Profiles set aside, each proven to be what failed (it cannot be shaped, copied or stored), and why. */
+    unshaped?: Array<{ token: string, reason: string }>
+    /** The batch (or `retry` of it) was not stored and is to be tried again. */
+    error?: string
+    /** The store failed (may clear), not the data. */
+    fault?: boolean
+    /** With `error`: only these tokens are to be tried again, the rest of the batch is settled (written, rejected or set aside). */
+    retry?: string[]
+  }
   /** Profiles pruned in the background: their tokens are free again. */
   | { type: 'deleted', tokens: string[], count: number }
   /** Tokens other instances sharing the store have claimed: not to be drawn here. */

@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3'
-import { isStorageFault } from '../../../lib/sqlite/faults.js'
+import { isSqliteDataError, isStorageFault } from '../../../lib/sqlite/faults.js'
 import type { ProfileRecord } from '../profile.js'
 import { ProfileWriter } from './profile-writer.js'
 import { Retention, type RetentionLimits } from './retention.js'
@@ -58,6 +58,10 @@ export class SqliteWriter implements StoreWriter {
 
   isFault (err: unknown): boolean {
     return isStorageFault(err)
+  }
+
+  isContentError (err: unknown): boolean {
+    return isSqliteDataError(err)
   }
 
   async close (): Promise<void> {

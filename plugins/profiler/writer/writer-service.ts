@@ -12,6 +12,7 @@ import type { ProfileRecord, QueuedProfile } from '../profile.js'
 import type { StoreWriter } from '../store/engine.js'
 import type { WriterMessage, WriterRequest, WriterSettings } from './protocol.js'
 import { SqliteWriter } from './sqlite-writer.js'
+import { writeBatch, type SetAside } from './write-batch.js'
 
 /** Takes one request; the promise resolves once it has been answered (it never rejects: failures are answers). */
 export type WriterService = (request: WriterRequest) => Promise<void>
@@ -27,7 +28,7 @@ export function startWriterService (settings: WriterSettings, send: (message: Wr
   const redactor = new Redactor(settings.redaction)
 
   /** The batch's captures shaped into profiles; one that cannot be shaped is left out and reported. */
-  function shapeBatch (batch: QueuedProfile[], unshaped: Array<{ token: string, reason: string }>): ProfileRecord[] {
+  function shapeBatch (batch: QueuedProfile[], unshaped: SetAside[]): ProfileRecord[] {
     const records: ProfileRecord[] = []
     for (const item of batch) {
       if (!('kind' in item)) {
@@ -65,9 +66,11 @@ export function startWriterService (settings: WriterSettings, send: (message: Wr
       switch (request.type) {
         case 'write': {
           const writer = await openStore()
-          const unshaped: Array<{ token: string, reason: string }> = []
-          const { written, rejected } = await writer.write(shapeBatch(request.batch, unshaped))
-          send({ type: 'done', id: request.id, count: writer.count, written, rejected, unshaped })
+          const unshaped: SetAside[] = []
+          const outcome = await writeBatch(writer, shapeBatch(request.batch, unshaped))
+          const settled = { count: writer.count, written: outcome.written, rejected: outcome.rejected, unshaped: [...unshaped, ...outcome.setAside] }
+          if (outcome.ok) send({ type: 'done', id: request.id, ...settled })
+          else send({ type: 'done', id: request.id, ...settled, error: (outcome.error as Error).message, fault: writer.isFault(outcome.error), retry: outcome.retry })
           break
         }
         case 'prune': {

@@ -379,7 +379,7 @@ const SOAK_PASSWORD = 'soak-password-1'
  * The profiler connects as a role that must give its password (the throwaway cluster trusts every
  * other connection), so that a password rotation is a real fault. Resolves with the role's URL.
  */
-async function passwordRole (cluster: ThrowawayCluster, pgDir: string): Promise<string> {
+export async function passwordRole (cluster: ThrowawayCluster, pgDir: string): Promise<string> {
   await cluster.query(`CREATE ROLE ${SOAK_ROLE} LOGIN PASSWORD '${SOAK_PASSWORD}'`)
   await cluster.query(`ALTER DATABASE soak_profiler OWNER TO ${SOAK_ROLE}`)
   const db = new pg.Client({ connectionString: cluster.urlOf('soak_profiler') })

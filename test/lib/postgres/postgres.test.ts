@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import pg from 'pg'
 import t from 'tap'
-import { isPostgresFault } from '../../../lib/postgres/faults.js'
+import { isPostgresDataError, isPostgresFault } from '../../../lib/postgres/faults.js'
 import { migratePostgres } from '../../../lib/postgres/migrate.js'
 import { createPool } from '../../../lib/postgres/pool.js'
 import { withoutPassword } from '../../../lib/postgres/url.js'
@@ -27,6 +27,22 @@ if (needsPostgres(t)) {
     t.notOk(isPostgresFault(syntax), 'a syntax error is not a fault')
     const data = await pool.query("SELECT 'x'::int").then(() => null, (err: unknown) => err)
     t.notOk(isPostgresFault(data), 'bad data is not a fault')
+    t.ok(isPostgresDataError(data), 'but an error about the data (22P02)')
+    t.notOk(isPostgresDataError(syntax), 'a syntax error is not about the data')
+
+    // A statement cancelled by its timeout (behind another session's lock) and a privilege the role
+    // lacks (revoked): the server cannot serve us now, and may again later. (A rotated password,
+    // 28P01, needs password authentication: test/profiler/postgres-store.test.ts.)
+    const timedOut = await pool.query("SET statement_timeout = '50ms'; SELECT pg_sleep(1)").then(() => null, (err: unknown) => err)
+    await pool.query('RESET statement_timeout')
+    t.ok(isPostgresFault(timedOut), `a statement timeout (57014): ${String(timedOut)}`)
+    t.notOk(isPostgresDataError(timedOut), 'not about the data')
+    await cluster.query('CREATE ROLE unprivileged LOGIN')
+    const unprivileged = new pg.Client({ connectionString: `postgres://unprivileged@127.0.0.1:${cluster.port}/postgres` })
+    await unprivileged.connect()
+    const noPrivilege = await unprivileged.query('CREATE DATABASE not_allowed').then(() => null, (err: unknown) => err)
+    await unprivileged.end()
+    t.ok(isPostgresFault(noPrivilege), `a privilege missing (42501): ${String(noPrivilege)}`)
 
     const victim = await pool.connect()
     victim.on('error', () => {})

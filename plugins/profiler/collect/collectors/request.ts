@@ -2,6 +2,12 @@ import { STATUS_CODES } from 'node:http'
 import { storedBody } from '../body-preview.js'
 import type { Collector } from './collector.js'
 
+/**
+ * The profiler's own response headers: the token is the profile's name, shown in the listing
+ * anyway, not a credential (the secret-name rule would otherwise redact "token").
+ */
+const PROFILER_HEADERS: ReadonlySet<string> = new Set(['x-debug-token', 'x-debug-token-link'])
+
 /** Request / Response: query, body, headers, route and params; response status, headers and JSON body. */
 export const requestCollector: Collector = {
   name: 'request',
@@ -14,12 +20,12 @@ export const requestCollector: Collector = {
       route: capture.route,
       params: redactor.fields(capture.params),
       query: redactor.fields(capture.query),
-      body: capture.shapedBody !== undefined ? capture.shapedBody : storedBody(redactor.fields(capture.body)),
+      body: capture.shapedBody !== undefined ? capture.shapedBody : storedBody(redactor.fields(capture.body), capture.bodyBytes),
       requestHeaders: redactor.headers(capture.requestHeaders),
       response: {
         statusCode,
         statusText: STATUS_CODES[statusCode] ?? '',
-        headers: redactor.headers(capture.responseHeaders),
+        headers: redactor.headers(capture.responseHeaders, PROFILER_HEADERS),
         body: responseBody === undefined ? null : redactor.fields(responseBody)
       }
     }

@@ -1,0 +1,54 @@
+import { performance } from 'node:perf_hooks'
+import { getHeapStatistics } from 'node:v8'
+import type { RejectedRequest, RejectionAnswer } from '../../rejected-requests/index.js'
+import { captureError } from './capture.js'
+import { displayIp, type RecorderOptions } from './recorder.js'
+import { uniqueToken } from './token.js'
+
+/**
+ * A request that never entered Fastify's lifecycle (the HTTP parser rejected it, or CONNECT) as a
+ * capture like any other: the same token, the same bounded queue (a flood of rejections is
+ * dropped and counted like any burst), the same panels (no route, no body, the error and the
+ * parser's reason in the exception panel). Returns the X-Debug-Token headers for the answer, or
+ * none when the profile was not queued.
+ */
+export function recordRejection ({ store, tokenSource }: RecorderOptions, rejected: RejectedRequest, answer: RejectionAnswer): Record<string, string> {
+  let token: string | null = null
+  try {
+    token = uniqueToken(candidate => store.isTokenTaken(candidate), tokenSource)
+    store.reserveToken(token)
+    const tokenHeaders = { 'x-debug-token': token, 'x-debug-token-link': `${rejected.origin}/_profiler/${token}` }
+    const totalMs = performance.now() - rejected.seenAt
+    const queued = store.enqueue({
+      kind: 'capture',
+      id: store.nextId(Date.now() - totalMs),
+      token,
+      ip: displayIp(rejected.ip),
+      method: rejected.method,
+      rawUrl: rejected.origin + rejected.target,
+      statusCode: answer.statusCode,
+      totalMs,
+      handlerStartMs: null,
+      sendStartMs: totalMs,
+      route: null,
+      matched: null,
+      routingFailure: null,
+      params: {},
+      query: {},
+      body: undefined,
+      bodyBytes: 0,
+      shapedBody: undefined,
+      requestHeaders: rejected.headers,
+      responseHeaders: { ...answer.headers, ...tokenHeaders },
+      responseText: answer.json ? answer.body : undefined,
+      error: captureError(rejected.error, false),
+      heapUsedBytes: getHeapStatistics().used_heap_size,
+      droppedProfiles: store.dropped
+    })
+    return queued ? tokenHeaders : {}
+  } catch (err) {
+    if (token !== null) store.releaseToken(token)
+    store.drop(`a rejected request could not be profiled: ${(err as Error).message}`)
+    return {}
+  }
+}

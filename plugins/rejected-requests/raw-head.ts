@@ -1,0 +1,68 @@
+import { METHODS } from 'node:http'
+
+// What can be read of a request the HTTP parser rejected before its head was complete: the bytes
+// Node hands over with the error (`rawPacket`: the read being parsed, which may hold requests
+// pipelined before this one) and where the parser stopped (`bytesParsed`). Best effort and
+// bounded: only what is there is read, never more than SCAN_BYTES, and never trusted for more
+// than a label (the profile's method, target and headers, and the Accept header's choice).
+
+export interface RawHead {
+  /** The method as sent; '' when it could not be read. */
+  method: string
+  /** The request target as sent (cut at MAX_TEXT characters); '' when it could not be read. */
+  target: string
+  /** The header lines that could be read, by lower-case name (repeats joined with ", "). */
+  headers: Record<string, string>
+}
+
+/** Bytes of the packet looked at. */
+const SCAN_BYTES = 64 * 1024
+/** A longer target or header value is kept as its first 2,048 characters and the count of the rest (a 60 KB URL). */
+const MAX_TEXT = 2048
+const MAX_HEADERS = 100
+
+const escapeRegExp = (text: string): string => text.replace(/[-[\]{}()*+?.,\\^$|#]/g, '\\$&')
+// A request line of a method Node knows; the line may be cut by the end of the packet.
+const REQUEST_LINE = new RegExp(`(${METHODS.map(escapeRegExp).join('|')}) (\\S+)(?: HTTP/[^\\r\\n]{0,16}(?:\\r?\\n|$)|$)`, 'g')
+const HEADER_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*$/
+
+const cut = (text: string, max: number): string => text.length <= max ? text : `${text.slice(0, max)}…[${text.length - max} more characters]`
+
+/** The header lines from `text` up to the blank line that ends the head (or the end of the text). */
+function readHeaders (text: string): Record<string, string> {
+  const headers: Record<string, string> = {}
+  let count = 0
+  for (const rawLine of text.split('\n')) {
+    const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine
+    if (line === '' || count >= MAX_HEADERS) break
+    const match = HEADER_LINE.exec(line)
+    if (match === null) continue
+    const name = (match[1] ?? '').toLowerCase()
+    const value = cut(match[2] ?? '', MAX_TEXT)
+    headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`
+    count++
+  }
+  return headers
+}
+
+/** The head of the request the parser stopped in, from the packet it was parsing. */
+export function readRawHead (packet: unknown, bytesParsed: number | undefined, code: string | undefined): RawHead {
+  if (!Buffer.isBuffer(packet) || packet.length === 0) return { method: '', target: '', headers: {} }
+  const text = packet.subarray(0, SCAN_BYTES).toString('latin1')
+  const errorAt = Math.min(bytesParsed ?? text.length, text.length)
+  if (code === 'HPE_INVALID_METHOD') {
+    // The request starts where the parser stopped, with something that is not a method.
+    const lineEnd = text.indexOf('\n', errorAt)
+    return { method: '', target: '', headers: lineEnd === -1 ? {} : readHeaders(text.slice(lineEnd + 1)) }
+  }
+  // The last request line that starts before the parser stopped is the rejected request's.
+  let last: RegExpExecArray | null = null
+  REQUEST_LINE.lastIndex = 0
+  for (let match = REQUEST_LINE.exec(text); match !== null && match.index <= errorAt; match = REQUEST_LINE.exec(text)) last = match
+  if (last === null) return { method: '', target: '', headers: {} }
+  return {
+    method: last[1] ?? '',
+    target: cut(last[2] ?? '', MAX_TEXT),
+    headers: readHeaders(text.slice(last.index + last[0].length))
+  }
+}
