@@ -1,4 +1,5 @@
 import accepts from '@fastify/accepts'
+import compress from '@fastify/compress'
 import underPressure from '@fastify/under-pressure'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Config } from './config.js'
@@ -78,6 +79,12 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
   })
   app.decorate('config', config)
 
+  // First: it adds its onSend to each route added after it, as a route hook, and route hooks run
+  // after the app's (the profiler's onSend sees the answer before it is compressed and sets
+  // X-Debug-Token first). Only answers of 1 KiB and more are compressed (the plugin's threshold):
+  // the business API's small JSON answers go as they are; the pages, the HAR files and the
+  // reference page's 1.5 MiB of Swagger UI go compressed (br or gzip, as the client accepts).
+  await app.register(compress, { threshold: 1024 })
   await app.register(accepts)
   await app.register(views)
   await app.register(errorRenderer)

@@ -19,13 +19,34 @@ const ROUTING_RESPONSES = {
   }
 }
 
+/** What a client that prefers `text/html` (a browser) gets instead of the JSON error (plugins/error-renderer.ts). */
+const HTML_ERROR_PAGE = { type: 'string', description: 'The error page: the same status, status text and message, as HTML' }
+
+interface ResponseSchema { description?: string, headers?: unknown, content?: unknown, [key: string]: unknown }
+
+/**
+ * An error answer in both media types the error renderer sends: its JSON schema as declared, the
+ * HTML page for `Accept: text/html`. Its description and headers stay on the response.
+ */
+function withHtmlErrorPage (response: ResponseSchema): ResponseSchema {
+  if (response.content !== undefined) return response
+  const { description, headers, ...schema } = response
+  return {
+    ...(description === undefined ? {} : { description }),
+    ...(headers === undefined ? {} : { headers }),
+    content: { 'application/json': { schema }, 'text/html': { schema: HTML_ERROR_PAGE } }
+  }
+}
+
 /**
  * What the document says about a route beyond its own schema: the body types the request-body
- * transformer accepts, and the routing layer's 405. Operator routes are left out.
+ * transformer accepts, the routing layer's 405, and the HTML page of every error. Operator routes
+ * are left out.
  */
 function describeRoute ({ schema, url }: { schema: FastifySchema, url: string }): { schema: FastifySchema, url: string } {
   if (OPERATOR_PREFIXES.some(prefix => url === prefix || url.startsWith(`${prefix}/`))) return { schema: { ...schema, hide: true }, url }
-  const response = { ...ROUTING_RESPONSES, ...(schema.response as Record<string, unknown> | undefined) }
+  const declared: Record<string, ResponseSchema> = { ...ROUTING_RESPONSES, ...(schema.response as Record<string, ResponseSchema> | undefined) }
+  const response = Object.fromEntries(Object.entries(declared).map(([status, answer]) => [status, Number(status) >= 400 ? withHtmlErrorPage(answer) : answer]))
   const consumes = schema.body === undefined ? schema.consumes : (schema.consumes ?? ACCEPTED_CONTENT_TYPES)
   return { schema: { ...schema, response, ...(consumes === undefined ? {} : { consumes }) }, url }
 }
@@ -84,8 +105,15 @@ export default fp<{ version: string, reference: boolean }>(async function apiDoc
       info: {
         title: 'Profiled API',
         version,
-        description: 'Contact-centre and monitoring API. Every error answers `{ statusCode, error, message }`.'
+        description: 'Contact-centre and monitoring API. Every error answers `{ statusCode, error, message }` in JSON, ' +
+          'or an HTML page with the same status and message for clients that prefer `text/html` (browsers). ' +
+          'No authentication: the business API takes no credentials (hence the empty security requirement); ' +
+          'the operator routes (/_profiler) are not part of this document.',
+        license: { name: 'Proprietary' }
       },
+      // Relative: the document is served by the API it describes, wherever that is deployed.
+      servers: [{ url: '/', description: 'The server that serves this document' }],
+      security: [{}],
       tags: [
         { name: 'ccenter', description: 'Contact centre' },
         { name: 'monitor', description: 'Monitoring' }

@@ -3,7 +3,10 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { Type } from 'typebox'
 import { HttpError } from '../lib/http-error.js'
+import { PAGE_CSP_HEADER } from './page-policy.js'
 
+/** The error page's headers: the profiler pages' policy (no script, the layout's styles, no framing), no sniffing. */
+const HTML_PAGE_HEADERS = { 'content-security-policy': PAGE_CSP_HEADER, 'x-content-type-options': 'nosniff' }
 /**
  * Turns an error thrown by a library (Fastify, a plugin, SQLite) into the error the client sees,
  * or answers undefined when the error is not of its kind. Each plugin adds the rewordings of the
@@ -43,13 +46,13 @@ type RenderPage = (page: string, data: Record<string, unknown>) => Promise<strin
  * Also used for requests the HTTP parser rejected (plugins/rejected-requests), which never reach
  * the error handler.
  */
-export async function errorBody (render: RenderPage, statusCode: number, message: string, html: boolean): Promise<{ type: string, body: string }> {
+export async function errorBody (render: RenderPage, statusCode: number, message: string, html: boolean): Promise<{ type: string, body: string, headers: Record<string, string> }> {
   const statusText = STATUS_CODES[statusCode] ?? 'Error'
   if (html) {
     const body = await render('error.hbs', { title: `${statusCode} ${statusText}`, statusCode, statusText, message })
-    return { type: 'text/html; charset=utf-8', body }
+    return { type: 'text/html; charset=utf-8', body, headers: HTML_PAGE_HEADERS }
   }
-  return { type: 'application/json; charset=utf-8', body: JSON.stringify({ statusCode, error: statusText, message }) }
+  return { type: 'application/json; charset=utf-8', body: JSON.stringify({ statusCode, error: statusText, message }), headers: {} }
 }
 
 function prefersHtml (request: FastifyRequest): boolean {
@@ -84,7 +87,7 @@ export default fp(async function errorRendererPlugin (app) {
     reply.code(statusCode)
     // Sent as text: a route's response schema for this status (the poll's 503 "degraded" body)
     // must not be applied to an error (a shed 503 on the poll failed to serialise: a 500).
-    const { type, body } = await errorBody(async (page, data) => await reply.viewAsync(page, data), statusCode, message, prefersHtml(request))
-    return reply.type(type).send(body)
+    const { type, body, headers } = await errorBody(async (page, data) => await reply.viewAsync(page, data), statusCode, message, prefersHtml(request))
+    return reply.headers(headers).type(type).send(body)
   })
 }, { name: 'error-renderer', dependencies: ['views', '@fastify/accepts'] })

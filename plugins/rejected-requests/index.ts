@@ -112,8 +112,8 @@ async function answerRejection (app: FastifyInstance, recorders: RejectionRecord
     seenAt
   }
   const html = prefersHtml(head.headers.accept)
-  const { type, body } = await errorBody(async (page, data) => await app.view(page, data), error.statusCode, error.message, html)
-  const answer: RejectionAnswer = { statusCode: error.statusCode, headers: { ...error.headers, 'content-type': type }, body, json: !html }
+  const { type, body, headers: pageHeaders } = await errorBody(async (page, data) => await app.view(page, data), error.statusCode, error.message, html)
+  const answer: RejectionAnswer = { statusCode: error.statusCode, headers: { ...error.headers, ...pageHeaders, 'content-type': type }, body, json: !html }
   let headers = answer.headers
   // A connection that sent nothing before its timeout is no request (browsers open spare ones): answered, not recorded.
   const sentSomething = socket.bytesRead > 0

@@ -61,13 +61,24 @@ function headerText (headers: Record<string, unknown>, name: string): string {
   return Array.isArray(value) ? value.map(String).join(', ') : value === undefined || value === null ? '' : String(value)
 }
 
-/** A parsed form body encoded again (arrays as repeated fields), in its original field order. */
-function formText (body: unknown): string {
-  const params = new URLSearchParams()
+/** A parsed form body's fields (arrays as repeated fields), in their original order. */
+export function formFields (body: unknown): Array<{ name: string, value: string }> {
+  const fields: Array<{ name: string, value: string }> = []
   for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
-    for (const item of Array.isArray(value) ? value : [value]) params.append(name, typeof item === 'string' ? item : JSON.stringify(item))
+    for (const item of Array.isArray(value) ? value : [value]) fields.push({ name, value: typeof item === 'string' ? item : JSON.stringify(item) })
   }
-  return params.toString()
+  return fields
+}
+
+/** A parsed form body encoded again, in its original field order. */
+function formText (body: unknown): string {
+  return new URLSearchParams(formFields(body).map(({ name, value }): [string, string] => [name, value])).toString()
+}
+
+/** The body was sent as a form and is stored parsed (an object). */
+export function isFormBody (source: CurlSource): boolean {
+  return headerText(source.requestHeaders, 'content-type').toLowerCase().startsWith('application/x-www-form-urlencoded') &&
+    typeof source.body === 'object' && source.body !== null && !isTruncated(source.body)
 }
 
 /** The request body as text, or null when there was none (or the method carries none). */
@@ -75,8 +86,7 @@ export function bodyText (source: CurlSource): { text: string, truncated: boolea
   const { body } = source
   if (body === null || body === undefined) return null
   if (isTruncated(body)) return { text: body.preview, truncated: true }
-  const type = headerText(source.requestHeaders, 'content-type').toLowerCase()
-  if (type.startsWith('application/x-www-form-urlencoded') && typeof body === 'object') return { text: formText(body), truncated: false }
+  if (isFormBody(source)) return { text: formText(body), truncated: false }
   return { text: JSON.stringify(body), truncated: false }
 }
 

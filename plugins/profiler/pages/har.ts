@@ -1,7 +1,7 @@
 // HAR 1.2 export (http://www.softwareishard.com/blog/har-12-spec/) of stored profiles. Pure: it
 // reads the stored, already redacted panels, so nothing redacted can come back in clear.
 import type { StoredProfile } from '../profile.js'
-import { bodyText, type CurlSource } from './curl.js'
+import { bodyText, formFields, isFormBody, type CurlSource } from './curl.js'
 
 interface NameValue { name: string, value: string }
 
@@ -18,10 +18,17 @@ const TIMINGS_COMMENT = 'Measured by the server: wait = before the handler + in 
 
 const round = (ms: number): number => Math.round(ms * 1000) / 1000
 
-function nameValues (headers: Record<string, unknown>): NameValue[] {
+/**
+ * Request headers the transport sets: the stored Content-Length is the original body's, not the
+ * length of `postData.text` (redacted or encoded again), and the URL carries the host. A replay
+ * (browsers, httpsnippet, HAR replayers) computes them again.
+ */
+const TRANSPORT_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive'])
+
+function nameValues (headers: Record<string, unknown>, skipped: Set<string> = new Set()): NameValue[] {
   const list: NameValue[] = []
   for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || value === null) continue
+    if (value === undefined || value === null || skipped.has(name.toLowerCase())) continue
     for (const item of Array.isArray(value) ? value : [value]) list.push({ name, value: typeof item === 'string' ? item : JSON.stringify(item) })
   }
   return list
@@ -40,28 +47,46 @@ function queryString (url: string): NameValue[] {
   }
 }
 
+/**
+ * The request body's size: the exported text's; for a truncated preview, the size as sent; with no
+ * stored body, the declared length of a body sent but not kept, else 0 (the recorder stores every
+ * body it read, an empty chunked one as none).
+ */
+function requestBodySize (panel: RequestPanel, body: ReturnType<typeof bodyText>): number {
+  if (body !== null) {
+    const bytes = (panel.body as { bytes?: unknown } | null)?.bytes
+    return body.truncated && typeof bytes === 'number' ? bytes : Buffer.byteLength(body.text)
+  }
+  const length = Number(header(panel.requestHeaders, 'content-length'))
+  return Number.isSafeInteger(length) && length >= 0 ? length : 0
+}
+
 function harRequest (panel: RequestPanel) {
   const body = bodyText(panel)
   const mimeType = header(panel.requestHeaders, 'content-type') ?? 'application/json'
   const truncated = body?.truncated === true ? { comment: 'The body was over 64 KiB: only the stored preview is given.' } : {}
-  const bytes = (panel.body as { bytes?: unknown } | null)?.bytes
+  // Form fields as params beside the text, as browsers export them (httpsnippet reads params).
+  const params = body !== null && !body.truncated && isFormBody(panel) ? { params: formFields(panel.body) } : {}
   return {
     method: panel.method,
     url: panel.url,
     httpVersion: HTTP_VERSION,
     cookies: [],
-    headers: nameValues(panel.requestHeaders),
+    headers: nameValues(panel.requestHeaders, TRANSPORT_HEADERS),
     queryString: queryString(panel.url),
-    ...(body === null ? {} : { postData: { mimeType, text: body.text, ...truncated } }),
+    ...(body === null ? {} : { postData: { mimeType, ...params, text: body.text, ...truncated } }),
     headersSize: -1,
-    bodySize: body === null ? 0 : body.truncated && typeof bytes === 'number' ? bytes : Buffer.byteLength(body.text)
+    bodySize: requestBodySize(panel, body)
   }
 }
 
 function harResponse (panel: RequestPanel) {
   const { response } = panel
-  const text = response.body === null || response.body === undefined ? undefined : JSON.stringify(response.body)
-  const length = Number(header(response.headers, 'content-length'))
+  // A HEAD answer has no body (its Content-Length is the GET's).
+  const head = panel.method.toUpperCase() === 'HEAD'
+  const text = head || response.body === null || response.body === undefined ? undefined : JSON.stringify(response.body)
+  // Compressed or chunked answers have no Content-Length: their size is unknown (-1).
+  const length = head ? 0 : Number(header(response.headers, 'content-length'))
   const size = Number.isInteger(length) && length >= 0 ? length : text === undefined ? 0 : Buffer.byteLength(text)
   return {
     status: response.statusCode,

@@ -1,20 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import basicAuth from '@fastify/basic-auth'
 import helmet from '@fastify/helmet'
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { templatesDir } from '../../../paths.js'
+import { PAGE_CSP_DIRECTIVES } from '../../page-policy.js'
 import { HttpError } from '../../../lib/http-error.js'
 import { guardAgainstRebinding } from './rebinding-guard.js'
-
-/** CSP hashes of the layout's inline <style> blocks: the only inline content the pages carry. */
-function layoutStyleHashes (): string[] {
-  const layout = readFileSync(join(templatesDir, 'layout.hbs'), 'utf8')
-  return [...layout.matchAll(/<style>([\s\S]*?)<\/style>/g)]
-    .map(([, css = '']) => `'sha256-${createHash('sha256').update(css).digest('base64')}'`)
-}
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest()
 
@@ -45,14 +36,7 @@ export async function securePages (app: FastifyInstance, secret: string | null, 
     strictTransportSecurity: false,
     contentSecurityPolicy: {
       useDefaults: false,
-      directives: {
-        defaultSrc: ["'none'"],
-        styleSrc: layoutStyleHashes(),
-        imgSrc: ["'self'", 'data:'],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        baseUri: ["'none'"]
-      }
+      directives: PAGE_CSP_DIRECTIVES
     }
   })
   if (secret === null) {
