@@ -162,6 +162,8 @@ async function soak (options: SoakOptions, cleanups: Cleanup[]): Promise<SoakRes
   const tokens: string[] = []
   const startOf = new Map<string, number>()
   const unexpected: string[] = []
+  /** The first requests that ended without an answer, and why (printed in the summary). */
+  const networkErrors: string[] = []
   const pollMs: number[] = []
   let maxRss = 0
   let minProfilesAfterFill = Infinity
@@ -189,8 +191,10 @@ async function soak (options: SoakOptions, cleanups: Cleanup[]): Promise<SoakRes
         if (unexpected.length < 10) unexpected.push(`${res.status} ${method} ${path.slice(0, 60)}`)
       }
       return res
-    } catch {
+    } catch (err) {
       counts.networkErrors = (counts.networkErrors ?? 0) + 1
+      const cause = (err as Error & { cause?: Error }).cause?.message ?? (err as Error).message
+      if (networkErrors.length < 5) networkErrors.push(`${method} ${path.slice(0, 40)}: ${cause} after ${Math.round(performance.now() - startedAt)} ms`)
       return null
     }
   }
@@ -288,6 +292,7 @@ async function soak (options: SoakOptions, cleanups: Cleanup[]): Promise<SoakRes
     maxRss = Math.max(maxRss, rssOf(pid))
   }
 
+  for (const line of networkErrors) log(`  no answer: ${line}`)
   const p99 = percentile(pollMs, 0.99)
   const invariants: Invariant[] = [
     { name: 'no crash', ok: alive, detail: alive ? 'process alive' : `exited with ${String(exitCode)}` },
