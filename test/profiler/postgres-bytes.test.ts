@@ -48,6 +48,7 @@ if (needsPostgres(t)) {
     let peakProfiles = 0
     let lowAfterPruning = Infinity
     let maxBytes = 0
+    let last = { bytes: 0, profiles: 0 }
     const over: string[] = []
     for (let i = 0; i < REQUESTS; i++) {
       await app.inject({ url: scannerPath(i) })
@@ -61,7 +62,9 @@ if (needsPostgres(t)) {
       maxBytes = Math.max(maxBytes, now.bytes)
       if (now.bytes > BOUND * 1.1) over.push(`after ${i + 1} requests: ${now.bytes} bytes, ${now.profiles} profiles`)
       if (pruned) lowAfterPruning = Math.min(lowAfterPruning, now.profiles)
+      last = now
     }
+    t.comment(`last sample: ${last.bytes} bytes, ${last.profiles} profiles (${Math.round(BOUND / (last.bytes / last.profiles))} fit the bound at that size)`)
     t.ok(pruned, `pruning ran (peak ${peakProfiles} profiles)`)
     t.same(over.slice(0, 10), [], `the bytes stayed within 110% of ${BOUND} (max ${maxBytes}, ${over.length} samples over)`)
     t.ok(lowAfterPruning >= peakProfiles / 2, `the profiles never fell below half of what fits: low ${lowAfterPruning}, peak ${peakProfiles}`)

@@ -138,15 +138,17 @@ export class PostgresRetention {
 
   private holdAt (fits: number): void {
     const count = Math.max(1, fits)
-    this.budget = { count, floor: Math.ceil(count / 2), reached: false, settledBytes: undefined }
+    // The floor, three quarters of the first count held (itself 90% of what fits): the store never
+    // falls below half of what fits, whatever else holds the bytes (half dipped under load: issue 20).
+    this.budget = { count, floor: Math.ceil(count * 3 / 4), reached: false, settledBytes: undefined }
   }
 
   /**
    * Over the byte target with no partition to drop: the oldest rows go, down to the profiles that
    * fit, and VACUUM makes their space reusable: the tables then stop growing (they do not shrink).
    * The count is held there (also by the writer: makeRoom), and lowered again, in proportion, only
-   * when the bytes still grew once it was reached and vacuumed; never below half of the first
-   * count held, so that bytes held by something else never empty the store. A dropped partition
+   * when the bytes still grew once it was reached and vacuumed; never below three quarters of the
+   * first count held, so that bytes held by something else never empty the store. A dropped partition
    * ends the hold.
    */
   private async pruneForSize (client: pg.PoolClient, bytes: number): Promise<boolean> {
