@@ -4,7 +4,7 @@
 // (--only=suite, the one section that needs no seeded store). Prints a table and writes
 // bench/results.json (results-postgres.json for --store=postgres, against a cluster it starts
 // itself under var/bench/postgres). Every figure is also given as a ratio against a baseline of the
-// same run. --only=pages: the status poll beside clients looping on the costliest profiler pages. --smoke: tiny sizes and runs, only to check that the benchmark itself works.
+// same run. --only=pages: the status poll beside clients looping on the costliest profiler pages. --only=burst: issue 20's scanner bursts into a byte-bounded store. --smoke: tiny sizes and runs, only to check that the benchmark itself works.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { join, relative } from 'node:path'
@@ -14,6 +14,7 @@ import { runLoad, type LoadResult, type Mix } from './load.js'
 import { requestsCovered, searchCases, statsOverHttp, timeInProcess, timeOverHttp, timeStatsInProcess, timeStatsOverHttp, type Timing } from './search.js'
 import { startBenchServer } from './server-process.js'
 import { COSTLY_SEARCH, LARGE_HAR, measurePages } from './pages.js'
+import { measureScannerBurst } from './scanner-burst.js'
 import { measureAppBuilds, measureModuleLoading, measurePollClient } from './suite-costs.js'
 import { median, round } from './stats.js'
 import { postgresStore, sqliteStore, type BenchStore } from './stores.js'
@@ -217,13 +218,30 @@ async function measurePagesBesidePoll (): Promise<void> {
   results.pages = pages
 }
 
+async function measureScannerBursts (): Promise<void> {
+  const requests = smoke ? 2_000 : 50_000
+  const after = smoke ? 1 : 10
+  log(`\n## Scanner bursts into an empty SQLite store (${requests.toLocaleString('en')} GETs to distinct 200-character paths, observed ${after} s more)`)
+  log('| byte bound | connections | req/s | peak used (% of bound, at) | after the burst: used, profiles | profiles: most, fewest once full |')
+  log('|---|---|---|---|---|---|')
+  const runs = []
+  for (const [maxBytes, connections] of [[5 * 2 ** 20, 16], [16 * 2 ** 20, 1]] as const) {
+    mkdirSync(DATA, { recursive: true })
+    const run = await measureScannerBurst(DATA, maxBytes, connections, requests, after)
+    const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(2)} MB`
+    log(`| ${maxBytes / 2 ** 20} MiB | ${connections} | ${run.requestsPerSecond} | ${mb(run.peakUsedBytes)} (${Math.round(100 * run.peakUsedBytes / maxBytes)}%, ${run.peakAtSeconds} s) | ${mb(run.finalUsedBytes)} (${Math.round(100 * run.finalUsedBytes / maxBytes)}%), ${run.finalProfiles} | ${run.maxProfiles}, ${run.minProfilesOnceFull} |`)
+    runs.push(run)
+  }
+  results.burst = runs
+}
+
 const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, date: new Date().toISOString(), quick, smoke, store: store.name }
 log(`# Profiler benchmark${quick ? ' (--quick)' : ''}${smoke ? ' (--smoke: not a measurement)' : ''}, ${store.name} store: ${machine.nproc} cores, ${machine.cpu}, Node ${machine.node}, ${machine.date}`)
 results.machine = machine
 // First: it measures the first app this process builds.
-const sections: Record<string, () => Promise<void>> = { suite: measureSuiteCosts, store: measureStore, cpu: measureCpuPerRequest, search: measureSearch, throughput: measureThroughput, memory: measureMemory, pages: measurePagesBesidePoll }
+const sections: Record<string, () => Promise<void>> = { suite: measureSuiteCosts, store: measureStore, cpu: measureCpuPerRequest, search: measureSearch, throughput: measureThroughput, memory: measureMemory, pages: measurePagesBesidePoll, burst: measureScannerBursts }
 const only = process.argv.find(arg => arg.startsWith('--only='))?.slice('--only='.length).split(',')
-const needsStore = only === undefined || only.some(name => name !== 'suite' && name !== 'pages')
+const needsStore = only === undefined || only.some(name => name !== 'suite' && name !== 'pages' && name !== 'burst')
 for (const [name, section] of Object.entries(sections)) {
   if (only === undefined || only.includes(name) || (name === 'store' && needsStore)) await section()
 }
