@@ -183,19 +183,6 @@ if (needsPostgres(t)) {
     t.ok([...before, ...after].every(token => stored.has(token)) && !stored.has('bad000'), 'the rest of its batch is stored')
   })
 
-  t.test('a batch retried after its commit (its answer lost with the writer thread) is stored once and not counted as dropped', async t => {
-    const url = await freshDatabase()
-    const { app } = await appOn(t, url)
-    app.profileStore.reserveToken('again0')
-    const profile = { id: app.profileStore.nextId(Date.now()), token: 'again0', parentToken: null, type: 'request' as const, ip: '127.0.0.1', method: 'GET', url: 'http://x/', statusCode: 200, durationMs: 1, route: null, panels: '{}' }
-    t.ok(app.profileStore.enqueue(profile))
-    await app.profileStore.flush()
-    t.ok(app.profileStore.enqueue(profile))
-    await app.profileStore.flush()
-    t.equal(app.profileStore.dropped, 0, 'not counted as a token clash')
-    t.same(await queryOn(url, "SELECT count(*)::int AS n FROM profiles WHERE token = 'again0'"), [{ n: 1 }], 'stored once')
-  })
-
   t.test('two instances drawing the same tokens at the same time: each token stored once, the other profile rejected and counted', async t => {
     const url = await freshDatabase()
     // Both draw the same sequence: every token clashes, and each is claimed by whichever commits first.

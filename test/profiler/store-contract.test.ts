@@ -179,5 +179,19 @@ for (const engine of engines) {
       t.equal(app.profileStore.count, 0)
       t.ok(await app.profileStore.storeBytes() > 0, 'the store reports its size')
     })
+
+    t.test('a batch retried after its commit (its answer lost with the writer thread) is stored once and not counted as dropped', async t => {
+      const app = await appOn(t, await fresh(t))
+      app.profileStore.reserveToken('again0')
+      const profile = { id: app.profileStore.nextId(Date.now()), token: 'again0', parentToken: null, type: 'request' as const, ip: '127.0.0.1', method: 'GET', url: 'http://x/', statusCode: 200, durationMs: 1, route: null, panels: '{}' }
+      t.ok(app.profileStore.enqueue(profile))
+      await app.profileStore.flush()
+      // The same profile handed over again, as the queue does when the writer's answer never came.
+      t.ok(app.profileStore.enqueue(profile))
+      await app.profileStore.flush()
+      t.equal(app.profileStore.dropped, 0, 'not counted as a token clash')
+      t.match(app.profileStore.healthSnapshot(), { state: 'ok', queued: 0 })
+      t.equal((await listProfiles(app)).filter(listed => listed.token === 'again0').length, 1, 'stored once')
+    })
   })
 }

@@ -152,22 +152,6 @@ t.test('a profile the store refuses (a NOT NULL constraint) is set aside and cou
   t.ok([...before, ...after].every(token => stored.has(token)) && !stored.has('bad000'), 'the rest of its batch is stored')
 })
 
-t.test('a batch retried after its commit (its answer lost with the writer thread) is stored once and not counted as dropped', async t => {
-  const { app } = await buildWithLog(t, {})
-  app.profileStore.reserveToken('again0')
-  const profile = { id: app.profileStore.nextId(Date.now()), token: 'again0', parentToken: null, type: 'request' as const, ip: '127.0.0.1', method: 'GET', url: 'http://x/', statusCode: 200, durationMs: 1, route: null, panels: '{}' }
-  t.ok(app.profileStore.enqueue(profile))
-  await app.profileStore.flush()
-  // The same profile handed over again, as the queue does when the writer's answer never came.
-  t.ok(app.profileStore.enqueue(profile))
-  await app.profileStore.flush()
-  t.equal(app.profileStore.dropped, 0, 'not counted as a token clash')
-  t.match(app.profileStore.healthSnapshot(), { state: 'ok', queued: 0 })
-  const db = new BetterSqlite3(app.config.profilerDatabasePath, { readonly: true })
-  t.teardown(() => db.close())
-  t.equal(db.prepare("SELECT count(*) FROM profiles WHERE token = 'again0'").pluck().get(), 1, 'stored once')
-})
-
 /** The JSON listing's store health (the listing reads through the reader, apart from the writer). */
 async function listedHealth (app: FastifyInstance): Promise<Record<string, unknown>> {
   const res = await app.inject({ url: '/_profiler/empty/search/results', headers: { accept: 'application/json' } })
