@@ -1,6 +1,31 @@
 import neostandard from 'neostandard'
 
-export default neostandard({
-  ts: true,
-  ignores: ['dist/**', 'dist-bench/**', 'var/**', '.tap/**', 'coverage/**']
-})
+// Which way imports run (docs/architecture.md). ESLint's own rule reads the specifier as written,
+// so each pattern is a regular expression over a relative path; dynamic import() is not checked.
+const up = '^(\\.\\./)+'
+const never = (folder, why) => ({ regex: `${up}${folder}/`, message: why })
+const noRoutes = never('routes', 'the profiler never imports the business routes')
+const noPages = never('pages', 'pages/ is web only: import from query/ or export/')
+const noQuery = never('query', 'query/ sits above the engines and the runtime')
+const noRuntime = never('runtime', 'the runtime calls the engines, not the other way')
+const noEngine = never('engine', 'export/ builds documents from stored profiles, whatever stored them')
+const noEngineFolder = { regex: `${up}engine/(sqlite|postgres)/`, message: 'the runtime reaches an engine through engine/contract.ts and engine/open-*.ts' }
+
+function importRules (files, patterns) {
+  return { files, rules: { 'no-restricted-imports': ['error', { patterns }] } }
+}
+
+export default [
+  ...neostandard({
+    ts: true,
+    ignores: ['dist/**', 'dist-bench/**', 'var/**', '.tap/**', 'coverage/**']
+  }),
+  importRules(['plugins/profiler/**/*.ts'], [noRoutes]),
+  importRules(['plugins/profiler/engine/*.ts'], [noRoutes, noPages, noQuery, noRuntime]),
+  importRules(['plugins/profiler/engine/sqlite/**/*.ts'], [noRoutes, noPages, noQuery, noRuntime, { regex: '^\\.\\./postgres/', message: 'the engines never import each other' }]),
+  importRules(['plugins/profiler/engine/postgres/**/*.ts'], [noRoutes, noPages, noQuery, noRuntime, { regex: '^\\.\\./sqlite/', message: 'the engines never import each other' }]),
+  importRules(['plugins/profiler/runtime/**/*.ts'], [noRoutes, noPages, noQuery, noEngineFolder]),
+  importRules(['plugins/profiler/export/**/*.ts'], [noRoutes, noPages, noQuery, noRuntime, noEngine]),
+  importRules(['plugins/profiler/query/**/*.ts'], [noRoutes, noPages, noRuntime]),
+  importRules(['scripts/**/*.ts'], [{ regex: 'plugins/profiler/pages/', message: 'the command line and MCP read through query/, never pages/' }])
+]

@@ -1,4 +1,4 @@
-import { parseSearchFilters, type SearchQuery } from '../plugins/profiler/pages/search-filters.js'
+import { parseSearchFilters, type SearchQuery } from '../plugins/profiler/query/search-filters.js'
 import type { SearchFilters } from '../plugins/profiler/profile.js'
 import { randomSource, seedIp } from './seed.js'
 import { percentile, timeCalls } from './stats.js'

@@ -1,5 +1,5 @@
 // CPU time per thread of a running server, read from /proc (Linux): the request thread is the
-// process's main thread, the writer thread names itself `profiler-writer` (writer/worker.ts),
+// process's main thread, the writer thread names itself `profiler-writer` (writer-worker.ts),
 // everything else (V8's helper threads, libuv's pool) is "the rest".
 import { readdirSync, readFileSync } from 'node:fs'
 

@@ -1,17 +1,16 @@
 import fp from 'fastify-plugin'
 import type { Config } from '../../config.js'
 import { collectors } from './collect/collectors/index.js'
-import { describeTarget, type StoreTarget } from './store/engine.js'
-import { openStoreReader } from './store/open-reader.js'
+import { describeTarget, type RetentionLimits, type StoreTarget } from './engine/contract.js'
+import { openStoreReader } from './engine/open-reader.js'
 import { Redactor, type RedactionRules } from '../../lib/redact.js'
 import { installRecorder } from './collect/recorder.js'
 import { recordRejection } from './collect/rejection-recorder.js'
-import type { RetentionLimits } from './writer/retention.js'
 import { profilerRoutes } from './pages/routes.js'
 import type { LoginRateLimit } from './pages/page-security.js'
-import { DEFAULT_STORE_OPTIONS, ProfileStore, type StoreEvents, type StoreOptions } from './store/profile-store.js'
-import { InlineWriter } from './store/inline-writer.js'
-import { WriterThread } from './store/writer-thread.js'
+import { DEFAULT_STORE_OPTIONS, ProfileStore, type StoreEvents, type StoreOptions } from './runtime/profile-store.js'
+import { InlineWriter } from './runtime/inline-writer.js'
+import { WriterThread } from './runtime/writer-thread.js'
 
 export interface ProfilerOptions {
   /** The profiler's own store: a SQLite file or a PostgreSQL database. */

@@ -1,6 +1,6 @@
-import { curlText, harText } from '../../plugins/profiler/pages/export.js'
-import { findStoredProfile } from '../../plugins/profiler/pages/profile-lookup.js'
-import type { ProfileReader } from '../../plugins/profiler/store/read-only.js'
+import { curlText, harText } from '../../plugins/profiler/export/export-text.js'
+import { findStoredProfile } from '../../plugins/profiler/query/profile-lookup.js'
+import type { ProfileReader } from '../../plugins/profiler/engine/open-read-only.js'
 
 export const EXPORT_FORMATS = ['curl', 'har'] as const
 export type ExportFormat = typeof EXPORT_FORMATS[number]

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http'
-import { routeStatsText, type RouteStatsAnswer } from '../../plugins/profiler/pages/stats-json.js'
-import { listTime, statusClass } from '../../plugins/profiler/pages/view-model.js'
+import { routeStatsText, type RouteStatsAnswer } from '../../plugins/profiler/query/stats-json.js'
+import { listTime, statusClass } from '../../plugins/profiler/query/units.js'
 import type { ProfileSummary, StoredProfile } from '../../plugins/profiler/profile.js'
 
 // eslint-disable-next-line no-control-regex
@@ -23,7 +23,7 @@ export function printableJson (value: unknown): string {
  * Everything the command line prints goes through this: DEL and the C1 controls as \u escapes.
  * JSON output stays the same JSON (JSON.stringify already escapes C0 and leaves these as they
  * are), tables and summaries have escaped every control already (printable), and curl commands
- * write controls through printf (pages/curl.ts). C0 is left alone: the tables' colours are ESC.
+ * write controls through printf (export/curl.ts). C0 is left alone: the tables' colours are ESC.
  */
 export function terminalSafe (text: string): string {
   return text.replace(CONTROL_IN_JSON, escape)

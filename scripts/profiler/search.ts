@@ -1,7 +1,7 @@
-import { findStoredProfile } from '../../plugins/profiler/pages/profile-lookup.js'
-import { parseSearchFilters, type ParameterNames } from '../../plugins/profiler/pages/search-filters.js'
+import { findStoredProfile } from '../../plugins/profiler/query/profile-lookup.js'
+import { parseSearchFilters, type ParameterNames } from '../../plugins/profiler/query/search-filters.js'
 import type { ProfileSummary, SearchFilters } from '../../plugins/profiler/profile.js'
-import type { ProfileReader } from '../../plugins/profiler/store/read-only.js'
+import type { ProfileReader } from '../../plugins/profiler/engine/open-read-only.js'
 
 /** The search filters as the command line and the MCP tools name them (the page's are in brackets). */
 export interface SearchOptions {

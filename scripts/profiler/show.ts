@@ -1,7 +1,7 @@
 import { collectors } from '../../plugins/profiler/collect/collectors/index.js'
-import { choosePanel, findStoredProfile, profileJson } from '../../plugins/profiler/pages/profile-lookup.js'
+import { choosePanel, findStoredProfile, profileJson } from '../../plugins/profiler/query/profile-lookup.js'
 import type { StoredProfile } from '../../plugins/profiler/profile.js'
-import type { ProfileReader } from '../../plugins/profiler/store/read-only.js'
+import type { ProfileReader } from '../../plugins/profiler/engine/open-read-only.js'
 
 /** Every panel, in the page's menu order. */
 export const PANEL_NAMES = collectors.map(collector => collector.name)

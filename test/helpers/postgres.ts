@@ -1,4 +1,4 @@
-// A throwaway PostgreSQL cluster for one test file (lib/postgres/throwaway-cluster.ts), stopped
+// A throwaway PostgreSQL cluster for one test file (throwaway-cluster.ts), stopped
 // and removed at teardown; tests that need one skip with a reason when PostgreSQL is absent.
 import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import type { Test } from 'tap'
-import { postgresBinDir, startThrowawayCluster, type ThrowawayCluster } from '../../lib/postgres/throwaway-cluster.js'
+import { postgresBinDir, startThrowawayCluster, type ThrowawayCluster } from './throwaway-cluster.js'
 
 export { postgresBinDir }
 export type PostgresCluster = ThrowawayCluster

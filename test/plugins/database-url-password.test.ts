@@ -4,7 +4,7 @@
 // points at a free port, so the store and the advisors are unreachable and their lines are written.
 import t from 'tap'
 import { buildApp } from '../../app.js'
-import { freePort } from '../../lib/postgres/throwaway-cluster.js'
+import { freePort } from '../helpers/throwaway-cluster.js'
 import { postJson, testConfig } from '../helpers/app.js'
 import { profilerBin } from '../helpers/profiler-cli.js'
 import { waitFor } from '../helpers/wait-for.js'

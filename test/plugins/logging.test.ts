@@ -3,7 +3,7 @@
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { buildApp } from '../../app.js'
-import { logSerializers, UNSERIALIZABLE } from '../../plugins/logging.js'
+import { logSerializers, UNSERIALIZABLE } from '../../lib/logging.js'
 import { testConfig } from '../helpers/app.js'
 
 const throwing = (): never => { throw new RangeError('Maximum call stack size exceeded') }

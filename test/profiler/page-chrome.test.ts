@@ -1,5 +1,5 @@
 import t from 'tap'
-import { formatBytes, formatMs } from '../../plugins/profiler/pages/units.js'
+import { formatBytes, formatMs } from '../../plugins/profiler/query/units.js'
 import { buildTestApp } from '../helpers/app.js'
 import { listProfiles, profileJson } from '../helpers/profiler.js'
 

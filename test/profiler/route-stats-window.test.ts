@@ -4,9 +4,9 @@ import t from 'tap'
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../plugins/profiler/profile.js'
 import { PERCENTILE_ERROR } from '../../plugins/profiler/stats/histogram.js'
 import { HOUR_MS, MINUTE_MS } from '../../plugins/profiler/stats/rollup.js'
-import { openProfileDatabase } from '../../plugins/profiler/store/open-store.js'
-import { ProfileSearch } from '../../plugins/profiler/store/reader.js'
-import { ProfileWriter } from '../../plugins/profiler/writer/profile-writer.js'
+import { openProfileDatabase } from '../../plugins/profiler/engine/sqlite/open-database.js'
+import { ProfileSearch } from '../../plugins/profiler/engine/sqlite/profile-search.js'
+import { ProfileWriter } from '../../plugins/profiler/engine/sqlite/profile-writer.js'
 
 // A window that starts inside an hour is read from two spans (the minutes up to the first whole
 // hour, then the hours) which the store adds up per line, and which the reader adds together:

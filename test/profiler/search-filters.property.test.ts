@@ -4,7 +4,7 @@
 // search redirect and the HTML page (template helpers included) answer for all of them.
 import fc from 'fast-check'
 import t from 'tap'
-import { parseSearchFilters, SEARCH_PARAMETERS } from '../../plugins/profiler/pages/search-filters.js'
+import { parseSearchFilters, SEARCH_PARAMETERS } from '../../plugins/profiler/query/search-filters.js'
 import { buildTestApp } from '../helpers/app.js'
 import { hostileText } from '../helpers/hostile.js'
 

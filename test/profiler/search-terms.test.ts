@@ -5,7 +5,7 @@
 import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
-import { parseSearchFilters } from '../../plugins/profiler/pages/search-filters.js'
+import { parseSearchFilters } from '../../plugins/profiler/query/search-filters.js'
 import { buildTestApp } from '../helpers/app.js'
 import { anyText } from '../helpers/hostile.js'
 import { call, json, mcpClientInProcess } from '../helpers/mcp-client.js'

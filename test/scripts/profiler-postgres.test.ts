@@ -2,7 +2,7 @@
 // while the app that wrote it runs: the same answers as the pages, nothing created or migrated.
 import t from 'tap'
 import { newestVersion } from '../../lib/migration-files.js'
-import { freePort } from '../../lib/postgres/throwaway-cluster.js'
+import { freePort } from '../helpers/throwaway-cluster.js'
 import { profilerPostgresMigrationsDir } from '../../paths.js'
 import { json, mcpClient } from '../helpers/mcp-client.js'
 import { needsPostgres, queryOn, startPostgres, type PostgresCluster } from '../helpers/postgres.js'

@@ -1,5 +1,5 @@
 -- Route statistics, kept by the writer thread in the same transaction as the profiles it writes
--- and prunes (plugins/profiler/stats/rollup.ts, plugins/profiler/writer/postgres-rollups.ts), as on
+-- and prunes (plugins/profiler/stats/rollup.ts, plugins/profiler/engine/postgres/rollups.ts), as on
 -- SQLite: one row per minute and one per hour for each route and method, and for requests no route
 -- matched, for each status. Dropping a partition takes its profiles out of these rows in the same
 -- transaction. Profiles stored before this migration are not counted.

@@ -6,7 +6,7 @@ import { getHeapStatistics } from 'node:v8'
 import { captureError } from './capture.js'
 import { MAX_BODY_BYTES, previewIfLarge } from './body-preview.js'
 import type { Redactor } from '../../../lib/redact.js'
-import type { ProfileStore } from '../store/profile-store.js'
+import type { ProfileStore } from '../runtime/profile-store.js'
 import { uniqueToken } from './token.js'
 
 /** What the profiler keeps about a request between its hooks. */

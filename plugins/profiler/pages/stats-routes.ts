@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import type { ProfileStore } from '../store/profile-store.js'
+import type { ProfileStore } from '../runtime/profile-store.js'
 import { html, wantsJson } from './render.js'
-import { routeStatsJson, routeStatsText, WINDOW_NAMES } from './stats-json.js'
-import { statusClass } from './view-model.js'
+import { routeStatsJson, routeStatsText, WINDOW_NAMES } from '../query/stats-json.js'
+import { statusClass } from '../query/units.js'
 
 const StatsQuery = Type.Object({ window: Type.Optional(Type.String({ maxLength: 20 })) })
 

@@ -1,23 +1,9 @@
 import { STATUS_CODES } from 'node:http'
 import type { Collector } from '../collect/collectors/collector.js'
 import type { ProfileSummary, StoredProfile } from '../profile.js'
-import { DEFAULT_LIMIT, MAX_LIMIT, type SearchQuery } from './search-filters.js'
-import { formatBytes, formatMs } from './units.js'
-import { curlCommand, type CurlSource } from './curl.js'
-
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
-const two = (n: number): string => String(n).padStart(2, '0')
-
-/** `d-M-Y H:i:s` as Symfony's listing shows it (UTC), e.g. 22-Nov-2026 02:28:00. */
-export function listTime (iso: string): string {
-  const d = new Date(iso)
-  return `${two(d.getUTCDate())}-${MONTHS[d.getUTCMonth()] ?? ''}-${d.getUTCFullYear()} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())}`
-}
-
-/** Symfony's colours: above 399 an error, above 299 a warning, else success. */
-export function statusClass (status: number): string {
-  return status > 399 ? 'status-error' : status > 299 ? 'status-warning' : 'status-success'
-}
+import { DEFAULT_LIMIT, MAX_LIMIT, type SearchQuery } from '../query/search-filters.js'
+import { formatBytes, formatMs, listTime, statusClass } from '../query/units.js'
+import { curlCommand, type CurlSource } from '../export/curl.js'
 
 export function resultRow (summary: ProfileSummary) {
   return { ...summary, statusClass: statusClass(summary.status), timeText: listTime(summary.time) }

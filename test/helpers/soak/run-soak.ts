@@ -9,7 +9,7 @@ import Database from 'better-sqlite3'
 import pg from 'pg'
 import { packageRoot } from '../../../paths.js'
 import { rssOf } from '../process-memory.js'
-import { startThrowawayCluster, postgresBinDir, type ThrowawayCluster } from '../../../lib/postgres/throwaway-cluster.js'
+import { startThrowawayCluster, postgresBinDir, type ThrowawayCluster } from '../throwaway-cluster.js'
 
 export interface SoakOptions {
   engine: 'sqlite' | 'postgres'

@@ -1,0 +1,87 @@
+// One interface per side of a store engine (SQLite or PostgreSQL): the request thread's reader
+// and the writer thread's writer. The queue, the facade and the pages know only these.
+import type { ProfileRecord, ProfileSummary, SearchFilters, StoredProfile } from '../profile.js'
+import type { RouteStats } from '../stats/rollup.js'
+import { withoutPassword } from '../../../lib/postgres/url.js'
+
+/** Which store the writer thread opens (plain data: it crosses to the worker). */
+export type StoreTarget =
+  | { engine: 'sqlite', path: string, /** How long a statement waits for a lock before it counts as a fault (5 s). */ busyTimeoutMs?: number }
+  | {
+    engine: 'postgres'
+    url: string
+    /** Width of a time partition (default one hour). */
+    partitionMs?: number
+    /** A statement running longer is cancelled, and counts as a fault (default: reads 10 s, writes 30 s). */
+    statementTimeoutMs?: number
+  }
+
+/** Every read of a store, on the request thread. Rejections that mean "store unusable" close it (the facade reopens). */
+export interface StoreReader {
+  search: (filters: SearchFilters) => Promise<ProfileSummary[]>
+  /** The HAR document of a search's profiles, when the engine builds it off the request thread (SQLite's reader thread). */
+  searchHar?: (filters: SearchFilters, version: string) => Promise<string>
+  find: (token: string) => Promise<StoredProfile | undefined>
+  latest: (type: string) => Promise<StoredProfile | undefined>
+  /** The tokens of the profiles just before (older) and just after (newer) this one, of the same type. */
+  neighbours: (token: string, type: string) => Promise<{ previous: string | null, next: string | null }>
+  /** Route statistics over the window ending at `nowMs`, read from the rollups the writer keeps. */
+  routeStats: (nowMs: number, windowMs: number) => Promise<{ fromMs: number, routes: RouteStats[] }>
+  /** Bytes the stored profiles take (what the byte bound is measured on). */
+  storeBytes: () => Promise<number>
+  /** The deployments that ever wrote to this store, by name. */
+  deployments: () => Promise<string[]>
+  /** Calls `each` with every stored token (at open, to fill the token set); resolves with the count. */
+  eachToken: (each: (token: string) => void) => Promise<number>
+  /** Whether a read's error means the store cannot be read now (a 503; the reader is reopened), rather than a bug. */
+  isFault: (err: unknown) => boolean
+  close: () => Promise<void>
+}
+
+/** What a batch's write did. */
+export interface WriteResult {
+  written: number
+  /** Tokens of profiles that were not stored (their token is free again). */
+  rejected: string[]
+}
+
+/** The store's bounds: whichever is hit first, the oldest profiles go. */
+export interface RetentionLimits {
+  maxProfiles: number
+  maxAgeMs: number
+  maxBytes: number
+}
+
+/** What a writer tells the request thread on its own, between batches. */
+export interface WriterEvents {
+  /** Profiles pruned (their tokens are free again) and the count left. */
+  onDeleted: (tokens: string[], count: number) => void
+  /** A background step (pruning) failed; the writer goes on. */
+  onError: (message: string) => void
+  /** Tokens another writer of a shared store took first. */
+  onTaken: (tokens: string[]) => void
+}
+
+/** Every write of a store, in the writer thread. */
+export interface StoreWriter {
+  /** Stored profiles, as far as this writer knows. */
+  readonly count: number
+  /** Writes a batch in one transaction. */
+  write: (batch: ProfileRecord[]) => Promise<WriteResult>
+  /** Runs the retention bounds (as seen at `now`) until they hold. */
+  prune: (now: number) => Promise<void>
+  /** Whether an error means the store failed (and may clear), rather than the data being bad. */
+  isFault: (err: unknown) => boolean
+  /**
+   * Whether an error may be about the data written (a constraint, a value the engine cannot hold),
+   * so that writing each profile alone can prove which one it is; anything else is retried whole.
+   */
+  isContentError: (err: unknown) => boolean
+  close: () => Promise<void>
+}
+
+/** A redacted description of a target, for log lines and status: never a password. */
+export function describeTarget (target: StoreTarget): string {
+  if (target.engine === 'sqlite') return target.path
+  return withoutPassword(target.url)
+}

@@ -1,0 +1,81 @@
+import type pg from 'pg'
+import { ID_SLOTS_PER_MS } from '../../profile.js'
+
+/** The partitioned tables of the PostgreSQL store; each partition of one has its twin in the other. */
+const TABLES = ['profiles', 'profile_data'] as const
+export const DEFAULT_PARTITION_MS = 3_600_000
+
+export interface Partition {
+  /** Partition number: start_ms / partitionMs. */
+  n: number
+  /** Its ids: [lowId, highId). */
+  lowId: number
+  highId: number
+}
+
+/**
+ * The time partitions of the PostgreSQL store (writer thread): partition n holds the profiles
+ * that started in [n * partitionMs, (n + 1) * partitionMs). Created ahead of the rows (several
+ * instances may create the same one at once: the loser's error is ignored), dropped whole.
+ */
+export class Partitions {
+  private readonly known = new Set<number>()
+
+  constructor (private readonly partitionMs: number) {}
+
+  of (n: number): Partition {
+    return { n, lowId: n * this.partitionMs * ID_SLOTS_PER_MS, highId: (n + 1) * this.partitionMs * ID_SLOTS_PER_MS }
+  }
+
+  numberOf (id: number): number {
+    return Math.floor(id / ID_SLOTS_PER_MS / this.partitionMs)
+  }
+
+  /** Makes sure the partitions of these ids exist, and the one after the newest (created ahead). */
+  async ensure (pool: pg.Pool | pg.PoolClient, ids: number[]): Promise<void> {
+    const wanted = new Set<number>()
+    for (const id of ids) wanted.add(this.numberOf(id))
+    const newest = Math.max(...wanted)
+    if (Number.isFinite(newest)) wanted.add(newest + 1)
+    for (const n of wanted) {
+      if (this.known.has(n)) continue
+      const { lowId, highId } = this.of(n)
+      for (const table of TABLES) {
+        await pool.query(`CREATE TABLE IF NOT EXISTS ${table}_p${n} PARTITION OF ${table} FOR VALUES FROM (${lowId}) TO (${highId})`).catch((err: Error & { code?: string }) => {
+          // Another instance created it meanwhile (duplicate table or type).
+          if (err.code !== '42P07' && err.code !== '23505' && err.code !== '42710') throw err
+        })
+      }
+      this.known.add(n)
+    }
+  }
+
+  /** The partitions that exist, oldest first (read from the catalogue: other instances create them too). */
+  async list (pool: pg.Pool | pg.PoolClient): Promise<Partition[]> {
+    const { rows } = await pool.query<{ name: string }>(`SELECT c.relname AS name FROM pg_inherits i
+      JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent WHERE p.relname = 'profiles'`)
+    return rows
+      .map(row => /^profiles_p(\d+)$/.exec(row.name)?.[1])
+      .filter((n): n is string => n !== undefined)
+      .map(n => this.of(Number(n)))
+      .sort((a, b) => a.n - b.n)
+  }
+
+  /** Drops one partition of each table (their rows go with them, at once). */
+  async drop (client: pg.PoolClient, partition: Partition): Promise<void> {
+    for (const table of TABLES) await client.query(`DROP TABLE IF EXISTS ${table}_p${partition.n}`)
+    this.known.delete(partition.n)
+  }
+
+  /** Forgets what was created (after an insert found no partition for a row: someone dropped one). */
+  forget (): void {
+    this.known.clear()
+  }
+}
+
+/** Bytes the store takes on disk: every partition of both tables with its indexes and TOAST, the token claims, the distinct URLs and IPs and the route statistics (as the SQLite file holds them all). */
+export async function storeBytes (pool: pg.Pool | pg.PoolClient): Promise<number> {
+  const { rows } = await pool.query<{ bytes: number | null }>(`SELECT sum(pg_total_relation_size(c.oid))::bigint AS bytes FROM pg_class c
+    WHERE c.relkind = 'r' AND (c.relname ~ '^(profiles|profile_data)_p[0-9]+$' OR c.relname IN ('profile_tokens', 'profile_urls', 'profile_ips', 'profile_route_stats'))`)
+  return Number(rows[0]?.bytes ?? 0)
+}

@@ -1,0 +1,289 @@
+import type pg from 'pg'
+import type { RetentionLimits } from '../contract.js'
+import { inTransaction } from '../../../../lib/postgres/pool.js'
+import { BackgroundLoop } from '../../../../lib/background-loop.js'
+import { ID_SLOTS_PER_MS } from '../../profile.js'
+import { storeBytes, type Partition, type Partitions } from './partitions.js'
+import { updateRollups } from './rollups.js'
+import type { RolledProfile } from '../../stats/rollup.js'
+
+/** Rows deleted per step inside a partition, token claims per sweep step: short transactions. */
+const BATCH = 500
+const TOKEN_SWEEP = 5_000
+/** Pruning for size stops this far under the byte bound. */
+const BYTES_TARGET = 0.9
+/** A partition this far in the past gets no new rows: its count is read once. */
+const SEALED_AFTER_MS = 60_000
+/** Deleted rows are vacuumed at least this often while pruning goes on (and once it stops). */
+const VACUUM_EVERY_MS = 250
+/** Growth past the bytes a held count took that lowers the count again, as a share of the bound. */
+const REGROWTH = 0.02
+/** The side tables rows are deleted from, vacuumed with the partitions. */
+const SIDE_TABLES = ['profile_tokens', 'profile_urls', 'profile_ips', 'profile_route_stats', 'profile_horizon']
+/** One instance prunes at a time (the others skip their step). */
+const RETENTION_LOCK = 0x72657465
+
+/** What a pruned profile leaves behind: its token, and what the route statistics counted. */
+const PRUNED_COLUMNS = 'id, token, method, route, status_code AS "statusCode", duration_ms AS "durationMs"'
+interface PrunedRow { id: number, token: string, method: string, route: string | null, statusCode: number, durationMs: number }
+const rolled = (row: PrunedRow): RolledProfile => ({ ...row, startMs: Math.floor(row.id / ID_SLOTS_PER_MS) })
+
+export interface RetentionEvents {
+  /** Profiles pruned (their tokens are free again), with the stored count after. */
+  onDeleted: (tokens: string[], count: number) => void
+  onError: (err: unknown) => void
+}
+
+/**
+ * Keeps the PostgreSQL store within its bounds, in the writer thread, without mass deletes:
+ * whole time partitions are dropped (for age, count and bytes). Only rows of the oldest
+ * partition that must go before the whole partition may (the age boundary inside it, a count
+ * bound smaller than a partition, or bytes over the target within the current partition: see
+ * pruneForSize and makeRoom) are deleted, at most 500 per step, and then vacuumed.
+ */
+export class PostgresRetention {
+  /** Stored profiles, all deployments, as of the last step. */
+  count = 0
+  private readonly loop = new BackgroundLoop(async () => await this.step(), err => { this.events.onError(err) })
+  private readonly sealedCounts = new Map<number, number>()
+  /** Pruning for size in the current partition: the count held, its floor, and the bytes it took once reached and vacuumed. */
+  private budget: { count: number, floor: number, reached: boolean, settledBytes: number | undefined } | undefined
+  private deletedSinceVacuum = 0
+  private lastVacuum = 0
+  private stopped = false
+  private readonly vacuumPartitions = new Set<number>()
+
+  constructor (
+    private readonly pool: pg.Pool,
+    private readonly partitions: Partitions,
+    private readonly limits: RetentionLimits,
+    private readonly events: RetentionEvents
+  ) {}
+
+  /**
+   * One step; true when it removed something (more may be left). A background step skips its turn
+   * while another instance (or this one) holds the lock; an asked-for one (`wait`) waits for it.
+   */
+  async step (now = Date.now(), { wait = false } = {}): Promise<boolean> {
+    const removed = await inTransaction(this.pool, async client => {
+      if (wait) {
+        await client.query('SELECT pg_advisory_xact_lock($1)', [RETENTION_LOCK])
+      } else {
+        const locked = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [RETENTION_LOCK])
+        if (locked.rows[0]?.ok !== true) return false
+      }
+      const partitions = await this.partitions.list(client)
+      const oldest = partitions[0]
+      if (oldest === undefined) return await this.sweepTokens(client)
+      const { limits } = this
+      const expiredBefore = Math.floor(now - limits.maxAgeMs) * ID_SLOTS_PER_MS
+      if (oldest.highId <= expiredBefore) return await this.dropPartition(client, oldest)
+      const oldestId = (await client.query<{ id: number | null }>('SELECT min(id) AS id FROM profiles')).rows[0]?.id ?? null
+      if (oldestId !== null && oldestId < expiredBefore) return await this.deleteOldest(client, expiredBefore - 1, BATCH)
+
+      const currentLow = this.partitions.of(this.partitions.numberOf(now * ID_SLOTS_PER_MS)).lowId
+      this.count = await this.countAll(client, partitions)
+      if (this.count > limits.maxProfiles) {
+        const excess = this.count - limits.maxProfiles
+        // A whole past partition when it holds no more than the excess; else the oldest rows.
+        if (oldest.highId <= currentLow && await this.countOf(client, oldest) <= excess) return await this.dropPartition(client, oldest)
+        return await this.deleteOldest(client, Number.MAX_SAFE_INTEGER, Math.min(excess, BATCH))
+      }
+      const bytes = await storeBytes(client)
+      if (bytes <= limits.maxBytes * BYTES_TARGET) return await this.sweepTokens(client)
+      // A past partition goes whole when at least half of the profiles stay; else the oldest rows go.
+      if (oldest.highId <= currentLow && await this.countOf(client, oldest) <= this.count / 2) return await this.dropPartition(client, oldest)
+      return await this.pruneForSize(client, bytes)
+    })
+    if (this.deletedSinceVacuum > 0 && (!removed || Date.now() - this.lastVacuum >= VACUUM_EVERY_MS)) await this.vacuum()
+    return removed
+  }
+
+  /**
+   * Before the writer inserts `incoming` profiles: when they would take the bytes over the target,
+   * the count that fits is held from then on. The oldest rows that exceed it are deleted (own
+   * transaction, under the pruning lock) and vacuumed before the batch is written, so that the
+   * batch reuses their space instead of growing the tables.
+   */
+  async makeRoom (incoming: number): Promise<void> {
+    if (incoming === 0) return
+    // The bytes per profile are told apart from the empty store's only once it holds a batch's worth.
+    if (this.budget === undefined && this.count >= incoming) {
+      const bytes = await storeBytes(this.pool)
+      const perProfile = bytes / this.count
+      const target = this.limits.maxBytes * BYTES_TARGET
+      if (bytes + incoming * perProfile <= target) return
+      this.holdAt(Math.floor(target / perProfile))
+    }
+    const budget = this.budget
+    if (budget === undefined) return
+    // Never below the floor: a batch larger than half of what fits then grows the tables once.
+    const excess = Math.min(this.count + incoming - budget.count, this.count - budget.floor)
+    if (excess <= 0) return
+    budget.reached = true
+    const tokens = await inTransaction(this.pool, async client => {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [RETENTION_LOCK])
+      const deleted = await this.deleteRows(client, Number.MAX_SAFE_INTEGER, excess)
+      await this.sweepTokens(client)
+      return deleted
+    })
+    this.report(tokens)
+    await this.vacuum()
+  }
+
+  /** The most profiles the writer inserts at once: a quarter of the count held, if any. */
+  partSize (): number {
+    return this.budget === undefined ? Infinity : Math.max(1, Math.floor(this.budget.count / 4))
+  }
+
+  private holdAt (fits: number): void {
+    const count = Math.max(1, fits)
+    // The floor, three quarters of the first count held (itself 90% of what fits): the store never
+    // falls below half of what fits, whatever else holds the bytes (half dipped under load: issue 20).
+    this.budget = { count, floor: Math.ceil(count * 3 / 4), reached: false, settledBytes: undefined }
+  }
+
+  /**
+   * Over the byte target with no partition to drop: the oldest rows go, down to the profiles that
+   * fit, and VACUUM makes their space reusable: the tables then stop growing (they do not shrink).
+   * The count is held there (also by the writer: makeRoom), and lowered again, in proportion, only
+   * when the bytes still grew once it was reached and vacuumed; never below three quarters of the
+   * first count held, so that bytes held by something else never empty the store. A dropped partition
+   * ends the hold.
+   */
+  private async pruneForSize (client: pg.PoolClient, bytes: number): Promise<boolean> {
+    let budget = this.budget
+    if (budget === undefined) {
+      this.holdAt(Math.floor(this.count * this.limits.maxBytes * BYTES_TARGET / bytes))
+      budget = this.budget as NonNullable<typeof this.budget>
+    } else if (budget.settledBytes !== undefined && bytes > budget.settledBytes + this.limits.maxBytes * REGROWTH) {
+      budget.count = Math.max(budget.floor, Math.floor(this.count * budget.settledBytes / bytes))
+      budget.reached = false
+      budget.settledBytes = undefined
+    }
+    const excess = this.count - budget.count
+    if (excess <= BATCH) budget.reached = true
+    if (excess <= 0) return await this.sweepTokens(client)
+    const deleted = await this.deleteOldest(client, Number.MAX_SAFE_INTEGER, Math.min(excess, BATCH))
+    // Their URLs, IPs and token claims go in the same step (the sweep's own turn may not come under load).
+    await this.sweepTokens(client)
+    return deleted
+  }
+
+  /** Plain VACUUM (not FULL: no exclusive lock) of the tables rows left, outside any transaction; an instance vacuuming them already makes this one skip. */
+  private async vacuum (): Promise<void> {
+    if (this.stopped) return
+    const tables = [...this.vacuumPartitions].flatMap(n => [`profiles_p${n}`, `profile_data_p${n}`])
+    this.vacuumPartitions.clear()
+    this.deletedSinceVacuum = 0
+    this.lastVacuum = Date.now()
+    // A partition another instance dropped meanwhile is left out (VACUUM of a missing table fails).
+    const existing = (await this.pool.query<{ name: string }>('SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NOT NULL',
+      [[...tables, ...SIDE_TABLES]])).rows.map(row => row.name)
+    if (existing.length > 0) await this.pool.query(`VACUUM (SKIP_LOCKED) ${existing.join(', ')}`)
+    // The first vacuum once the held count is reached: the bytes now are what that count takes.
+    const budget = this.budget
+    if (budget?.reached === true && budget.settledBytes === undefined) budget.settledBytes = await storeBytes(this.pool)
+  }
+
+  /** Steps until every bound holds (waiting for the lock, not skipping); returns the steps taken. */
+  async runUntilWithinBounds (now = Date.now()): Promise<number> {
+    let steps = 0
+    while (await this.step(now, { wait: true })) steps++
+    return steps
+  }
+
+  /** Runs in the background: right away while there is work, else every `intervalMs`. */
+  start (intervalMs: number): void {
+    this.loop.start(intervalMs)
+  }
+
+  /** After a written batch: the next step runs now, so that a burst is pruned as it arrives, not a second later. */
+  wake (): void {
+    this.loop.wake()
+  }
+
+  stop (): void {
+    this.stopped = true
+    this.loop.stop()
+  }
+
+  private async dropPartition (client: pg.PoolClient, partition: Partition): Promise<boolean> {
+    const { rows } = await client.query<PrunedRow>(`SELECT ${PRUNED_COLUMNS} FROM profiles_p${partition.n}`)
+    // Its profiles leave the route statistics in the same transaction as the partition goes.
+    await updateRollups(client, rows.map(rolled), -1)
+    await this.partitions.drop(client, partition)
+    this.budget = undefined
+    await this.raiseHorizon(client, partition.highId)
+    this.sealedCounts.delete(partition.n)
+    this.count = Math.max(0, this.count - rows.length)
+    this.report(rows.map(row => row.token))
+    return true
+  }
+
+  /** Deletes up to `limit` of the oldest profiles with id <= throughId (with their panels). */
+  private async deleteOldest (client: pg.PoolClient, throughId: number, limit: number): Promise<boolean> {
+    const tokens = await this.deleteRows(client, throughId, limit)
+    this.report(tokens)
+    return tokens.length > 0
+  }
+
+  /** deleteOldest, without reporting the tokens (the caller does, once committed). */
+  private async deleteRows (client: pg.PoolClient, throughId: number, limit: number): Promise<string[]> {
+    const { rows } = await client.query<PrunedRow>(`
+      WITH doomed AS (SELECT id FROM profiles WHERE id <= $1 ORDER BY id LIMIT $2),
+      gone AS (DELETE FROM profiles p WHERE id IN (SELECT id FROM doomed) RETURNING ${PRUNED_COLUMNS}),
+      panels AS (DELETE FROM profile_data d USING gone WHERE d.token = gone.token AND d.id = gone.id)
+      SELECT * FROM gone`, [throughId, limit])
+    if (rows.length === 0) return []
+    await updateRollups(client, rows.map(rolled), -1)
+    const newest = Math.max(...rows.map(row => row.id))
+    await this.raiseHorizon(client, newest + 1)
+    this.deletedSinceVacuum += rows.length
+    for (const row of rows) this.vacuumPartitions.add(this.partitions.numberOf(row.id))
+    this.sealedCounts.delete(this.partitions.numberOf(newest))
+    this.sealedCounts.delete(this.partitions.numberOf(Math.min(...rows.map(row => row.id))))
+    this.count = Math.max(0, this.count - rows.length)
+    return rows.map(row => row.token)
+  }
+
+  private report (tokens: string[]): void {
+    if (tokens.length > 0) this.events.onDeleted(tokens, this.count)
+  }
+
+  /** Every id below `horizon` is pruned: token claims of such ids may be taken again. */
+  private async raiseHorizon (client: pg.PoolClient, horizon: number): Promise<void> {
+    await client.query('UPDATE profile_horizon SET horizon = GREATEST(horizon, $1)', [horizon])
+  }
+
+  /**
+   * Token claims of pruned profiles go, a few thousand per step (a claim is also taken over when
+   * its token is drawn again), and so do the URLs and IPs no stored profile has any more.
+   */
+  private async sweepTokens (client: pg.PoolClient): Promise<boolean> {
+    let swept = 0
+    for (const [table, key, newest] of [['profile_tokens', 'token', 'profile_id'], ['profile_urls', 'hash', 'last_id'], ['profile_ips', 'ip', 'last_id']]) {
+      const { rowCount } = await client.query(`DELETE FROM ${table} WHERE ${key} IN (
+        SELECT ${key} FROM ${table} WHERE ${newest} < (SELECT horizon FROM profile_horizon) LIMIT ${TOKEN_SWEEP})`)
+      swept += rowCount ?? 0
+    }
+    this.deletedSinceVacuum += swept
+    return swept > 0
+  }
+
+  /** Profiles in every partition: a sealed partition is counted once, the recent ones each time. */
+  private async countAll (client: pg.PoolClient, partitions: Partition[]): Promise<number> {
+    let total = 0
+    for (const partition of partitions) total += await this.countOf(client, partition)
+    return total
+  }
+
+  private async countOf (client: pg.PoolClient, partition: Partition): Promise<number> {
+    const cached = this.sealedCounts.get(partition.n)
+    if (cached !== undefined) return cached
+    const { rows } = await client.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM profiles_p${partition.n}`)
+    const count = Number(rows[0]?.n ?? 0)
+    if (partition.highId <= (Date.now() - SEALED_AFTER_MS) * ID_SLOTS_PER_MS) this.sealedCounts.set(partition.n, count)
+    return count
+  }
+}

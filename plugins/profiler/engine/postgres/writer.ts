@@ -1,0 +1,216 @@
+import type pg from 'pg'
+import { isPostgresDataError, isPostgresFault } from '../../../../lib/postgres/faults.js'
+import { migratePostgres } from '../../../../lib/postgres/migrate.js'
+import { createPool, inTransaction } from '../../../../lib/postgres/pool.js'
+import { noNul } from '../../../../lib/postgres/text.js'
+import { profilerPostgresMigrationsDir } from '../../../../paths.js'
+import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../profile.js'
+import type { RetentionLimits, StoreTarget, StoreWriter, WriteResult, WriterEvents } from '../contract.js'
+import { DEFAULT_PARTITION_MS, Partitions } from './partitions.js'
+import { PostgresRetention } from './retention.js'
+import { updateRollups } from './rollups.js'
+
+/** The migrations' bookkeeping table of the profile store (the advisors may share the database). */
+export const PROFILER_MIGRATIONS_TABLE = 'profiler_schema_migrations'
+
+/** "no partition of relation found for row": a partition this writer created was dropped meanwhile. */
+const NO_PARTITION = '23514'
+
+/**
+ * The distinct URLs and IPs the batch holds, with the oldest and newest profile of each (the
+ * reader's substring searches start there: migration 003; batches of other instances, or retried
+ * ones, may hold older ids). Upserted in key order, so that instances writing the same values at
+ * once lock them in the same order.
+ */
+async function upsertSearchKeys (client: pg.PoolClient, ids: number[], urls: string[], ips: string[]): Promise<void> {
+  await client.query(`INSERT INTO profile_urls (hash, url, first_id, last_id)
+    SELECT hashtextextended(url, 0), min(url), min(id), max(id) FROM unnest($1::bigint[], $2::text[]) AS t (id, url) GROUP BY 1 ORDER BY 1
+    ON CONFLICT (hash) DO UPDATE SET first_id = LEAST(profile_urls.first_id, excluded.first_id), last_id = GREATEST(profile_urls.last_id, excluded.last_id)
+      WHERE excluded.first_id < profile_urls.first_id OR excluded.last_id > profile_urls.last_id`, [ids, urls])
+  await client.query(`INSERT INTO profile_ips (ip, first_id, last_id)
+    SELECT ip, min(id), max(id) FROM unnest($1::bigint[], $2::text[]) AS t (id, ip) GROUP BY 1 ORDER BY 1
+    ON CONFLICT (ip) DO UPDATE SET first_id = LEAST(profile_ips.first_id, excluded.first_id), last_id = GREATEST(profile_ips.last_id, excluded.last_id)
+      WHERE excluded.first_id < profile_ips.first_id OR excluded.last_id > profile_ips.last_id`, [ids, ips])
+}
+
+/**
+ * Of the profiles whose token is held already, those stored by this very profile (same token, id
+ * and deployment): a batch retried after its commit, its answer lost (the writer thread died).
+ * Neither written again nor rejected.
+ */
+async function storedBefore (client: pg.PoolClient, unclaimed: ProfileRecord[], deployment: string): Promise<Set<string>> {
+  if (unclaimed.length === 0) return new Set()
+  const { rows } = await client.query<{ token: string }>(`SELECT t.token FROM unnest($1::text[], $2::bigint[]) AS u (token, id)
+    JOIN profile_tokens t ON t.token = u.token AND t.profile_id = u.id
+    JOIN profiles p ON p.id = u.id AND p.token = u.token WHERE p.deployment = $3`, [unclaimed.map(p => p.token), unclaimed.map(p => p.id), deployment])
+  return new Set(rows.map(row => row.token))
+}
+
+/**
+ * The PostgreSQL engine's writer (writer thread): each batch in one transaction, as a few
+ * multi-row INSERTs (unnest of arrays: one statement per table, whatever the batch size).
+ * Tokens are claimed first, in profile_tokens: a token another instance already holds rejects
+ * the new profile (it is counted as dropped, never stored over the other).
+ */
+export class PostgresWriter implements StoreWriter {
+  private constructor (
+    private readonly pool: pg.Pool,
+    private readonly deployment: string,
+    private readonly partitions: Partitions,
+    private readonly retention: PostgresRetention,
+    private readonly onTaken: (tokens: string[]) => void,
+    /** The newest token claim already passed on to the request thread. */
+    private lastSeq: number
+  ) {}
+
+  private claimsTimer: NodeJS.Timeout | null = null
+
+  /** Passes on the tokens claimed (by any instance) since the last look, every `intervalMs` and after each write. */
+  followClaims (intervalMs: number): void {
+    const tick = async (): Promise<void> => {
+      await this.passOnClaims().catch(() => { /* a fault: the next write reports it */ })
+      if (this.claimsTimer === null) return
+      this.claimsTimer = setTimeout(tick, intervalMs)
+      this.claimsTimer.unref()
+    }
+    this.claimsTimer = setTimeout(tick, intervalMs)
+    this.claimsTimer.unref()
+  }
+
+  private async passOnClaims (): Promise<void> {
+    for (;;) {
+      const { rows } = await this.pool.query<{ token: string, seq: number }>(
+        'SELECT token, seq FROM profile_tokens WHERE seq > $1 ORDER BY seq LIMIT 10000', [this.lastSeq])
+      const newest = rows.at(-1)
+      if (newest === undefined) return
+      this.lastSeq = newest.seq
+      this.onTaken(rows.map(row => row.token))
+      if (rows.length < 10000) return
+    }
+  }
+
+  static async open (
+    target: Extract<StoreTarget, { engine: 'postgres' }>,
+    deployment: string,
+    limits: RetentionLimits,
+    intervalMs: number,
+    events: WriterEvents
+  ): Promise<PostgresWriter> {
+    const pool = createPool(target.url, { max: 2, applicationName: `profiler writer (${deployment})`, statementTimeoutMs: target.statementTimeoutMs })
+    try {
+      await migratePostgres(pool, profilerPostgresMigrationsDir, PROFILER_MIGRATIONS_TABLE)
+      await pool.query('INSERT INTO profile_deployments (name) VALUES ($1) ON CONFLICT DO NOTHING', [deployment])
+      const partitions = new Partitions(target.partitionMs ?? DEFAULT_PARTITION_MS)
+      const retention = new PostgresRetention(pool, partitions, limits, {
+        onDeleted: events.onDeleted,
+        onError: err => { events.onError(`pruning failed: ${(err as Error).message}`) }
+      })
+      retention.count = Number((await pool.query<{ n: number }>('SELECT count(*)::bigint AS n FROM profiles')).rows[0]?.n ?? 0)
+      retention.start(intervalMs)
+      const lastSeq = Number((await pool.query<{ seq: number | null }>('SELECT max(seq) AS seq FROM profile_tokens')).rows[0]?.seq ?? 0)
+      const writer = new PostgresWriter(pool, deployment, partitions, retention, events.onTaken, lastSeq)
+      writer.followClaims(intervalMs)
+      return writer
+    } catch (err) {
+      await pool.end().catch(() => {})
+      throw err
+    }
+  }
+
+  get count (): number {
+    return this.retention.count
+  }
+
+  /**
+   * While the byte bound holds the count, a batch is written in parts of at most a quarter of it:
+   * the room each part needs is freed (and vacuumed) before it, so the store dips by a quarter at most.
+   */
+  async write (batch: ProfileRecord[]): Promise<WriteResult> {
+    const part = this.retention.partSize()
+    if (batch.length <= part) return await this.writeWhole(batch)
+    const result: WriteResult = { written: 0, rejected: [] }
+    for (let start = 0; start < batch.length; start += part) {
+      const each = await this.writeWhole(batch.slice(start, start + part))
+      result.written += each.written
+      result.rejected.push(...each.rejected)
+    }
+    return result
+  }
+
+  private async writeWhole (batch: ProfileRecord[]): Promise<WriteResult> {
+    try {
+      return await this.insert(batch)
+    } catch (err) {
+      if ((err as { code?: string }).code !== NO_PARTITION) throw err
+      this.partitions.forget()
+      return await this.insert(batch)
+    }
+  }
+
+  async prune (now: number): Promise<void> {
+    await this.retention.runUntilWithinBounds(now)
+  }
+
+  isFault (err: unknown): boolean {
+    return isPostgresFault(err)
+  }
+
+  isContentError (err: unknown): boolean {
+    return isPostgresDataError(err)
+  }
+
+  async close (): Promise<void> {
+    if (this.claimsTimer !== null) clearTimeout(this.claimsTimer)
+    this.claimsTimer = null
+    this.retention.stop()
+    await this.pool.end()
+  }
+
+  private async insert (batch: ProfileRecord[]): Promise<WriteResult> {
+    await this.partitions.ensure(this.pool, batch.map(profile => profile.id))
+    // A token twice in one batch cannot be claimed twice: the later one is rejected.
+    const seen = new Set<string>()
+    const rejected: string[] = []
+    const candidates = batch.filter(profile => {
+      if (!seen.has(profile.token)) return seen.add(profile.token)
+      rejected.push(profile.token)
+      return false
+    })
+    // Room for the batch first (for the byte bound): deleted and vacuumed, so the batch reuses the space.
+    await this.retention.makeRoom(candidates.length)
+    const written = await inTransaction(this.pool, async client => {
+      const claimed = await client.query<{ token: string }>(`INSERT INTO profile_tokens (token, profile_id)
+        SELECT * FROM unnest($1::text[], $2::bigint[])
+        ON CONFLICT (token) DO UPDATE SET profile_id = excluded.profile_id, seq = DEFAULT
+          WHERE profile_tokens.profile_id < (SELECT horizon FROM profile_horizon)
+        RETURNING token`, [candidates.map(p => p.token), candidates.map(p => p.id)])
+      const ours = new Set(claimed.rows.map(row => row.token))
+      const before = await storedBefore(client, candidates.filter(profile => !ours.has(profile.token)), this.deployment)
+      const stored = candidates.filter(profile => {
+        if (ours.has(profile.token)) return true
+        if (!before.has(profile.token)) rejected.push(profile.token)
+        return false
+      })
+      if (stored.length === 0) return 0
+      await client.query(`INSERT INTO profiles (id, token, deployment, parent_token, type, ip, method, url, status_code, duration_ms, route)
+        SELECT id, token, $3, parent_token, type, ip, method, url, status_code, duration_ms, route
+        FROM unnest($1::bigint[], $2::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::smallint[], $10::float8[], $11::text[])
+          AS t (id, token, parent_token, type, ip, method, url, status_code, duration_ms, route)`, [
+        stored.map(p => p.id), stored.map(p => p.token), this.deployment, stored.map(p => p.parentToken), stored.map(p => p.type),
+        stored.map(p => noNul(p.ip)), stored.map(p => noNul(p.method)), stored.map(p => noNul(p.url)), stored.map(p => p.statusCode),
+        stored.map(p => p.durationMs), stored.map(p => p.route === null ? null : noNul(p.route))
+      ])
+      await client.query('INSERT INTO profile_data (id, token, panels) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])',
+        [stored.map(p => p.id), stored.map(p => p.token), stored.map(p => p.panels)])
+      await upsertSearchKeys(client, stored.map(p => p.id), stored.map(p => noNul(p.url)), stored.map(p => noNul(p.ip)))
+      // The route statistics, in the same transaction (the route as stored: NULs replaced).
+      await updateRollups(client, stored.map(p => ({ ...p, method: noNul(p.method), route: p.route === null ? null : noNul(p.route), startMs: Math.floor(p.id / ID_SLOTS_PER_MS) })), 1)
+      return stored.length
+    })
+    this.retention.count += written
+    if (written > 0) this.retention.wake()
+    // The batch is stored: failing to look at the claims now must not make it be written again.
+    await this.passOnClaims().catch(() => {})
+    return { written, rejected }
+  }
+}

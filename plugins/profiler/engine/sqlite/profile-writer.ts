@@ -1,0 +1,273 @@
+import { hostname } from 'node:os'
+import type { Database } from 'better-sqlite3'
+import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../profile.js'
+import type { WriteResult } from '../contract.js'
+import { applyDelta, emptyValues, fromStoredValues, rollupDeltas, toStoredValues, type RolledProfile, type RollupKey, type RollupRow, type RollupValues, type StoredRollupValues } from '../../stats/rollup.js'
+
+/** Recently used URL ids and IPs kept in memory, so that repeated URLs cost no lookup. */
+const CACHE_SIZE = 5_000
+
+function prepareWriteStatements (db: Database) {
+  return {
+    insertProfile: db.prepare(`
+      INSERT INTO profiles (id, token, parent_token, type, ip, method, url, url_id, status_code, duration_ms, route, deployment)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      ON CONFLICT DO NOTHING`),
+    insertPanels: db.prepare('INSERT INTO profile_data (profile_id, panels) VALUES (?, ?)'),
+    findUrl: db.prepare('SELECT id FROM profile_urls WHERE url = ?').pluck(),
+    insertUrl: db.prepare('INSERT INTO profile_urls (url) VALUES (?)'),
+    insertIp: db.prepare('INSERT OR IGNORE INTO profile_ips (ip) VALUES (?)'),
+    storedAs: db.prepare('SELECT id, deployment FROM profiles WHERE token = ?'),
+    countAll: db.prepare('SELECT count(*) FROM profiles').pluck(),
+    oldestId: db.prepare('SELECT id FROM profiles ORDER BY id LIMIT 1').pluck(),
+    nthOldestId: db.prepare('SELECT id FROM profiles ORDER BY id LIMIT 1 OFFSET ?').pluck(),
+    deleteData: db.prepare('DELETE FROM profile_data WHERE profile_id <= ?'),
+    deleteProfiles: db.prepare('DELETE FROM profiles WHERE id <= ? RETURNING token, id, method, route, status_code AS statusCode, duration_ms AS durationMs, url_id AS urlId, ip'),
+    // The URLs and IPs of pruned profiles leave in the same transaction when no profile uses them any
+    // more (two index probes each): a sweep after the fact fell behind scanner traffic.
+    deleteUrlIfUnused: db.prepare('DELETE FROM profile_urls WHERE id = ? AND NOT EXISTS (SELECT 1 FROM profiles WHERE url_id = ?) RETURNING url').pluck(),
+    deleteIpIfUnused: db.prepare('DELETE FROM profile_ips WHERE ip = ? AND NOT EXISTS (SELECT 1 FROM profiles WHERE ip = ?)'),
+    // An incremental 'optimize' of the URL trigram index: deletes in an external-content FTS5 table
+    // add tombstones that only a merge into one segment removes (measured: 31 MB left for 90 KB of
+    // live index). A negative N merges even when few segments exist, N pages of work at a time.
+    compactUrlIndex: db.prepare("INSERT INTO profile_urls_fts (profile_urls_fts, rank) VALUES ('merge', ?)"),
+    // The sweep looks at a window of URLs per step (a bounded number of index probes), not until
+    // it has found `limit` orphans: with none, that read every URL of the store each second.
+    urlWindow: db.prepare('SELECT id FROM profile_urls WHERE id > ? ORDER BY id LIMIT ?').pluck(),
+    orphanUrls: db.prepare(`DELETE FROM profile_urls WHERE id IN (
+      SELECT u.id FROM profile_urls u WHERE u.id > ? AND u.id <= ? AND NOT EXISTS (SELECT 1 FROM profiles p WHERE p.url_id = u.id))
+      RETURNING id, url`),
+    orphanIps: db.prepare('DELETE FROM profile_ips WHERE NOT EXISTS (SELECT 1 FROM profiles p WHERE p.ip = profile_ips.ip) RETURNING ip').pluck(),
+    ...prepareRollupStatements(db),
+    pageCount: db.prepare('PRAGMA page_count').pluck(),
+    freePages: db.prepare('PRAGMA freelist_count').pluck(),
+    pageSize: db.prepare('PRAGMA page_size').pluck()
+  }
+}
+
+const ROLLUP_KEY = 'span_ms = @spanMs AND start_ms = @startMs AND method = @method AND route = @route AND status = @status'
+
+/** The route statistics' rollup rows (migrations/profiler/002-route-stats.sql), one row at a time by key. */
+function prepareRollupStatements (db: Database) {
+  return {
+    getRollup: db.prepare(`SELECT count, status_1xx AS c1, status_2xx AS c2, status_3xx AS c3, status_4xx AS c4, status_5xx AS c5,
+      sum_ms AS sumMs, max_ms AS maxMs, histogram FROM profile_route_stats WHERE ${ROLLUP_KEY}`),
+    putRollup: db.prepare(`INSERT INTO profile_route_stats
+      (span_ms, start_ms, method, route, status, count, status_1xx, status_2xx, status_3xx, status_4xx, status_5xx, sum_ms, max_ms, histogram)
+      VALUES (@spanMs, @startMs, @method, @route, @status, @count, @c1, @c2, @c3, @c4, @c5, @sumMs, @maxMs, @histogram)
+      ON CONFLICT (span_ms, start_ms, method, route, status) DO UPDATE SET count = excluded.count,
+        status_1xx = excluded.status_1xx, status_2xx = excluded.status_2xx, status_3xx = excluded.status_3xx,
+        status_4xx = excluded.status_4xx, status_5xx = excluded.status_5xx, sum_ms = excluded.sum_ms,
+        max_ms = excluded.max_ms, histogram = excluded.histogram`),
+    deleteRollup: db.prepare(`DELETE FROM profile_route_stats WHERE ${ROLLUP_KEY}`)
+  }
+}
+
+interface DeletedProfile { token: string, id: number, method: string, route: string | null, statusCode: number, durationMs: number, urlId: number, ip: string }
+
+/**
+ * The profile store's writer: every INSERT and DELETE, on its own connection. It runs in the
+ * writer thread (writer-worker.ts); the benchmarks also use it directly to seed stores.
+ */
+export class ProfileWriter {
+  /** Rows in `profiles`, kept in step by writes and prunes (counting a large table is slow). */
+  count: number
+  private readonly statements: ReturnType<typeof prepareWriteStatements>
+  private readonly urlIds = new Map<string, number>()
+  private readonly knownIps = new Set<string>()
+  private readonly insertBatch: (batch: ProfileRecord[]) => WriteResult
+  private readonly deleteBatch: (throughId: number) => string[]
+
+  /**
+   * `onDeleted` hears the tokens of pruned profiles (the request thread keeps a set of tokens in use);
+   * `deployment` is written with every profile (and given to rows from before the column existed).
+   */
+  constructor (private readonly db: Database, private readonly onDeleted: (tokens: string[]) => void = () => {}, private readonly deployment = hostname()) {
+    this.statements = prepareWriteStatements(db)
+    db.prepare('INSERT OR IGNORE INTO profile_deployments (name) VALUES (?)').run(deployment)
+    db.prepare("UPDATE profiles SET deployment = ? WHERE deployment = ''").run(deployment)
+    this.count = this.statements.countAll.get() as number
+    this.insertBatch = db.transaction((batch: ProfileRecord[]) => {
+      const result: WriteResult = { written: 0, rejected: [] }
+      const written: RolledProfile[] = []
+      for (const profile of batch) {
+        const id = this.insertOne(profile)
+        if (id === 'stored') continue
+        if (id === null) {
+          result.rejected.push(profile.token)
+          continue
+        }
+        result.written++
+        written.push({ startMs: Math.floor(id / ID_SLOTS_PER_MS), method: profile.method, route: profile.route, statusCode: profile.statusCode, durationMs: profile.durationMs })
+      }
+      this.updateRollups(written, 1)
+      return result
+    })
+    this.deleteBatch = db.transaction((throughId: number) => {
+      this.statements.deleteData.run(throughId)
+      const deleted = this.statements.deleteProfiles.all(throughId) as DeletedProfile[]
+      // Pruned profiles leave the route statistics in the same transaction.
+      this.updateRollups(deleted.map(profile => ({ ...profile, startMs: Math.floor(profile.id / ID_SLOTS_PER_MS) })), -1)
+      this.deleteUnusedKeys(deleted)
+      return deleted.map(profile => profile.token)
+    })
+  }
+
+  /** Counts the profiles the file holds (other processes may write to the same file). */
+  recount (): number {
+    this.count = this.statements.countAll.get() as number
+    return this.count
+  }
+
+  /** Does up to `pages` pages of merging in the URL search index, dropping its delete tombstones. */
+  compactUrlIndex (pages: number): void {
+    this.statements.compactUrlIndex.run(-Math.max(2, Math.floor(pages)))
+  }
+
+  /** Writes a batch in one transaction. */
+  write (batch: ProfileRecord[]): WriteResult {
+    try {
+      const result = this.insertBatch(batch)
+      this.count += result.written
+      return result
+    } catch (err) {
+      this.forgetUncommitted()
+      throw err
+    }
+  }
+
+  /** After a rolled-back transaction: the caches may name rows that were never committed. */
+  forgetUncommitted (): void {
+    this.urlIds.clear()
+    this.knownIps.clear()
+  }
+
+  /** Id of the oldest profile, or undefined when the store is empty. */
+  oldestId (): number | undefined {
+    return this.statements.oldestId.get() as number | undefined
+  }
+
+  /** Id of the n-th oldest profile (1 = the oldest). */
+  nthOldestId (n: number): number | undefined {
+    return this.statements.nthOldestId.get(n - 1) as number | undefined
+  }
+
+  /** Deletes every profile with id <= throughId (with its panels), in one transaction. */
+  deleteThrough (throughId: number): number {
+    const tokens = this.deleteBatch(throughId)
+    this.count -= tokens.length
+    if (tokens.length > 0) this.onDeleted(tokens)
+    return tokens.length
+  }
+
+  private deleteUnusedKeys (deleted: DeletedProfile[]): void {
+    const urlIds = new Set<number>()
+    const ips = new Set<string>()
+    for (const profile of deleted) {
+      urlIds.add(profile.urlId)
+      ips.add(profile.ip)
+    }
+    for (const id of urlIds) {
+      const url = this.statements.deleteUrlIfUnused.get(id, id) as string | undefined
+      if (url !== undefined) this.urlIds.delete(url)
+    }
+    for (const ip of ips) {
+      if (this.statements.deleteIpIfUnused.run(ip, ip).changes > 0) this.knownIps.delete(ip)
+    }
+  }
+
+  /**
+   * Looks at the next `window` URLs after `afterId` and deletes those no profile uses any more;
+   * returns the last id looked at (0 when the end was reached), to go on from there next time.
+   */
+  deleteOrphanUrls (afterId: number, window: number): { deleted: number, nextAfterId: number } {
+    const ids = this.statements.urlWindow.all(afterId, window) as number[]
+    const last = ids.at(-1)
+    if (last === undefined) return { deleted: 0, nextAfterId: 0 }
+    const rows = this.statements.orphanUrls.all(afterId, last) as Array<{ id: number, url: string }>
+    for (const row of rows) this.urlIds.delete(row.url)
+    return { deleted: rows.length, nextAfterId: ids.length < window ? 0 : last }
+  }
+
+  deleteOrphanIps (): number {
+    const ips = this.statements.orphanIps.all() as string[]
+    for (const ip of ips) this.knownIps.delete(ip)
+    return ips.length
+  }
+
+  /** Bytes the database uses, free pages excluded (what pruning can act on). */
+  usedBytes (): number {
+    return ((this.statements.pageCount.get() as number) - this.freePageCount()) * (this.statements.pageSize.get() as number)
+  }
+
+  freePageCount (): number {
+    return this.statements.freePages.get() as number
+  }
+
+  /** Returns up to `pages` free pages to the file system (auto_vacuum = INCREMENTAL). */
+  reclaim (pages: number): void {
+    this.db.pragma(`incremental_vacuum(${Math.max(1, Math.floor(pages))})`)
+  }
+
+  /** Adds written profiles to (sign 1), or takes pruned ones from (-1), their rollup rows. */
+  private updateRollups (profiles: RolledProfile[], sign: 1 | -1): void {
+    for (const delta of rollupDeltas(profiles)) {
+      const next = applyDelta(this.readRollup(delta), delta, sign)
+      if (next === null) this.statements.deleteRollup.run(rollupKey(delta))
+      else this.statements.putRollup.run(rollupParams(delta, next))
+    }
+  }
+
+  private readRollup (key: RollupKey): RollupValues {
+    const row = this.statements.getRollup.get(rollupKey(key)) as StoredRollupValues | undefined
+    return row === undefined ? emptyValues() : fromStoredValues(row)
+  }
+
+  private urlIdOf (url: string): number {
+    const cached = this.urlIds.get(url)
+    if (cached !== undefined) return cached
+    const id = (this.statements.findUrl.get(url) as number | undefined) ?? Number(this.statements.insertUrl.run(url).lastInsertRowid)
+    if (this.urlIds.size >= CACHE_SIZE) this.urlIds.clear()
+    this.urlIds.set(url, id)
+    return id
+  }
+
+  private noteIp (ip: string): void {
+    if (this.knownIps.has(ip)) return
+    this.statements.insertIp.run(ip)
+    if (this.knownIps.size >= CACHE_SIZE) this.knownIps.clear()
+    this.knownIps.add(ip)
+  }
+
+  /**
+   * Inserts one profile (returns its id, or null); a taken id moves to the next free slot of the same millisecond.
+   * A stored profile is never overwritten: a taken token (or a full millisecond) rejects the new one,
+   * unless the stored one is this very profile ('stored': same token, millisecond and deployment),
+   * written by a batch whose answer was lost (the writer thread died after its commit) and retried.
+   */
+  private insertOne (profile: ProfileRecord): number | 'stored' | null {
+    const urlId = this.urlIdOf(profile.url)
+    this.noteIp(profile.ip)
+    const msBase = profile.id - (profile.id % ID_SLOTS_PER_MS)
+    for (let attempt = 0; attempt < ID_SLOTS_PER_MS; attempt++) {
+      const id = msBase + ((profile.id + attempt) % ID_SLOTS_PER_MS)
+      // Positional parameters: binding by name costs a property lookup per column.
+      const inserted = this.statements.insertProfile.run(id, profile.token, profile.parentToken, profile.type, profile.ip, profile.method,
+        profile.url, urlId, profile.statusCode, profile.durationMs, profile.route, this.deployment)
+      if (inserted.changes === 1) {
+        this.statements.insertPanels.run(id, profile.panels)
+        return id
+      }
+      const stored = this.statements.storedAs.get(profile.token) as { id: number, deployment: string } | undefined
+      if (stored === undefined) continue
+      return stored.deployment === this.deployment && stored.id - (stored.id % ID_SLOTS_PER_MS) === msBase ? 'stored' : null
+    }
+    return null
+  }
+}
+
+const rollupKey = ({ spanMs, startMs, method, route, status }: RollupKey) => ({ spanMs, startMs, method, route, status })
+
+function rollupParams (key: RollupRow, values: RollupValues) {
+  return { ...rollupKey(key), ...toStoredValues(values) }
+}

@@ -1,0 +1,81 @@
+import type { Database } from 'better-sqlite3'
+import { isStorageFault } from '../../../../lib/sqlite/faults.js'
+import type { ProfileSummary, SearchFilters, StoredProfile } from '../../profile.js'
+import type { RouteStats } from '../../stats/rollup.js'
+import type { StoreReader, StoreTarget } from '../contract.js'
+import { harText } from '../../export/export-text.js'
+import { openProfileDatabase } from './open-database.js'
+import { ProfileSearch } from './profile-search.js'
+
+/** The SQLite engine's reader: ProfileSearch on its own connection (WAL: never waits for the writer). */
+export class SqliteReader implements StoreReader {
+  private readonly searches: ProfileSearch
+
+  constructor (private readonly db: Database) {
+    this.searches = new ProfileSearch(db)
+  }
+
+  /** Opens (and migrates) the file; `onMigrated` hears the versions when migrations ran. */
+  static async open (target: Extract<StoreTarget, { engine: 'sqlite' }>, onMigrated: (message: string) => void): Promise<SqliteReader> {
+    const { db, migration } = openProfileDatabase(target.path, target.busyTimeoutMs)
+    if (migration.applied.length > 0) onMigrated(`migrated from version ${migration.from} to ${migration.to}`)
+    try {
+      return new SqliteReader(db)
+    } catch (err) {
+      db.close()
+      throw err
+    }
+  }
+
+  async search (filters: SearchFilters): Promise<ProfileSummary[]> {
+    return this.searches.search(filters)
+  }
+
+  /** The HAR document of a search's profiles (a profile pruned meanwhile is left out). */
+  async searchHar (filters: SearchFilters, version: string): Promise<string> {
+    const profiles = this.searches.search(filters).map(summary => this.searches.find(summary.token)).filter(profile => profile !== undefined)
+    return harText(profiles, version)
+  }
+
+  async find (token: string): Promise<StoredProfile | undefined> {
+    return this.searches.find(token)
+  }
+
+  async latest (type: string): Promise<StoredProfile | undefined> {
+    return this.searches.latest(type)
+  }
+
+  async neighbours (token: string, type: string): Promise<{ previous: string | null, next: string | null }> {
+    return this.searches.neighbours(token, type)
+  }
+
+  async routeStats (nowMs: number, windowMs: number): Promise<{ fromMs: number, routes: RouteStats[] }> {
+    return this.searches.routeStats(nowMs, windowMs)
+  }
+
+  async storeBytes (): Promise<number> {
+    return this.searches.fileBytes()
+  }
+
+  async deployments (): Promise<string[]> {
+    return this.searches.deployments()
+  }
+
+  async eachToken (each: (token: string) => void): Promise<number> {
+    let count = 0
+    for (const token of this.searches.tokens()) {
+      each(token)
+      count++
+    }
+    return count
+  }
+
+  /** The file locked, corrupt, unreadable: the store is unavailable (never the advisors' database). */
+  isFault (err: unknown): boolean {
+    return isStorageFault(err)
+  }
+
+  async close (): Promise<void> {
+    this.db.close()
+  }
+}

@@ -1,0 +1,133 @@
+import { ID_SLOTS_PER_MS } from '../../profile.js'
+import type { ProfileWriter } from './profile-writer.js'
+import { BackgroundLoop } from '../../../../lib/background-loop.js'
+import type { RetentionLimits } from '../contract.js'
+
+/** Profiles deleted per step: one short transaction, a few milliseconds at most. */
+const BATCH = 500
+/** Free pages returned to the file system per step. */
+const RECLAIM_PAGES = 1024
+/** Pruning for size stops this far under the byte bound, so that the file stays within it. */
+const BYTES_TARGET = 0.9
+const IP_SWEEP_INTERVAL_MS = 60_000
+/** Steps in a row that deleted profiles for size without lowering the bytes before pruning for size stops. */
+const STALL_STEPS = 4
+/** Pages of URL-index merging per step that deleted profiles (an incremental 'optimize'). */
+const COMPACT_PAGES = 256
+
+/**
+ * Keeps the profile store within its bounds, in the writer thread: whichever bound is hit first,
+ * the oldest profiles go, one small batch per step, and freed pages go back to the file system.
+ */
+export class Retention {
+  private readonly loop = new BackgroundLoop(() => this.step(), err => { this.onError(err) })
+  private urlSweepCursor = 0
+  private lastIpSweep = 0
+  /**
+   * Set when pruning for size deleted profiles without lowering the bytes used (the rest is not
+   * profiles): pruning for size then waits until the store holds more profiles than at that point,
+   * instead of deleting every profile (what scanner traffic once made it do).
+   */
+  private bytesStalledAtCount: number | undefined
+
+  constructor (
+    private readonly writer: ProfileWriter,
+    private readonly limits: RetentionLimits,
+    private readonly onError: (err: unknown) => void = () => {}
+  ) {}
+
+  /** One step; returns true when it deleted or reclaimed something (more may be left). */
+  step (now = Date.now()): boolean {
+    this.writer.recount()
+    const through = this.pruneTarget(now)
+    if (through !== undefined) {
+      const before = this.writer.usedBytes()
+      this.writer.deleteThrough(through)
+      this.writer.compactUrlIndex(COMPACT_PAGES)
+      this.reclaim()
+      // A merge of the URL index may grow the file for a step before it frees the old segments:
+      // only several steps in a row without a gain stop pruning for size.
+      if (this.prunedForSize) this.stepsWithoutGain = this.writer.usedBytes() >= before ? this.stepsWithoutGain + 1 : 0
+      if (this.stepsWithoutGain >= STALL_STEPS) this.bytesStalledAtCount = this.writer.count
+      return true
+    }
+    if (this.reclaim()) return true
+    return this.sweepOrphans(now)
+  }
+
+  /** Steps until every bound holds and nothing is left to reclaim; returns the steps taken. */
+  runUntilWithinBounds (now = Date.now()): number {
+    let steps = 0
+    while (this.step(now)) steps++
+    return steps
+  }
+
+  /** Runs in the background: right away while there is work, else every `intervalMs`. */
+  start (intervalMs: number): void {
+    this.loop.start(intervalMs)
+  }
+
+  stop (): void {
+    this.loop.stop()
+  }
+
+  /** Enforces the count bound only (cheap): called after each written batch. */
+  enforceCount (): void {
+    const { writer, limits } = this
+    while (writer.recount() > limits.maxProfiles) {
+      const through = writer.nthOldestId(Math.min(writer.count - limits.maxProfiles, BATCH))
+      if (through === undefined || writer.deleteThrough(through) === 0) return
+      writer.compactUrlIndex(COMPACT_PAGES)
+    }
+  }
+
+  private prunedForSize = false
+  private stepsWithoutGain = 0
+
+  /** The newest id to delete through in this step, or undefined when every bound holds. */
+  private pruneTarget (now: number): number | undefined {
+    this.prunedForSize = false
+    const { writer, limits } = this
+    const oldest = writer.oldestId()
+    if (oldest === undefined) return undefined
+    const expiredThrough = Math.floor(now - limits.maxAgeMs) * ID_SLOTS_PER_MS - 1
+    if (oldest <= expiredThrough) return Math.min(expiredThrough, writer.nthOldestId(BATCH) ?? expiredThrough)
+    if (writer.count > limits.maxProfiles) return writer.nthOldestId(Math.min(writer.count - limits.maxProfiles, BATCH))
+    const used = writer.usedBytes()
+    const target = limits.maxBytes * BYTES_TARGET
+    if (used <= target) {
+      this.bytesStalledAtCount = undefined
+      this.stepsWithoutGain = 0
+    }
+    const stalledAt = this.bytesStalledAtCount
+    // Stalled: only what arrived since goes, so the count stays where deleting stopped paying.
+    if (used > target && stalledAt !== undefined) {
+      return writer.count > stalledAt ? writer.nthOldestId(Math.min(writer.count - stalledAt, BATCH)) : undefined
+    }
+    if (used > target && writer.count > 0) {
+      this.prunedForSize = true
+      const bytesPerProfile = used / writer.count
+      const excess = Math.ceil((used - target) / bytesPerProfile)
+      return writer.nthOldestId(Math.max(1, Math.min(excess, BATCH, writer.count)))
+    }
+    return undefined
+  }
+
+  private reclaim (): boolean {
+    const free = this.writer.freePageCount()
+    if (free === 0) return false
+    this.writer.reclaim(Math.min(free, RECLAIM_PAGES))
+    return true
+  }
+
+  /** URLs and IPs that no profile uses any more leave the search side tables. */
+  private sweepOrphans (now: number): boolean {
+    const { deleted, nextAfterId } = this.writer.deleteOrphanUrls(this.urlSweepCursor, BATCH)
+    this.urlSweepCursor = nextAfterId
+    if (now - this.lastIpSweep >= IP_SWEEP_INTERVAL_MS) {
+      this.lastIpSweep = now
+      this.writer.deleteOrphanIps()
+    }
+    return deleted > 0
+  }
+}

@@ -1,0 +1,70 @@
+import type { Database } from 'better-sqlite3'
+import { isSqliteDataError, isStorageFault } from '../../../../lib/sqlite/faults.js'
+import type { ProfileRecord } from '../../profile.js'
+import { ProfileWriter } from './profile-writer.js'
+import { Retention } from './retention.js'
+import type { RetentionLimits, StoreTarget, StoreWriter, WriteResult, WriterEvents } from '../contract.js'
+import { openProfileDatabase } from './open-database.js'
+
+/** The SQLite engine's writer (writer thread): ProfileWriter and its Retention on one connection. */
+export class SqliteWriter implements StoreWriter {
+  /**
+   * A batch and the count bound's deletions in one transaction: the file never holds more than
+   * PROFILER_MAX_PROFILES, not even for a batch's moment (readers and other processes see either).
+   */
+  private readonly writeWithinCount: (batch: ProfileRecord[]) => WriteResult
+
+  private constructor (db: Database, private readonly writer: ProfileWriter, private readonly retention: Retention, private readonly closeDb: () => void) {
+    this.writeWithinCount = db.transaction((batch: ProfileRecord[]) => {
+      const result = this.writer.write(batch)
+      // On what the file holds: several processes may share it.
+      this.retention.enforceCount()
+      return result
+    })
+  }
+
+  static open (target: Extract<StoreTarget, { engine: 'sqlite' }>, deployment: string, limits: RetentionLimits, intervalMs: number, events: Pick<WriterEvents, 'onDeleted' | 'onError'>): SqliteWriter {
+    const { db } = openProfileDatabase(target.path, target.busyTimeoutMs)
+    // 16 MiB of page cache for the writer (SQLite's default is 2 MiB): the indexes' hot pages of a
+    // large store stay in memory between batches.
+    db.pragma(`cache_size = ${-16 * 1024}`)
+    const writer: ProfileWriter = new ProfileWriter(db, tokens => { events.onDeleted(tokens, writer.count) }, deployment)
+    const retention = new Retention(writer, limits, err => { events.onError(`pruning failed: ${(err as Error).message}`) })
+    retention.start(intervalMs)
+    return new SqliteWriter(db, writer, retention, () => { retention.stop(); db.close() })
+  }
+
+  get count (): number {
+    return this.writer.count
+  }
+
+  async write (batch: ProfileRecord[]): Promise<WriteResult> {
+    let result: WriteResult
+    try {
+      result = this.writeWithinCount(batch)
+    } catch (err) {
+      this.writer.forgetUncommitted()
+      throw err
+    }
+    // One retention step per batch as well (at most 500 deletions): under a burst the background
+    // loop alone let the file reach 91 MB at a 5 MiB bound before it caught up.
+    this.retention.step()
+    return result
+  }
+
+  async prune (now: number): Promise<void> {
+    this.retention.runUntilWithinBounds(now)
+  }
+
+  isFault (err: unknown): boolean {
+    return isStorageFault(err)
+  }
+
+  isContentError (err: unknown): boolean {
+    return isSqliteDataError(err)
+  }
+
+  async close (): Promise<void> {
+    this.closeDb()
+  }
+}

@@ -1,0 +1,203 @@
+import type { QueuedProfile } from '../profile.js'
+import type { StoreHealth } from './health.js'
+import { profileBytes } from './profile-size.js'
+import type { WriterClient } from './writer-client.js'
+
+export interface StoreOptions {
+  /** Profiles queued or being written at most; past that new ones are dropped and counted. */
+  maxQueue: number
+  /** Estimated bytes (profile-size.ts) queued or being written at most; past that new ones are dropped and counted. */
+  maxQueueBytes: number
+  /** Hand a batch to the writer as soon as this many are queued; a batch holds at most this many. */
+  batchSize: number
+  /** A batch holds at most this many estimated bytes (and at least one profile). */
+  maxBatchBytes: number
+  /** Otherwise hand it over this long after the first queued profile. */
+  flushDelayMs: number
+  /** While the store cannot be written, its oldest batch is retried this often (and the read connection reopened). */
+  retryDelayMs: number
+}
+
+export const DEFAULT_STORE_OPTIONS: StoreOptions = {
+  maxQueue: 10_000,
+  maxQueueBytes: 64 * 1024 * 1024,
+  batchSize: 500,
+  maxBatchBytes: 4 * 1024 * 1024,
+  flushDelayMs: 50,
+  retryDelayMs: 1000
+}
+
+/** What the queue tells its owner. */
+export interface QueueEvents {
+  /** Profiles that will not be stored (their tokens are free again); `reason` for the log. */
+  onDrop: (tokens: string[], reason: string) => void
+  /** A batch was stored; `count` is the number of stored profiles the writer reports. */
+  onWritten: (count: number) => Promise<void>
+}
+
+/** A queued profile with its estimated bytes and its place in arrival order. */
+interface Entry { profile: QueuedProfile, bytes: number, seq: number }
+
+function mebibytes (bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`
+}
+
+/**
+ * The bounded queue between the request thread and the writer, and its batch scheduler. Bounded
+ * in profiles and in estimated bytes, both counting the batch being written. One batch at a time
+ * is with the writer (at most `batchSize` profiles and `maxBatchBytes`): the writer's copy of the
+ * queue is never more than that. A batch the writer answers with an error (a storage fault, the
+ * writer thread gone, anything not proven to be one profile's) goes back to the front of the
+ * queue and is retried, alone, every `retryDelayMs`; what overflows the queue meanwhile is
+ * dropped and counted. Only the profiles the writer sets aside (write-batch.ts) are lost.
+ */
+export class ProfileQueue {
+  private queue: Entry[] = []
+  private queuedBytes = 0
+  private inFlight = 0
+  private inFlightBytes = 0
+  /** When the batch now with the writer was handed over (null: none is). */
+  private inFlightSince: number | null = null
+  private pushed = 0
+  /** The batch with the writer, until its answer has been handled. */
+  private current: Promise<void> | null = null
+  private timer: NodeJS.Timeout | null = null
+  private timerDueAt = 0
+
+  constructor (
+    private readonly writer: WriterClient,
+    private readonly health: StoreHealth,
+    private readonly options: StoreOptions,
+    private readonly events: QueueEvents
+  ) {}
+
+  /** Profiles waiting or being written. */
+  get size (): number {
+    return this.queue.length + this.inFlight
+  }
+
+  /** Since when the writer has held the batch it has not answered yet, or null. */
+  get writeWaitingSince (): number | null {
+    return this.inFlightSince
+  }
+
+  /** Estimated bytes of the profiles waiting or being written. */
+  get bytes (): number {
+    return this.queuedBytes + this.inFlightBytes
+  }
+
+  /** Queues a profile; never writes, never waits, never throws. Returns false when it was dropped. */
+  push (profile: QueuedProfile): boolean {
+    const bytes = profileBytes(profile)
+    const full = this.size >= this.options.maxQueue
+      ? `${this.options.maxQueue} profiles`
+      : this.bytes + bytes > this.options.maxQueueBytes ? `${mebibytes(this.options.maxQueueBytes)} with this one's ${mebibytes(bytes)}` : null
+    if (full !== null) {
+      this.events.onDrop([profile.token], `${this.health.failing ? 'the store is failing' : 'the writer is behind'} and the queue is full (${full})`)
+      return false
+    }
+    this.queue.push({ profile, bytes, seq: ++this.pushed })
+    this.queuedBytes += bytes
+    this.scheduleNext()
+    return true
+  }
+
+  /**
+   * Hands the profiles queued now to the writer, batch after batch, and resolves once the writer
+   * has answered for them; a failing store gets one try (close() then counts what is left).
+   */
+  async flush (): Promise<void> {
+    const last = this.pushed
+    let tried = false
+    for (;;) {
+      if (this.current !== null) {
+        await this.current
+        continue
+      }
+      const oldest = this.queue[0]
+      if (oldest === undefined || oldest.seq > last || (tried && this.health.failing)) return
+      tried = true
+      this.handOver()
+    }
+  }
+
+  /** Stops the timer and takes out what is left (after a last flush). */
+  drain (): QueuedProfile[] {
+    this.cancelTimer()
+    const left = this.queue.map(entry => entry.profile)
+    this.queue = []
+    this.queuedBytes = 0
+    return left
+  }
+
+  /** The oldest profiles, up to `batchSize` of them and `maxBatchBytes` (one at least). */
+  private takeBatch (): { batch: Entry[], bytes: number } {
+    let bytes = 0
+    let count = 0
+    for (const entry of this.queue) {
+      if (count === this.options.batchSize || (count > 0 && bytes + entry.bytes > this.options.maxBatchBytes)) break
+      bytes += entry.bytes
+      count++
+    }
+    const batch = this.queue.splice(0, count)
+    this.queuedBytes -= bytes
+    return { batch, bytes }
+  }
+
+  private handOver (): void {
+    this.cancelTimer()
+    if (this.current !== null || this.queue.length === 0) return
+    const { batch, bytes } = this.takeBatch()
+    this.inFlight = batch.length
+    this.inFlightBytes = bytes
+    this.inFlightSince = Date.now()
+    this.current = this.writer.request({ type: 'write', batch: batch.map(entry => entry.profile) }).then(async answer => {
+      this.inFlight = 0
+      this.inFlightBytes = 0
+      this.inFlightSince = null
+      if (answer.error !== undefined) {
+        // Kept, oldest first, and tried again later, alone: only what the writer proved to be one
+        // profile's fault is set aside (below); an error is the store's, whatever its kind.
+        const retry = answer.retry === undefined ? null : new Set(answer.retry)
+        const kept = retry === null ? batch : batch.filter(entry => retry.has(entry.profile.token))
+        this.queue = kept.concat(this.queue)
+        this.queuedBytes += kept.reduce((sum, entry) => sum + entry.bytes, 0)
+        this.health.fail(answer.error)
+        if ((answer.written ?? 0) > 0) await this.events.onWritten(answer.count)
+      } else {
+        await this.events.onWritten(answer.count)
+        this.health.recover()
+      }
+      for (const { token, reason } of answer.unshaped ?? []) this.events.onDrop([token], reason)
+      for (const token of answer.rejected ?? []) {
+        this.events.onDrop([token], `profile ${token} could not be stored: its token or every id of its millisecond is taken`)
+      }
+    }).finally(() => {
+      this.current = null
+      this.scheduleNext()
+    })
+  }
+
+  /** The next hand-over: a retry while failing, at once for a full batch, else after the flush delay. */
+  private scheduleNext (): void {
+    if (this.queue.length === 0 || this.current !== null) return
+    if (this.health.failing) this.schedule(this.options.retryDelayMs)
+    else if (this.queue.length >= this.options.batchSize || this.queuedBytes >= this.options.maxBatchBytes) this.schedule(0)
+    else this.schedule(this.options.flushDelayMs)
+  }
+
+  /** Hands over in `delayMs`, unless a hand-over is due by then already. */
+  private schedule (delayMs: number): void {
+    const dueAt = Date.now() + delayMs
+    if (this.timer !== null && this.timerDueAt <= dueAt) return
+    this.cancelTimer()
+    this.timerDueAt = dueAt
+    this.timer = setTimeout(() => this.handOver(), delayMs)
+    this.timer.unref()
+  }
+
+  private cancelTimer (): void {
+    if (this.timer !== null) clearTimeout(this.timer)
+    this.timer = null
+  }
+}

@@ -1,0 +1,179 @@
+import type { QueuedProfile, ProfileSummary, SearchFilters, StoredProfile } from '../profile.js'
+import type { RouteStats } from '../stats/rollup.js'
+import type { StoreReader } from '../engine/contract.js'
+import { StoreHealth, type HealthLog, type StoreHealthSnapshot } from './health.js'
+import { ProfileQueue, type StoreOptions } from './profile-queue.js'
+import { ReaderConnection } from './reader-connection.js'
+import { Reservations } from './reservations.js'
+import type { WriterClient } from './writer-client.js'
+import type { WriterMessage } from './writer-protocol.js'
+
+export { DEFAULT_STORE_OPTIONS, type StoreOptions } from './profile-queue.js'
+
+export interface StoreEvents extends HealthLog {
+  /** A profile was dropped (queue full, token clash); not called for faults, which StoreHealth reports. */
+  onDrop: (reason: string) => void
+}
+
+/**
+ * ProfileStore, on the request thread, the small facade the recorder and the pages use: tokens
+ * and ids (Reservations), the bounded queue to the writer thread (ProfileQueue), the reader with
+ * its reopening (ReaderConnection) and the store's health. It does not know which engine is behind.
+ */
+export class ProfileStore {
+  /** Profiles dropped because the writer fell behind or could not store them. */
+  dropped = 0
+  /** Stored profiles, as the writer (or the reader at open) last reported. */
+  count = 0
+  readonly health: StoreHealth
+  private readonly reservations = new Reservations()
+  private readonly queue: ProfileQueue
+  private readonly reader: ReaderConnection
+
+  constructor (
+    /** Opens (and migrates) the read side; it may reject while the store is unavailable. */
+    openReader: () => Promise<StoreReader>,
+    private readonly writer: WriterClient,
+    options: StoreOptions,
+    private readonly events: StoreEvents
+  ) {
+    this.health = new StoreHealth(events, () => ({ dropped: this.dropped, queued: this.queue.size, writeWaitingSince: this.queue.writeWaitingSince }))
+    this.queue = new ProfileQueue(writer, this.health, options, {
+      onDrop: (tokens, reason) => {
+        for (const token of tokens) this.releaseToken(token)
+        this.drop(reason, tokens.length)
+      },
+      onWritten: async count => {
+        this.count = count
+        // At most once per retry delay, not once per batch, while the store cannot be read.
+        await this.reader.reopenIfDue()
+      }
+    })
+    this.reader = new ReaderConnection(openReader, options.retryDelayMs, async reader => {
+      // One pass over the stored tokens fills the token set and counts the profiles.
+      this.count = await reader.eachToken(token => { this.reservations.reserve(token) })
+    }, {
+      // The read side is reported on its own: a failing reader is not a store that "cannot be
+      // written", and reporting it as such made the write health flap fail/recover on every batch.
+      onFailure: message => {
+        events.error(`profiler: the profile store cannot be read (${message}); its pages answer 503 until it can`)
+      },
+      onRecovered: () => { events.info('profiler: the profile store can be read again') }
+    })
+  }
+
+  /** Opens the read side now (the plugin waits for this first attempt; a failure is reported, not thrown). */
+  async open (): Promise<void> {
+    await this.reader.tryOpen()
+  }
+
+  /** Events of the writer thread: pruned tokens are free again. */
+  onWriterMessage (message: WriterMessage): void {
+    if (message.type === 'deleted') {
+      for (const token of message.tokens) this.releaseToken(token)
+      this.count = message.count
+    } else if (message.type === 'taken') {
+      for (const token of message.tokens) this.reservations.reserve(token)
+    }
+  }
+
+  nextId (startMs: number): number {
+    return this.reservations.nextId(startMs)
+  }
+
+  /** Whether a token is queued or stored: tokens are unique among stored profiles. */
+  isTokenTaken (token: string): boolean {
+    return this.reservations.isTaken(token)
+  }
+
+  /** Reserves a token for a profile about to be queued. */
+  reserveToken (token: string): void {
+    this.reservations.reserve(token)
+  }
+
+  /** Gives back the token of a profile that will not be stored. */
+  releaseToken (token: string): void {
+    this.reservations.release(token)
+  }
+
+  /** Estimated bytes of the profiles queued or being written (bounded by `maxQueueBytes`). */
+  get queuedBytes (): number {
+    return this.queue.bytes
+  }
+
+  /** Queues a profile; never writes, never waits, never throws. Returns false when it was dropped. */
+  enqueue (profile: QueuedProfile): boolean {
+    return this.queue.push(profile)
+  }
+
+  /** Hands the queued profiles to the writer, batch after batch, and resolves once it has answered for them (one try while the store fails). */
+  async flush (): Promise<void> {
+    await this.queue.flush()
+  }
+
+  healthSnapshot (): StoreHealthSnapshot {
+    return this.health.snapshot()
+  }
+
+  /** Runs the retention bounds now (as seen at `now`), after everything queued is stored. */
+  async prune (now = Date.now()): Promise<void> {
+    await this.flush()
+    const answer = await this.writer.request({ type: 'prune', now })
+    if (answer.error === undefined) this.count = answer.count
+  }
+
+  /** Stores what is left (one last try if the store is failing), then closes both sides. */
+  async close (): Promise<void> {
+    await this.flush()
+    const left = this.queue.drain()
+    if (left.length > 0) {
+      this.dropped += left.length
+      this.events.error(`profiler: ${left.length} profile(s) could not be stored before shutdown: ${this.health.snapshot().reason ?? 'the store is failing'}`)
+    }
+    await this.writer.close()
+    await this.reader.close()
+  }
+
+  async search (filters: SearchFilters): Promise<ProfileSummary[]> {
+    return await this.reader.use(reader => reader.search(filters))
+  }
+
+  /** The HAR document of a search when the engine builds it off the request thread; null: build it from search and find. */
+  async searchHar (filters: SearchFilters, version: string): Promise<string | null> {
+    return await this.reader.use(async reader => reader.searchHar === undefined ? null : await reader.searchHar(filters, version))
+  }
+
+  async find (token: string): Promise<StoredProfile | undefined> {
+    return await this.reader.use(reader => reader.find(token))
+  }
+
+  async latest (type = 'request'): Promise<StoredProfile | undefined> {
+    return await this.reader.use(reader => reader.latest(type))
+  }
+
+  async deployments (): Promise<string[]> {
+    return await this.reader.use(reader => reader.deployments())
+  }
+
+  /** Route statistics over the window ending at `nowMs`, from the rollups (never the profiles). */
+  async routeStats (nowMs: number, windowMs: number): Promise<{ fromMs: number, routes: RouteStats[] }> {
+    return await this.reader.use(reader => reader.routeStats(nowMs, windowMs))
+  }
+
+  /** The tokens of the profiles just before (older) and just after (newer) this one, of the same type. */
+  async neighbours (token: string, type = 'request'): Promise<{ previous: string | null, next: string | null }> {
+    return await this.reader.use(reader => reader.neighbours(token, type))
+  }
+
+  /** Bytes the stored profiles take (the SQLite file, or the PostgreSQL relations). */
+  async storeBytes (): Promise<number> {
+    return await this.reader.use(reader => reader.storeBytes())
+  }
+
+  /** Counts profiles that will not be stored and reports them (at most every few seconds, never during a fault). */
+  drop (reason: string, profiles = 1): void {
+    this.dropped += profiles
+    // During a fault the recovery line reports the losses.
+    if (!this.health.failing) this.events.onDrop(reason)
+  }
+}

@@ -1,0 +1,42 @@
+// Messages between the request thread (writer-client.ts) and the writer thread (worker.ts).
+import type { RedactionRules } from '../../../lib/redact.js'
+import type { QueuedProfile } from '../profile.js'
+import type { RetentionLimits, StoreTarget } from '../engine/contract.js'
+
+export interface WriterSettings {
+  target: StoreTarget
+  /** This deployment's name, written with every profile. */
+  deployment: string
+  /** The redaction rules on top of the built-in ones: captures are redacted in the writer thread. */
+  redaction?: RedactionRules
+  retention: RetentionLimits
+  retentionIntervalMs: number
+}
+
+export type WriterRequest =
+  | { id: number, type: 'write', batch: QueuedProfile[] }
+  | { id: number, type: 'prune', now: number }
+  | { id: number, type: 'close' }
+
+export type WriterMessage =
+  /** The answer to a request; `count` is the number of stored profiles after it. */
+  | {
+    type: 'done'
+    id: number
+    count: number
+    written?: number
+    rejected?: string[]
+    /** Profiles set aside, each proven to be what failed (it cannot be shaped, copied or stored), and why. */
+    unshaped?: Array<{ token: string, reason: string }>
+    /** The batch (or `retry` of it) was not stored and is to be tried again. */
+    error?: string
+    /** The store failed (may clear), not the data. */
+    fault?: boolean
+    /** With `error`: only these tokens are to be tried again, the rest of the batch is settled (written, rejected or set aside). */
+    retry?: string[]
+  }
+  /** Profiles pruned in the background: their tokens are free again. */
+  | { type: 'deleted', tokens: string[], count: number }
+  /** Tokens other instances sharing the store have claimed: not to be drawn here. */
+  | { type: 'taken', tokens: string[] }
+  | { type: 'error', message: string }

@@ -1,0 +1,86 @@
+// The writer's work, whichever thread runs it: owns the store's write connection, shapes and
+// writes the batches the request thread sends, and prunes in the background.
+// The store is opened lazily: a store that cannot be opened yet (a read-only or missing folder,
+// a database server that is down) fails each write with its reason until it can, and then works
+// like any other. Requests are handled one at a time, in the order they came.
+import { Redactor } from '../../../lib/redact.js'
+import { collectors } from '../collect/collectors/index.js'
+import { shapeProfile } from '../collect/shape.js'
+import type { ProfileRecord, QueuedProfile } from '../profile.js'
+import type { StoreWriter } from '../engine/contract.js'
+import type { WriterMessage, WriterRequest, WriterSettings } from './writer-protocol.js'
+import { isOpenFault, openStoreWriter } from '../engine/open-writer.js'
+import { writeBatch, type SetAside } from './write-batch.js'
+
+/** Takes one request; the promise resolves once it has been answered (it never rejects: failures are answers). */
+export type WriterService = (request: WriterRequest) => Promise<void>
+
+/** Starts the writer's work with `settings`; everything it has to say goes through `send`. */
+export function startWriterService (settings: WriterSettings, send: (message: WriterMessage) => void): WriterService {
+  const events = {
+    onDeleted: (tokens: string[], count: number) => { send({ type: 'deleted', tokens, count }) },
+    onError: (message: string) => { send({ type: 'error', message }) },
+    onTaken: (tokens: string[]) => { send({ type: 'taken', tokens }) }
+  }
+  let store: StoreWriter | null = null
+  const redactor = new Redactor(settings.redaction)
+
+  /** The batch's captures shaped into profiles; one that cannot be shaped is left out and reported. */
+  function shapeBatch (batch: QueuedProfile[], unshaped: SetAside[]): ProfileRecord[] {
+    const records: ProfileRecord[] = []
+    for (const item of batch) {
+      if (!('kind' in item)) {
+        records.push(item)
+        continue
+      }
+      try {
+        records.push(shapeProfile(item, collectors, redactor))
+      } catch (err) {
+        unshaped.push({ token: item.token, reason: `a profile could not be collected: ${(err as Error).message}` })
+      }
+    }
+    return records
+  }
+
+  async function openStore (): Promise<StoreWriter> {
+    if (store !== null) return store
+    const { target, deployment, retention, retentionIntervalMs } = settings
+    store = await openStoreWriter(target, deployment, retention, retentionIntervalMs, events)
+    return store
+  }
+
+  async function handle (request: WriterRequest): Promise<void> {
+    try {
+      switch (request.type) {
+        case 'write': {
+          const writer = await openStore()
+          const unshaped: SetAside[] = []
+          const outcome = await writeBatch(writer, shapeBatch(request.batch, unshaped))
+          const settled = { count: writer.count, written: outcome.written, rejected: outcome.rejected, unshaped: [...unshaped, ...outcome.setAside] }
+          if (outcome.ok) send({ type: 'done', id: request.id, ...settled })
+          else send({ type: 'done', id: request.id, ...settled, error: (outcome.error as Error).message, fault: writer.isFault(outcome.error), retry: outcome.retry })
+          break
+        }
+        case 'prune': {
+          const writer = await openStore()
+          await writer.prune(request.now)
+          send({ type: 'done', id: request.id, count: writer.count })
+          break
+        }
+        case 'close':
+          await store?.close()
+          send({ type: 'done', id: request.id, count: store?.count ?? 0 })
+          break
+      }
+    } catch (err) {
+      const fault = store === null ? isOpenFault(settings.target, err) : store.isFault(err)
+      send({ type: 'done', id: request.id, count: store?.count ?? 0, error: (err as Error).message, fault })
+    }
+  }
+
+  let queue: Promise<void> = openStore().then(() => {}, (err: unknown) => { send({ type: 'error', message: (err as Error).message }) })
+  return async request => {
+    queue = queue.then(async () => { await handle(request) })
+    await queue
+  }
+}
