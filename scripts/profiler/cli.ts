@@ -5,7 +5,6 @@ import type { Readable, Writable } from 'node:stream'
 import { Command, CommanderError, Option } from 'commander'
 import { ConfigError, loadStoreConfig, type StoreConfig } from '../../config.js'
 import { HttpError } from '../../lib/http-error.js'
-import { isStorageFault } from '../../lib/sqlite/faults.js'
 import { DEFAULT_LIMIT } from '../../plugins/profiler/query/search-filters.js'
 import { DEFAULT_WINDOW, routeStatsJson, WINDOW_NAMES } from '../../plugins/profiler/query/stats-json.js'
 import { openReadOnlyStore, StoreUnavailableError, type ProfileReader } from '../../plugins/profiler/engine/open-read-only.js'
@@ -183,7 +182,7 @@ function failure (err: unknown): { code: number, message: string | null } {
   // The page's 400s (bad filters) and 404s (unknown token or panel).
   if (err instanceof HttpError && err.statusCode < 500) return { code: 2, message: err.message }
   if (err instanceof StoreUnavailableError) return { code: 1, message: err.message }
-  return { code: 1, message: isStorageFault(err) ? `The profile store failed: ${(err as Error).message}` : String((err as Error).message ?? err) }
+  return { code: 1, message: String((err as Error).message ?? err) }
 }
 
 /**

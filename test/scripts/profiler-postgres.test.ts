@@ -67,6 +67,19 @@ if (needsPostgres(t)) {
     t.same(await queryOn(url, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"), [], 'nothing created or migrated')
   })
 
+  t.test('a read the store refuses is the store\'s failure, as on SQLite: exit code 1, one line that says so', async t => {
+    const { env } = await recordedApp(t, { PROFILER_DATABASE_URL: await cluster.createDatabase('refusing') })
+    const url = env.PROFILER_DATABASE_URL ?? ''
+    // A role that may read the schema's version but not the profiles: the open succeeds, the search is refused (42501).
+    await queryOn(url, 'CREATE ROLE version_only LOGIN')
+    await queryOn(url, 'GRANT SELECT ON profiler_schema_migrations TO version_only')
+    const refused = url.replace('//postgres:', '//version_only:')
+    const res = await profiler(['search'], { PROFILER_DATABASE_URL: refused })
+    t.equal(res.code, 1)
+    t.match(res.stderr, /^profiler: The profile store failed: permission denied for table profiles\n$/)
+    t.notOk(res.stderr.includes(PASSWORD), 'no password')
+  })
+
   t.test('an unreachable server is exit code 1 with one line that never shows the password', async t => {
     const url = `postgres://postgres:${PASSWORD}@127.0.0.1:${await freePort()}/store`
     for (const args of [['search'], ['show', 'latest'], ['stats']]) {

@@ -35,11 +35,20 @@ export async function openReadOnlyStore (config: StoreConfig): Promise<ProfileRe
   const reader = config.profilerDatabaseUrl === null
     ? openSqlite(config.profilerDatabasePath)
     : await openPostgres(config.profilerDatabaseUrl)
+  // A read the engine calls a fault (reader.isFault) is the store's failure, the same on both engines.
+  const read = async <T>(call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call()
+    } catch (err) {
+      if (reader.isFault(err)) throw new StoreUnavailableError(`The profile store failed: ${(err as Error).message}`, { cause: err })
+      throw err
+    }
+  }
   return {
-    search: async filters => await reader.search(filters),
-    find: async token => await reader.find(token),
-    latest: async () => await reader.latest('request'),
-    routeStats: async (nowMs, windowMs) => await reader.routeStats(nowMs, windowMs),
+    search: async filters => await read(async () => await reader.search(filters)),
+    find: async token => await read(async () => await reader.find(token)),
+    latest: async () => await read(async () => await reader.latest('request')),
+    routeStats: async (nowMs, windowMs) => await read(async () => await reader.routeStats(nowMs, windowMs)),
     close: async () => { await reader.close() }
   }
 }
