@@ -4,19 +4,16 @@ import { migratePostgres, postgresSchemaVersion } from '../../../../lib/postgres
 import { createPool } from '../../../../lib/postgres/pool.js'
 import { storableParams } from '../../../../lib/postgres/text.js'
 import { profilerPostgresMigrationsDir } from '../../../../paths.js'
-import { idRangeOf, ID_SLOTS_PER_MS, type ProfileSummary, type SearchFilters, type StoredProfile } from '../../profile.js'
-import { fromStoredPanels } from '../../stored-panels.js'
+import type { ProfileSummary, SearchFilters, StoredProfile } from '../../profile.js'
 import { storeBytes } from './partitions.js'
 import { PROFILER_MIGRATIONS_TABLE } from './writer.js'
 import { HOUR_MS, MINUTE_MS, windowRanges, WindowTotals, type RouteStats, type WindowRow } from '../../stats/rollup.js'
 import type { StoreReader, StoreTarget } from '../contract.js'
+import { PROFILE_COLUMNS, SUMMARY_COLUMNS, toStoredProfile, toSummary, type ProfileRow, type SummaryRow } from '../profile-rows.js'
+import { filterTerms, SqlParameters, type SqlDialect } from '../search-predicates.js'
 
-interface SummaryRow { id: number, token: string, ip: string, method: string, url: string, status: number, duration_ms: number, deployment: string }
-interface ProfileRow extends SummaryRow { parent_token: string | null, type: string, route: string | null, panels: string }
-
-const SUMMARY_COLUMNS = 'p.id, p.token, p.ip, p.method, p.url, p.status_code AS status, p.duration_ms, p.deployment'
-const DETAIL = `SELECT ${SUMMARY_COLUMNS}, p.parent_token, p.type, p.route, d.panels
-  FROM profiles p JOIN profile_data d ON d.token = p.token AND d.id = p.id`
+const POSTGRES: SqlDialect = { placeholder: n => `$${n}`, position: (haystack, needle) => `strpos(${haystack}, ${needle})` }
+const DETAIL = `SELECT ${PROFILE_COLUMNS} FROM profiles p JOIN profile_data d ON d.token = p.token AND d.id = p.id`
 /** pg_trgm answers LIKE '%term%' through its index from 3 characters on. */
 const MIN_TRIGRAM_LENGTH = 3
 /** A substring that matches at most this many distinct URLs (or IPs) is answered value by value. */
@@ -89,34 +86,22 @@ export class PostgresReader implements StoreReader {
     if (filters === null) return []
     const key = await this.searchKey(filters)
     if (key !== null && key.values.length === 0) return []
-    const where = ['p.type = $1']
-    const params: unknown[] = [filters.type]
-    const param = (value: unknown): string => `$${params.push(value)}`
-    if (filters.deployment !== undefined) where.push(`p.deployment = ${param(filters.deployment)}`)
-    if (filters.method !== undefined) where.push(`p.method = ${param(filters.method)}`)
-    if (filters.statusCode !== undefined) where.push(`p.status_code = ${param(filters.statusCode)}`)
+    const params = new SqlParameters(POSTGRES)
     // Substrings are checked on every row read (after a keyed lookup too: a URL hash could collide).
-    if (filters.ip !== undefined && key?.column !== 'ip') where.push(`strpos(p.ip, ${param(filters.ip)}) > 0`)
-    if (filters.url !== undefined) where.push(`strpos(p.url, ${param(filters.url)}) ${filters.urlNegated === true ? '=' : '>'} 0`)
-    if (filters.route === null) where.push('p.route IS NULL')
-    else if (filters.route !== undefined) where.push(`p.route = ${param(filters.route)}`)
-    if (filters.start !== undefined || filters.end !== undefined) {
-      const { low, high } = idRangeOf(filters.start, filters.end)
-      where.push(`p.id BETWEEN ${param(low)} AND ${param(high)}`)
-    }
-    const limit = param(filters.limit)
+    const where = filterTerms(filters, params, POSTGRES, { ip: key?.column === 'ip', url: false })
+    const limit = params.add(filters.limit)
     if (key === null) {
-      return (await this.query<SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM profiles p WHERE ${where.join(' AND ')} ORDER BY p.id DESC LIMIT ${limit}`, params)).map(toSummary)
+      return (await this.query<SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM profiles p WHERE ${where.join(' AND ')} ORDER BY p.id DESC LIMIT ${limit}`, params.values)).map(toSummary)
     }
     // Few matching values: the newest rows of each, through its (value, id) index and only in the
     // partitions between its first and last profile, then merged.
-    const keys = `${param(key.values)}::${key.column === 'ip' ? 'text' : 'bigint'}[], ${param(key.firstIds)}::bigint[], ${param(key.lastIds)}::bigint[]`
+    const keys = `${params.add(key.values)}::${key.column === 'ip' ? 'text' : 'bigint'}[], ${params.add(key.firstIds)}::bigint[], ${params.add(key.lastIds)}::bigint[]`
     const column = key.column === 'ip' ? 'p.ip' : 'hashtextextended(p.url, 0)'
     const sql = `SELECT x.* FROM unnest(${keys}) AS k (value, first_id, last_id)
       CROSS JOIN LATERAL (SELECT ${SUMMARY_COLUMNS} FROM profiles p WHERE ${column} = k.value AND p.id BETWEEN k.first_id AND k.last_id
         AND ${where.join(' AND ')} ORDER BY p.id DESC LIMIT ${limit}) x
       ORDER BY x.id DESC LIMIT ${limit}`
-    return (await this.query<SummaryRow>(sql, params)).map(toSummary)
+    return (await this.query<SummaryRow>(sql, params.values)).map(toSummary)
   }
 
   /**
@@ -231,21 +216,4 @@ function withoutNulUrl (filters: SearchFilters): SearchFilters | null {
   if (filters.urlNegated !== true) return null
   const { url: _url, urlNegated: _negated, ...others } = filters
   return others
-}
-
-function toSummary (row: SummaryRow): ProfileSummary {
-  const startMs = Math.floor(row.id / ID_SLOTS_PER_MS)
-  return { token: row.token, ip: row.ip, method: row.method, url: row.url, status: row.status, time: new Date(startMs).toISOString(), durationMs: row.duration_ms, deployment: row.deployment }
-}
-
-function toStoredProfile (row: ProfileRow | undefined): StoredProfile | undefined {
-  if (row === undefined) return undefined
-  const profile = toSummary(row)
-  return {
-    ...profile,
-    parentToken: row.parent_token,
-    type: row.type,
-    route: row.route,
-    panels: fromStoredPanels(JSON.parse(row.panels) as Record<string, unknown>, { ...profile, route: row.route })
-  }
 }

@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3'
-import { idRangeOf, type ProfileSummary, type SearchFilters, type StoredProfile } from '../../profile.js'
-import { fromStoredPanels } from '../../stored-panels.js'
+import type { ProfileSummary, SearchFilters, StoredProfile } from '../../profile.js'
+import { PROFILE_COLUMNS, SUMMARY_COLUMNS, toStoredProfile, toSummary, type ProfileRow, type SummaryRow } from '../profile-rows.js'
+import { filterTerms, SqlParameters, type SqlDialect } from '../search-predicates.js'
 import { HOUR_MS, MINUTE_MS, windowRanges, WindowTotals, type RouteStats, type WindowRow } from '../../stats/rollup.js'
 
 /** A substring filter that matches at most this many distinct URLs (or IPs) is answered key by key. */
@@ -13,11 +14,9 @@ const MAX_URL_SET = 5_000
 /** The trigram index answers substrings of 3 characters (code points) or more. */
 const MIN_TRIGRAM_LENGTH = 3
 
-interface SummaryRow { id: number, token: string, ip: string, method: string, url: string, status: number, time: string, durationMs: number, deployment: string }
-interface ProfileRow extends SummaryRow { parent_token: string | null, type: string, route: string | null, panels: string }
 type Key = { column: 'url_id', values: number[] } | { column: 'ip', values: string[] } | { column: 'url_set', values: number[] }
 
-const SUMMARY_COLUMNS = 'p.id, p.token, p.ip, p.method, p.url, p.status_code AS status, p.time, p.duration_ms AS durationMs, p.deployment'
+const SQLITE: SqlDialect = { placeholder: () => '?', position: (haystack, needle) => `instr(${haystack}, ${needle})` }
 
 /**
  * The trigrams that narrow a URL search: the last one of the term and the one just before it
@@ -41,7 +40,7 @@ function allOf (trigrams: string[]): string {
 }
 
 function prepareReadStatements (db: Database) {
-  const detail = `SELECT ${SUMMARY_COLUMNS}, p.parent_token, p.type, p.route, d.panels FROM profiles p JOIN profile_data d ON d.profile_id = p.id`
+  const detail = `SELECT ${PROFILE_COLUMNS} FROM profiles p JOIN profile_data d ON d.profile_id = p.id`
   return {
     byToken: db.prepare(`${detail} WHERE p.token = ?`),
     newest: db.prepare(`${detail} WHERE p.type = ? ORDER BY p.id DESC LIMIT 1`),
@@ -78,13 +77,13 @@ export class ProfileSearch {
 
   search (filters: SearchFilters): ProfileSummary[] {
     const key = this.searchKey(filters)
-    if (key === null) return this.runSearch(filters, null).map(withoutId)
+    if (key === null) return this.runSearch(filters, null).map(toSummary)
     if (key.values.length === 0) return []
-    if (key.column === 'url_set') return this.runSearch(filters, { column: 'url_set', value: JSON.stringify(key.values) }).map(withoutId)
+    if (key.column === 'url_set') return this.runSearch(filters, { column: 'url_set', value: JSON.stringify(key.values) }).map(toSummary)
     // Few matching URLs (or IPs): newest-first on each one's index entries, then merge.
     const merged: SummaryRow[] = []
     for (const value of key.values) merged.push(...this.runSearch(filters, { column: key.column, value }))
-    return merged.sort((a, b) => b.id - a.id).slice(0, filters.limit).map(withoutId)
+    return merged.sort((a, b) => b.id - a.id).slice(0, filters.limit).map(toSummary)
   }
 
   find (token: string): StoredProfile | undefined {
@@ -155,71 +154,19 @@ export class ProfileSearch {
   }
 
   private runSearch (filters: SearchFilters, key: { column: string, value: number | string } | null): SummaryRow[] {
-    const where = ['p.type = @type']
-    const params: Record<string, unknown> = { type: filters.type, limit: filters.limit }
-    if (key?.column === 'url_set') {
-      // The matching URL ids, passed as one JSON array: the rows of those URLs only, newest kept.
-      where.push('p.url_id IN (SELECT value FROM json_each(@key))')
-      params.key = key.value
-    } else if (key !== null) {
-      where.push(`p.${key.column} = @key`)
-      params.key = key.value
-    }
-    if (filters.ip !== undefined && key?.column !== 'ip') {
-      where.push('instr(p.ip, @ip) > 0')
-      params.ip = filters.ip
-    }
-    if (filters.deployment !== undefined) {
-      where.push('p.deployment = @deployment')
-      params.deployment = filters.deployment
-    }
-    if (filters.method !== undefined) {
-      where.push('p.method = @method')
-      params.method = filters.method
-    }
-    if (filters.statusCode !== undefined) {
-      where.push('p.status_code = @statusCode')
-      params.statusCode = filters.statusCode
-    }
-    if (filters.route === null) {
-      where.push('p.route IS NULL')
-    } else if (filters.route !== undefined) {
-      where.push('p.route = @route')
-      params.route = filters.route
-    }
-    if (filters.url !== undefined && key?.column !== 'url_id' && key?.column !== 'url_set') {
-      where.push(filters.urlNegated === true ? 'instr(p.url, @url) = 0' : 'instr(p.url, @url) > 0')
-      params.url = filters.url
-    }
-    if (filters.start !== undefined || filters.end !== undefined) {
-      where.push('p.id BETWEEN @low AND @high')
-      Object.assign(params, idRangeOf(filters.start, filters.end))
-    }
+    const params = new SqlParameters(SQLITE)
+    const where = filterTerms(filters, params, SQLITE, { ip: key?.column === 'ip', url: key?.column === 'url_id' || key?.column === 'url_set' })
+    // The matching URL ids of a url_set come as one JSON array: the rows of those URLs only, newest kept.
+    if (key?.column === 'url_set') where.push(`p.url_id IN (SELECT value FROM json_each(${params.add(key.value)}))`)
+    else if (key !== null) where.push(`p.${key.column} = ${params.add(key.value)}`)
     // A keyed lookup must walk its own index (it holds the row id, so it comes out newest first).
     const indexed = key === null ? '' : ` INDEXED BY profiles_${key.column === 'ip' ? 'ip' : 'url_id'}`
-    const sql = `SELECT ${SUMMARY_COLUMNS} FROM profiles p${indexed} WHERE ${where.join(' AND ')} ORDER BY p.id DESC LIMIT @limit`
+    const sql = `SELECT ${SUMMARY_COLUMNS} FROM profiles p${indexed} WHERE ${where.join(' AND ')} ORDER BY p.id DESC LIMIT ${params.add(filters.limit)}`
     let statement = this.searches.get(sql)
     if (statement === undefined) {
       statement = this.db.prepare(sql)
       this.searches.set(sql, statement)
     }
-    return statement.all(params) as SummaryRow[]
-  }
-}
-
-function withoutId ({ id: _id, ...summary }: SummaryRow): ProfileSummary {
-  return summary
-}
-
-function toStoredProfile (row: ProfileRow | undefined): StoredProfile | undefined {
-  if (row === undefined) return undefined
-  const { parent_token: parentToken, panels: _panels, type: _type, route: _route, ...summary } = row
-  const profile = withoutId(summary)
-  return {
-    ...profile,
-    parentToken,
-    type: row.type,
-    route: row.route,
-    panels: fromStoredPanels(JSON.parse(row.panels) as Record<string, unknown>, { ...profile, route: row.route })
+    return statement.all(...params.values) as SummaryRow[]
   }
 }

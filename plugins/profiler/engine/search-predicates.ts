@@ -1,0 +1,49 @@
+// The search filters as SQL, written once for both engines: each engine names its placeholders
+// and its substring function, and adds the index lookups only it has (see each engine's search).
+import { idRangeOf, type SearchFilters } from '../profile.js'
+
+/** What differs between the engines' SQL for the same filter. */
+export interface SqlDialect {
+  /** The placeholder of the nth parameter, counted from 1 (`?` in SQLite, `$n` in PostgreSQL). */
+  placeholder: (n: number) => string
+  /** An expression that is the 1-based position of `needle` in `haystack`, 0 when absent (instr, strpos). */
+  position: (haystack: string, needle: string) => string
+}
+
+/** A statement's parameters, in the order their placeholders appear in its text. */
+export class SqlParameters {
+  readonly values: unknown[] = []
+
+  constructor (private readonly dialect: SqlDialect) {}
+
+  /** Adds a value; returns its placeholder. */
+  add (value: unknown): string {
+    this.values.push(value)
+    return this.dialect.placeholder(this.values.length)
+  }
+}
+
+/** Substring filters an engine's index lookup has answered exactly, so that the rows need no check. */
+export interface AnsweredByKey { ip: boolean, url: boolean }
+
+/**
+ * The WHERE terms of every filter, on `profiles p`, to be joined with AND in this order (each adds
+ * its parameters as it goes). Substrings are compared as they are (case-sensitive, a NUL included).
+ */
+export function filterTerms (filters: SearchFilters, params: SqlParameters, dialect: SqlDialect, answered: AnsweredByKey): string[] {
+  const terms = [`p.type = ${params.add(filters.type)}`]
+  if (filters.deployment !== undefined) terms.push(`p.deployment = ${params.add(filters.deployment)}`)
+  if (filters.method !== undefined) terms.push(`p.method = ${params.add(filters.method)}`)
+  if (filters.statusCode !== undefined) terms.push(`p.status_code = ${params.add(filters.statusCode)}`)
+  if (filters.ip !== undefined && !answered.ip) terms.push(`${dialect.position('p.ip', params.add(filters.ip))} > 0`)
+  if (filters.url !== undefined && !answered.url) {
+    terms.push(`${dialect.position('p.url', params.add(filters.url))} ${filters.urlNegated === true ? '=' : '>'} 0`)
+  }
+  if (filters.route === null) terms.push('p.route IS NULL')
+  else if (filters.route !== undefined) terms.push(`p.route = ${params.add(filters.route)}`)
+  if (filters.start !== undefined || filters.end !== undefined) {
+    const { low, high } = idRangeOf(filters.start, filters.end)
+    terms.push(`p.id BETWEEN ${params.add(low)} AND ${params.add(high)}`)
+  }
+  return terms
+}
