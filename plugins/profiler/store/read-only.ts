@@ -4,7 +4,7 @@ import type { Config } from '../../../config.js'
 import { newestVersion } from '../../../lib/migration-files.js'
 import { isPostgresFault } from '../../../lib/postgres/faults.js'
 import { withoutPassword } from '../../../lib/postgres/url.js'
-import { profilerMigrationsDir, profilerPostgresMigrationsDir } from '../../../paths.js'
+import { profilerSqliteMigrationsDir, profilerPostgresMigrationsDir } from '../../../paths.js'
 import type { ProfileSource } from '../pages/profile-lookup.js'
 import type { RouteStatsSource } from '../pages/stats-json.js'
 import type { ProfileSummary, SearchFilters } from '../profile.js'
@@ -61,7 +61,7 @@ function openSqlite (path: string): StoreReader {
   }
   try {
     const version = db.pragma('user_version', { simple: true }) as number
-    const expected = newestVersion(profilerMigrationsDir)
+    const expected = newestVersion(profilerSqliteMigrationsDir)
     if (version !== expected) throw versionMismatch(path, version, expected)
     return new SqliteReader(db)
   } catch (err) {
