@@ -16,8 +16,9 @@ function findPackageRoot (start: string): string {
 
 export const packageRoot = findPackageRoot(dirname(fileURLToPath(import.meta.url)))
 export const templatesDir = join(packageRoot, 'templates')
-export const migrationsDir = join(packageRoot, 'migrations')
-export const profilerMigrationsDir = join(packageRoot, 'migrations', 'profiler')
 export const sampleAdvisorsFile = join(packageRoot, 'data', 'advisors.json')
-export const postgresMigrationsDir = join(packageRoot, 'migrations', 'postgres')
+// One folder per database and engine: the app's (advisors) and the profile store's.
+export const appSqliteMigrationsDir = join(packageRoot, 'migrations', 'app', 'sqlite')
+export const appPostgresMigrationsDir = join(packageRoot, 'migrations', 'app', 'postgres')
+export const profilerSqliteMigrationsDir = join(packageRoot, 'migrations', 'profiler', 'sqlite')
 export const profilerPostgresMigrationsDir = join(packageRoot, 'migrations', 'profiler', 'postgres')

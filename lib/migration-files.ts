@@ -14,7 +14,7 @@ export class MigrationError extends Error {
 
 export interface MigrationResult { from: number, to: number, applied: string[] }
 
-/** The `NNN-name.sql` files of a folder, by version (subfolders, such as postgres/, are not read). */
+/** The `NNN-name.sql` files of a folder, by version (subfolders are not read). */
 function listMigrations (dir: string): Array<{ version: number, file: string }> {
   const migrations = readdirSync(dir)
     .map(file => ({ file, match: MIGRATION_FILE.exec(file) }))

@@ -4,7 +4,7 @@ import type pg from 'pg'
 import { AsyncReopening, Reopening } from '../lib/reopening.js'
 import { isPostgresFault } from '../lib/postgres/faults.js'
 import { withoutPassword } from '../lib/postgres/url.js'
-import { migrationsDir, postgresMigrationsDir } from '../paths.js'
+import { appSqliteMigrationsDir, appPostgresMigrationsDir } from '../paths.js'
 import { databaseUnavailable, isDatabaseUnavailable } from '../lib/sqlite/faults.js'
 import { openSqlite } from '../lib/sqlite/open.js'
 
@@ -88,7 +88,7 @@ class BusinessDatabase extends DatabaseOutages {
   }
 
   private openNow (): Database {
-    const { db, migration } = openSqlite(this.path, migrationsDir)
+    const { db, migration } = openSqlite(this.path, appSqliteMigrationsDir)
     if (migration.applied.length > 0) {
       this.log.info(`Database ${this.path}: migrated from version ${migration.from} to ${migration.to} (${migration.applied.join(', ')})`)
     }
@@ -142,7 +142,7 @@ class PostgresBusinessDatabase extends DatabaseOutages {
     const { migratePostgres } = await import('../lib/postgres/migrate.js')
     const pool = createPool(this.url, { max: 10, applicationName: 'advisors' })
     try {
-      const migration = await migratePostgres(pool, postgresMigrationsDir)
+      const migration = await migratePostgres(pool, appPostgresMigrationsDir)
       if (migration.applied.length > 0) {
         this.log.info(`Database ${this.where}: migrated from version ${migration.from} to ${migration.to} (${migration.applied.join(', ')})`)
       }

@@ -6,7 +6,7 @@ import { ConfigError, loadConfig } from '../config.js'
 import { migratePostgres } from '../lib/postgres/migrate.js'
 import { createPool } from '../lib/postgres/pool.js'
 import { withoutPassword } from '../lib/postgres/url.js'
-import { migrationsDir, postgresMigrationsDir } from '../paths.js'
+import { appSqliteMigrationsDir, appPostgresMigrationsDir } from '../paths.js'
 import { checkAdvisorRow, type AdvisorInput } from '../plugins/advisors/record.js'
 import { AdvisorRepository } from '../plugins/advisors/index.js'
 import { PostgresAdvisorRepository } from '../plugins/advisors/postgres-repository.js'
@@ -92,7 +92,7 @@ async function importFile (file: string | undefined, env: ImportIo['env'], stder
   if (config.databaseUrl !== null) {
     const pool = createPool(config.databaseUrl, { max: 1, applicationName: 'advisors import' })
     try {
-      await migratePostgres(pool, postgresMigrationsDir)
+      await migratePostgres(pool, appPostgresMigrationsDir)
       const count = await new PostgresAdvisorRepository(async () => pool).upsertMany(advisors)
       return `Imported ${count} advisors into ${withoutPassword(config.databaseUrl)}`
     } catch (err) {
@@ -101,7 +101,7 @@ async function importFile (file: string | undefined, env: ImportIo['env'], stder
       await pool.end()
     }
   }
-  const { db } = openSqlite(config.databasePath, migrationsDir)
+  const { db } = openSqlite(config.databasePath, appSqliteMigrationsDir)
   try {
     const count = new AdvisorRepository(db).upsertMany(advisors)
     return `Imported ${count} advisors into ${config.databasePath}`

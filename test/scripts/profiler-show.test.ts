@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import t from 'tap'
 import { newestVersion } from '../../lib/migration-files.js'
-import { profilerMigrationsDir } from '../../paths.js'
+import { profilerSqliteMigrationsDir } from '../../paths.js'
 import { profileJson } from '../helpers/profiler.js'
 import { profiler, profilerBin, usageError } from '../helpers/profiler-cli.js'
 import { recordedApp } from '../helpers/profile-store.js'
@@ -49,7 +49,7 @@ t.test('a store that cannot be read is exit code 1 with one line; it is never cr
   db.close()
   const behind = await profiler(['search'], { PROFILER_DATABASE_PATH: old })
   t.equal(behind.code, 1)
-  t.equal(behind.stderr, `profiler: The profile store ${old} is at version 0, this command reads version ${newestVersion(profilerMigrationsDir)}: start the service once to migrate it\n`)
+  t.equal(behind.stderr, `profiler: The profile store ${old} is at version 0, this command reads version ${newestVersion(profilerSqliteMigrationsDir)}: start the service once to migrate it\n`)
   const reopened = new BetterSqlite3(old, { readonly: true })
   t.equal(reopened.pragma('user_version', { simple: true }), 0, 'not migrated')
   t.same(reopened.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all(), ['unrelated'])

@@ -4,7 +4,7 @@ import type { Config } from '../../../config.js'
 import { newestVersion } from '../../../lib/migration-files.js'
 import { isPostgresFault } from '../../../lib/postgres/faults.js'
 import { withoutPassword } from '../../../lib/postgres/url.js'
-import { profilerMigrationsDir, profilerPostgresMigrationsDir } from '../../../paths.js'
+import { profilerSqliteMigrationsDir, profilerPostgresMigrationsDir } from '../../../paths.js'
 import type { StoredProfile } from '../profile.js'
 import type { StoreReader } from './contract.js'
 import { openReadOnlyDatabase, schemaVersion } from './sqlite/open-database.js'
@@ -69,7 +69,7 @@ function openSqlite (path: string): StoreReader {
   }
   try {
     const version = schemaVersion(db)
-    const expected = newestVersion(profilerMigrationsDir)
+    const expected = newestVersion(profilerSqliteMigrationsDir)
     if (version !== expected) throw versionMismatch(path, version, expected)
     return new SqliteReader(db)
   } catch (err) {

@@ -4,18 +4,18 @@ import BetterSqlite3 from 'better-sqlite3'
 import t from 'tap'
 import { migrate, MigrationError } from '../../../lib/sqlite/migrate.js'
 import { openSqlite } from '../../../lib/sqlite/open.js'
-import { migrationsDir } from '../../../paths.js'
+import { appSqliteMigrationsDir } from '../../../paths.js'
 
 t.test('the app migrations create the advisors table in WAL mode', async t => {
   const path = join(t.testdir(), 'var', 'nested', 'app.sqlite')
-  const { db, migration } = openSqlite(path, migrationsDir)
+  const { db, migration } = openSqlite(path, appSqliteMigrationsDir)
   t.teardown(() => db.close())
   t.same(migration.applied, ['001-create-advisors.sql'])
   t.equal(db.pragma('journal_mode', { simple: true }), 'wal')
   t.equal(db.pragma('user_version', { simple: true }), 1)
   const columns = (db.prepare('PRAGMA table_info(advisors)').all() as Array<{ name: string }>).map(c => c.name)
   t.same(columns, ['code', 'first_name', 'last_name', 'email', 'team', 'phone_extension', 'status', 'last_seen_at', 'updated_at'])
-  t.same(migrate(db, migrationsDir).applied, [], 'a second run applies nothing')
+  t.same(migrate(db, appSqliteMigrationsDir).applied, [], 'a second run applies nothing')
 })
 
 t.test('migrations apply in order; a failing one leaves the previous version', async t => {

@@ -1,5 +1,5 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3'
-import { profilerMigrationsDir } from '../../../../paths.js'
+import { profilerSqliteMigrationsDir } from '../../../../paths.js'
 import type { MigrationResult } from '../../../../lib/sqlite/migrate.js'
 import { openSqlite } from '../../../../lib/sqlite/open.js'
 
@@ -8,7 +8,7 @@ import { openSqlite } from '../../../../lib/sqlite/open.js'
  * is new) lets pruning give pages back; the WAL file is cut back to 16 MiB after checkpoints.
  */
 export function openProfileDatabase (path: string, busyTimeoutMs = 5000): { db: Database, migration: MigrationResult } {
-  const opened = openSqlite(path, profilerMigrationsDir, [`busy_timeout = ${busyTimeoutMs}`, 'auto_vacuum = INCREMENTAL'])
+  const opened = openSqlite(path, profilerSqliteMigrationsDir, [`busy_timeout = ${busyTimeoutMs}`, 'auto_vacuum = INCREMENTAL'])
   opened.db.pragma(`journal_size_limit = ${16 * 1024 * 1024}`)
   return opened
 }

@@ -47,7 +47,7 @@ function prepareWriteStatements (db: Database) {
 
 const ROLLUP_KEY = 'span_ms = @spanMs AND start_ms = @startMs AND method = @method AND route = @route AND status = @status'
 
-/** The route statistics' rollup rows (migrations/profiler/002-route-stats.sql), one row at a time by key. */
+/** The route statistics' rollup rows (migrations/profiler/sqlite/002-route-stats.sql), one row at a time by key. */
 function prepareRollupStatements (db: Database) {
   return {
     getRollup: db.prepare(`SELECT count, status_1xx AS c1, status_2xx AS c2, status_3xx AS c3, status_4xx AS c4, status_5xx AS c5,
