@@ -63,7 +63,7 @@ const EnvSchema = Type.Object({
   PROFILER_PARTITION: Type.String({ pattern: '^[1-9][0-9]*(s|m|h|d)$', default: '1h', description: 'must be a duration such as 15m, 1h or 1d' }),
   // Where the profiler's writer runs: its own thread, or the request thread (tests, one-thread CPU profiles).
   PROFILER_WRITER: Type.Union([Type.Literal('thread'), Type.Literal('inline')], { default: 'thread' }),
-  // Timeouts of the HTTP server (see README "Security"): a client that sends slowly is cut off.
+  // Timeouts of the HTTP server (docs/security.md, "Timeouts and load shedding"): a client that sends slowly is cut off.
   REQUEST_TIMEOUT: Type.String({ pattern: DURATION, default: '30s', description: DURATION_RULE }),
   HEADERS_TIMEOUT: Type.String({ pattern: DURATION, default: '10s', description: DURATION_RULE }),
   KEEP_ALIVE_TIMEOUT: Type.String({ pattern: DURATION, default: '5s', description: DURATION_RULE }),

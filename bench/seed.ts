@@ -1,7 +1,7 @@
 // Realistic profiles for the benchmarks: varied URLs, 5,000 client IPs, a method and status mix
 // like a real API, times spread over days; written through the store's own batch writer.
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../plugins/profiler/profile.js'
-import type { WriteResult } from '../plugins/profiler/engine/sqlite/profile-writer.js'
+import type { WriteResult } from '../plugins/profiler/engine/contract.js'
 
 /** A small seeded PRNG (mulberry32): the same data on every run. */
 export function randomSource (seed: number): () => number {

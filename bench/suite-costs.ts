@@ -1,4 +1,4 @@
-// What a test process pays, for README "How long the suite takes" (npm run bench -- --only=suite):
+// What a test process pays, for docs/development.md, "The suite" (npm run bench -- --only=suite):
 // loading the app under tap's coverage hooks with and without TypeBox preloaded, a load-loop
 // request through fetch and through node:http, and building an app the first time in a process
 // and after. Each figure is CPU (all threads of the process), given against a baseline of the run.

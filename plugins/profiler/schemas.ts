@@ -1,5 +1,5 @@
 // The profiler's JSON answers, one schema each; the types the store and the pages use come from
-// them. Keys are camelCase, like the business API (README "The profiler", JSON).
+// them. Keys are camelCase, like the business API (docs/profiler.md, "JSON twins").
 import { Type, type Static } from 'typebox'
 
 /** One row of the search listing. */

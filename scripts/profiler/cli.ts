@@ -7,7 +7,7 @@ import { ConfigError, loadStoreConfig, type StoreConfig } from '../../config.js'
 import { HttpError } from '../../lib/http-error.js'
 import { DEFAULT_LIMIT } from '../../plugins/profiler/query/search-filters.js'
 import { DEFAULT_WINDOW, routeStatsJson, WINDOW_NAMES } from '../../plugins/profiler/query/stats-json.js'
-import { openReadOnlyStore, StoreUnavailableError, type ProfileReader } from '../../plugins/profiler/engine/open-read-only.js'
+import { openReadOnlyStore, StoreUnavailableError, type ReadOnlyStore } from '../../plugins/profiler/engine/open-read-only.js'
 import { exportProfile } from './export.js'
 import { printable, profileText, resultsTable, statsTable, terminalSafe } from './format.js'
 import { OPTION_NAMES, searchFilters, searchProfiles, type SearchOptions } from './search.js'
@@ -41,7 +41,7 @@ function config (env: ProfilerIo['env']): StoreConfig {
 }
 
 /** The store, opened once per command and closed at the end. */
-async function withStore<T> (env: ProfilerIo['env'], use: (reader: ProfileReader) => Promise<T>): Promise<T> {
+async function withStore<T> (env: ProfilerIo['env'], use: (reader: ReadOnlyStore) => Promise<T>): Promise<T> {
   const reader = await openReadOnlyStore(config(env))
   try {
     return await use(reader)
@@ -151,8 +151,8 @@ function buildProgram ({ env, stdout, stderr, stdin, interrupted }: ProfilerIo):
     .action(async () => {
       const settings = config(env)
       // Opened at the first call and kept: a store that is missing now may exist by then (a failed open is tried again).
-      const store: { opening: Promise<ProfileReader> | null } = { opening: null }
-      const open = async (): Promise<ProfileReader> => {
+      const store: { opening: Promise<ReadOnlyStore> | null } = { opening: null }
+      const open = async (): Promise<ReadOnlyStore> => {
         store.opening ??= openReadOnlyStore(settings).catch((err: unknown) => {
           store.opening = null
           throw err

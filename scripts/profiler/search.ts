@@ -1,7 +1,7 @@
 import { findStoredProfile } from '../../plugins/profiler/query/profile-lookup.js'
 import { parseSearchFilters, type ParameterNames } from '../../plugins/profiler/query/search-filters.js'
 import type { ProfileSummary, SearchFilters } from '../../plugins/profiler/profile.js'
-import type { ProfileReader } from '../../plugins/profiler/engine/open-read-only.js'
+import type { ReadOnlyStore } from '../../plugins/profiler/engine/open-read-only.js'
 
 /** The search filters as the command line and the MCP tools name them (the page's are in brackets). */
 export interface SearchOptions {
@@ -52,7 +52,7 @@ function summaryOf ({ token, ip, method, url, status, time, durationMs, deployme
  * The search, newest first. A token means that profile alone, as on the page (whose search
  * redirects to it); an unknown token is the page's 404 `Token "..." not found.`.
  */
-export async function searchProfiles (reader: ProfileReader, options: SearchOptions, names: ParameterNames): Promise<ProfileSummary[]> {
+export async function searchProfiles (reader: ReadOnlyStore, options: SearchOptions, names: ParameterNames): Promise<ProfileSummary[]> {
   const filters = searchFilters(options, names)
   const token = options.token?.trim() ?? ''
   if (token !== '') return [summaryOf(await findStoredProfile(reader, token))]

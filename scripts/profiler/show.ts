@@ -1,20 +1,20 @@
 import { collectors } from '../../plugins/profiler/collect/collectors/index.js'
 import { choosePanel, findStoredProfile, profileJson } from '../../plugins/profiler/query/profile-lookup.js'
 import type { StoredProfile } from '../../plugins/profiler/profile.js'
-import type { ProfileReader } from '../../plugins/profiler/engine/open-read-only.js'
+import type { ReadOnlyStore } from '../../plugins/profiler/engine/open-read-only.js'
 
 /** Every panel, in the page's menu order. */
 export const PANEL_NAMES = collectors.map(collector => collector.name)
 
 /** A profile (`latest`: the newest) and the panel to show: the one asked for, or the page's default. */
-export async function showProfile (reader: ProfileReader, token: string, requested: string | undefined): Promise<{ profile: StoredProfile, panel: string, json: ReturnType<typeof profileJson> }> {
+export async function showProfile (reader: ReadOnlyStore, token: string, requested: string | undefined): Promise<{ profile: StoredProfile, panel: string, json: ReturnType<typeof profileJson> }> {
   const profile = await findStoredProfile(reader, token)
   const panel = choosePanel(profile, requested, PANEL_NAMES)
   return { profile, panel, json: profileJson(profile, panel, requested) }
 }
 
 /** The summary with the panels asked for (each checked as on the page), or the default one. */
-export async function profileWithPanels (reader: ProfileReader, token: string, panels: string[] | undefined) {
+export async function profileWithPanels (reader: ReadOnlyStore, token: string, panels: string[] | undefined) {
   const profile = await findStoredProfile(reader, token)
   const chosen = panels === undefined || panels.length === 0 ? [choosePanel(profile, undefined, PANEL_NAMES)] : panels.map(name => choosePanel(profile, name, PANEL_NAMES))
   const { panels: all, ...json } = profileJson(profile, chosen[0] ?? 'request', undefined)

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { MAX_LIMIT } from '../../plugins/profiler/query/search-filters.js'
 import type { ProfileSummary, SearchFilters } from '../../plugins/profiler/profile.js'
-import type { ProfileReader } from '../../plugins/profiler/engine/open-read-only.js'
+import type { ReadOnlyStore } from '../../plugins/profiler/engine/open-read-only.js'
 
 /**
  * A profile is stored after its request ends, but sorted by when it started: each poll looks this
@@ -23,7 +23,7 @@ export interface TailOptions {
  * `signal` aborts. Each poll reads at most 100 profiles (the search's limit): past 100 new profiles
  * per interval, the oldest of them are not shown.
  */
-export async function tailProfiles (reader: ProfileReader, { filters, intervalMs, signal, print }: TailOptions): Promise<void> {
+export async function tailProfiles (reader: ReadOnlyStore, { filters, intervalMs, signal, print }: TailOptions): Promise<void> {
   /** Tokens already printed (or seen at start), with their start time, forgotten once out of the window. */
   const seen = new Map<string, number>()
   const window = (): SearchFilters => ({ ...filters, start: Math.max(filters.start ?? 0, Date.now() - LOOK_BACK_MS), limit: MAX_LIMIT })

@@ -63,7 +63,7 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
         const answer = await page.goto(`${address}${path}`)
         t.ok(answer !== null && (answer.status() === 200 || path === '/no/such/page'), `${path} loads`)
         t.same(await violations(page), [], `${scheme}: ${path}`)
-        // The README's promise for an empty panel's menu link: above 7:1 (axe's AAA contrast rule).
+        // docs/profiler.md's promise for an empty panel's menu link: above 7:1 (axe's AAA contrast rule).
         if (await page.locator('.menu a.empty').count() > 0) {
           t.same(await violations(page, { rule: 'color-contrast-enhanced', selector: '.menu a.empty' }), [], `${scheme}: ${path}: an empty panel's link above 7:1`)
         }

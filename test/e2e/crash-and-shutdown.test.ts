@@ -9,7 +9,7 @@ import { storedTokens } from '../helpers/stored-tokens.js'
 import { waitFor } from '../helpers/wait-for.js'
 import { pollLoad } from '../helpers/poll-load.js'
 
-/** Profiles answered longer ago than this before a SIGKILL must have survived it (see README "Security"). */
+/** Profiles answered longer ago than this before a SIGKILL must have survived it (docs/security.md, "Crashes, shutdown and store faults"). */
 const KILL_LOSS_BOUND_MS = 500
 
 // Four loops polling with a short pause: a few hundred requests a second, the writer always has a

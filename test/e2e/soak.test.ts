@@ -1,4 +1,4 @@
-// A shortened soak (test/helpers/soak, README "Soak test"): a real server, scanner traffic, 1 MiB
+// A shortened soak (test/helpers/soak, docs/development.md, "Soak test"): a real server, scanner traffic, 1 MiB
 // bodies, the business mix and the heaviest profiler pages, under a seeded schedule of store faults;
 // every invariant of issue #20 checked. `npm run soak` runs it longer, with any seed.
 import t from 'tap'

@@ -11,7 +11,7 @@ import { openReadOnlyDatabase, schemaVersion } from './sqlite/open-database.js'
 import { SqliteReader } from './sqlite/reader.js'
 
 /** What the command line and the MCP server read: searches, profiles and route statistics, nothing written. */
-export interface ProfileReader extends Pick<StoreReader, 'search' | 'find' | 'routeStats'> {
+export interface ReadOnlyStore extends Pick<StoreReader, 'search' | 'find' | 'routeStats'> {
   /** The newest request profile. */
   latest: () => Promise<StoredProfile | undefined>
   /** Closes the file or ends the connection pool (the process can then exit). */
@@ -31,7 +31,7 @@ type StoreConfig = Pick<Config, 'profilerDatabasePath' | 'profilerDatabaseUrl'>
  * PostgreSQL when PROFILER_DATABASE_URL is set, else the SQLite file PROFILER_DATABASE_PATH.
  * Never creates or migrates it: a store behind the code is an error that says so.
  */
-export async function openReadOnlyStore (config: StoreConfig): Promise<ProfileReader> {
+export async function openReadOnlyStore (config: StoreConfig): Promise<ReadOnlyStore> {
   const reader = config.profilerDatabaseUrl === null
     ? openSqlite(config.profilerDatabasePath)
     : await openPostgres(config.profilerDatabaseUrl)

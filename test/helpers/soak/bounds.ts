@@ -1,4 +1,4 @@
-// The soak's documented bounds (README, "Soak test"): a small store so that retention runs all along.
+// The soak's documented bounds (docs/development.md, "Soak test"): a small store so that retention runs all along.
 export const SOAK_BOUNDS = {
   maxBytes: 8 * 2 ** 20,
   maxProfiles: 2000,

@@ -1,17 +1,14 @@
 import type pg from 'pg'
 import type { RetentionLimits } from '../contract.js'
 import { inTransaction } from '../../../../lib/postgres/pool.js'
-import { BackgroundLoop } from '../../../../lib/background-loop.js'
 import { ID_SLOTS_PER_MS } from '../../profile.js'
 import { storeBytes, type Partition, type Partitions } from './partitions.js'
 import { updateRollups } from './rollups.js'
 import type { RolledProfile } from '../../stats/rollup.js'
+import { bytesTarget, countExcess, firstKeptId, PRUNE_BATCH as BATCH, Retention } from '../retention-policy.js'
 
-/** Rows deleted per step inside a partition, token claims per sweep step: short transactions. */
-const BATCH = 500
+/** Token claims deleted per sweep step: a short transaction. */
 const TOKEN_SWEEP = 5_000
-/** Pruning for size stops this far under the byte bound. */
-const BYTES_TARGET = 0.9
 /** A partition this far in the past gets no new rows: its count is read once. */
 const SEALED_AFTER_MS = 60_000
 /** Deleted rows are vacuumed at least this often while pruning goes on (and once it stops). */
@@ -41,10 +38,9 @@ export interface RetentionEvents {
  * bound smaller than a partition, or bytes over the target within the current partition: see
  * pruneForSize and makeRoom) are deleted, at most 500 per step, and then vacuumed.
  */
-export class PostgresRetention {
+export class PostgresRetention extends Retention {
   /** Stored profiles, all deployments, as of the last step. */
   count = 0
-  private readonly loop = new BackgroundLoop(async () => await this.step(), err => { this.events.onError(err) })
   private readonly sealedCounts = new Map<number, number>()
   /** Pruning for size in the current partition: the count held, its floor, and the bytes it took once reached and vacuumed. */
   private budget: { count: number, floor: number, reached: boolean, settledBytes: number | undefined } | undefined
@@ -58,7 +54,13 @@ export class PostgresRetention {
     private readonly partitions: Partitions,
     private readonly limits: RetentionLimits,
     private readonly events: RetentionEvents
-  ) {}
+  ) {
+    super()
+  }
+
+  protected onStepError (err: unknown): void {
+    this.events.onError(err)
+  }
 
   /**
    * One step; true when it removed something (more may be left). A background step skips its turn
@@ -76,21 +78,21 @@ export class PostgresRetention {
       const oldest = partitions[0]
       if (oldest === undefined) return await this.sweepTokens(client)
       const { limits } = this
-      const expiredBefore = Math.floor(now - limits.maxAgeMs) * ID_SLOTS_PER_MS
+      const expiredBefore = firstKeptId(limits, now)
       if (oldest.highId <= expiredBefore) return await this.dropPartition(client, oldest)
       const oldestId = (await client.query<{ id: number | null }>('SELECT min(id) AS id FROM profiles')).rows[0]?.id ?? null
       if (oldestId !== null && oldestId < expiredBefore) return await this.deleteOldest(client, expiredBefore - 1, BATCH)
 
       const currentLow = this.partitions.of(this.partitions.numberOf(now * ID_SLOTS_PER_MS)).lowId
       this.count = await this.countAll(client, partitions)
-      if (this.count > limits.maxProfiles) {
-        const excess = this.count - limits.maxProfiles
+      const excess = countExcess(limits, this.count)
+      if (excess > 0) {
         // A whole past partition when it holds no more than the excess; else the oldest rows.
         if (oldest.highId <= currentLow && await this.countOf(client, oldest) <= excess) return await this.dropPartition(client, oldest)
         return await this.deleteOldest(client, Number.MAX_SAFE_INTEGER, Math.min(excess, BATCH))
       }
       const bytes = await storeBytes(client)
-      if (bytes <= limits.maxBytes * BYTES_TARGET) return await this.sweepTokens(client)
+      if (bytes <= bytesTarget(limits)) return await this.sweepTokens(client)
       // A past partition goes whole when at least half of the profiles stay; else the oldest rows go.
       if (oldest.highId <= currentLow && await this.countOf(client, oldest) <= this.count / 2) return await this.dropPartition(client, oldest)
       return await this.pruneForSize(client, bytes)
@@ -111,7 +113,7 @@ export class PostgresRetention {
     if (this.budget === undefined && this.count >= incoming) {
       const bytes = await storeBytes(this.pool)
       const perProfile = bytes / this.count
-      const target = this.limits.maxBytes * BYTES_TARGET
+      const target = bytesTarget(this.limits)
       if (bytes + incoming * perProfile <= target) return
       this.holdAt(Math.floor(target / perProfile))
     }
@@ -154,7 +156,7 @@ export class PostgresRetention {
   private async pruneForSize (client: pg.PoolClient, bytes: number): Promise<boolean> {
     let budget = this.budget
     if (budget === undefined) {
-      this.holdAt(Math.floor(this.count * this.limits.maxBytes * BYTES_TARGET / bytes))
+      this.holdAt(Math.floor(this.count * bytesTarget(this.limits) / bytes))
       budget = this.budget as NonNullable<typeof this.budget>
     } else if (budget.settledBytes !== undefined && bytes > budget.settledBytes + this.limits.maxBytes * REGROWTH) {
       budget.count = Math.max(budget.floor, Math.floor(this.count * budget.settledBytes / bytes))
@@ -193,19 +195,9 @@ export class PostgresRetention {
     return steps
   }
 
-  /** Runs in the background: right away while there is work, else every `intervalMs`. */
-  start (intervalMs: number): void {
-    this.loop.start(intervalMs)
-  }
-
-  /** After a written batch: the next step runs now, so that a burst is pruned as it arrives, not a second later. */
-  wake (): void {
-    this.loop.wake()
-  }
-
-  stop (): void {
+  override stop (): void {
     this.stopped = true
-    this.loop.stop()
+    super.stop()
   }
 
   private async dropPartition (client: pg.PoolClient, partition: Partition): Promise<boolean> {

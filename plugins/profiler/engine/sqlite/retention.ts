@@ -1,14 +1,9 @@
-import { ID_SLOTS_PER_MS } from '../../profile.js'
 import type { ProfileWriter } from './profile-writer.js'
-import { BackgroundLoop } from '../../../../lib/background-loop.js'
 import type { RetentionLimits } from '../contract.js'
+import { bytesTarget, countExcess, firstKeptId, PRUNE_BATCH as BATCH, Retention } from '../retention-policy.js'
 
-/** Profiles deleted per step: one short transaction, a few milliseconds at most. */
-const BATCH = 500
 /** Free pages returned to the file system per step. */
 const RECLAIM_PAGES = 1024
-/** Pruning for size stops this far under the byte bound, so that the file stays within it. */
-const BYTES_TARGET = 0.9
 const IP_SWEEP_INTERVAL_MS = 60_000
 /** Steps in a row that deleted profiles for size without lowering the bytes before pruning for size stops. */
 const STALL_STEPS = 4
@@ -16,11 +11,10 @@ const STALL_STEPS = 4
 const COMPACT_PAGES = 256
 
 /**
- * Keeps the profile store within its bounds, in the writer thread: whichever bound is hit first,
- * the oldest profiles go, one small batch per step, and freed pages go back to the file system.
+ * Keeps the SQLite store within its bounds (retention-policy.ts): the oldest rows are deleted, one
+ * small batch per step, and freed pages go back to the file system.
  */
-export class Retention {
-  private readonly loop = new BackgroundLoop(() => this.step(), err => { this.onError(err) })
+export class SqliteRetention extends Retention {
   private urlSweepCursor = 0
   private lastIpSweep = 0
   /**
@@ -34,7 +28,13 @@ export class Retention {
     private readonly writer: ProfileWriter,
     private readonly limits: RetentionLimits,
     private readonly onError: (err: unknown) => void = () => {}
-  ) {}
+  ) {
+    super()
+  }
+
+  protected onStepError (err: unknown): void {
+    this.onError(err)
+  }
 
   /** One step; returns true when it deleted or reclaimed something (more may be left). */
   step (now = Date.now()): boolean {
@@ -62,20 +62,11 @@ export class Retention {
     return steps
   }
 
-  /** Runs in the background: right away while there is work, else every `intervalMs`. */
-  start (intervalMs: number): void {
-    this.loop.start(intervalMs)
-  }
-
-  stop (): void {
-    this.loop.stop()
-  }
-
   /** Enforces the count bound only (cheap): called after each written batch. */
   enforceCount (): void {
     const { writer, limits } = this
-    while (writer.recount() > limits.maxProfiles) {
-      const through = writer.nthOldestId(Math.min(writer.count - limits.maxProfiles, BATCH))
+    while (countExcess(limits, writer.recount()) > 0) {
+      const through = writer.nthOldestId(Math.min(countExcess(limits, writer.count), BATCH))
       if (through === undefined || writer.deleteThrough(through) === 0) return
       writer.compactUrlIndex(COMPACT_PAGES)
     }
@@ -90,11 +81,12 @@ export class Retention {
     const { writer, limits } = this
     const oldest = writer.oldestId()
     if (oldest === undefined) return undefined
-    const expiredThrough = Math.floor(now - limits.maxAgeMs) * ID_SLOTS_PER_MS - 1
+    const expiredThrough = firstKeptId(limits, now) - 1
     if (oldest <= expiredThrough) return Math.min(expiredThrough, writer.nthOldestId(BATCH) ?? expiredThrough)
-    if (writer.count > limits.maxProfiles) return writer.nthOldestId(Math.min(writer.count - limits.maxProfiles, BATCH))
+    const excess = countExcess(limits, writer.count)
+    if (excess > 0) return writer.nthOldestId(Math.min(excess, BATCH))
     const used = writer.usedBytes()
-    const target = limits.maxBytes * BYTES_TARGET
+    const target = bytesTarget(limits)
     if (used <= target) {
       this.bytesStalledAtCount = undefined
       this.stepsWithoutGain = 0

@@ -2,11 +2,11 @@ import type { Database } from 'better-sqlite3'
 import { isSqliteDataError, isStorageFault } from '../../../../lib/sqlite/faults.js'
 import type { ProfileRecord } from '../../profile.js'
 import { ProfileWriter } from './profile-writer.js'
-import { Retention } from './retention.js'
+import { SqliteRetention } from './retention.js'
 import type { RetentionLimits, StoreTarget, StoreWriter, WriteResult, WriterEvents } from '../contract.js'
 import { openProfileDatabase } from './open-database.js'
 
-/** The SQLite engine's writer (writer thread): ProfileWriter and its Retention on one connection. */
+/** The SQLite engine's writer (writer thread): ProfileWriter and its SqliteRetention on one connection. */
 export class SqliteWriter implements StoreWriter {
   /**
    * A batch and the count bound's deletions in one transaction: the file never holds more than
@@ -14,7 +14,7 @@ export class SqliteWriter implements StoreWriter {
    */
   private readonly writeWithinCount: (batch: ProfileRecord[]) => WriteResult
 
-  private constructor (db: Database, private readonly writer: ProfileWriter, private readonly retention: Retention, private readonly closeDb: () => void) {
+  private constructor (db: Database, private readonly writer: ProfileWriter, private readonly retention: SqliteRetention, private readonly closeDb: () => void) {
     this.writeWithinCount = db.transaction((batch: ProfileRecord[]) => {
       const result = this.writer.write(batch)
       // On what the file holds: several processes may share it.
@@ -29,7 +29,7 @@ export class SqliteWriter implements StoreWriter {
     // large store stay in memory between batches.
     db.pragma(`cache_size = ${-16 * 1024}`)
     const writer: ProfileWriter = new ProfileWriter(db, tokens => { events.onDeleted(tokens, writer.count) }, deployment)
-    const retention = new Retention(writer, limits, err => { events.onError(`pruning failed: ${(err as Error).message}`) })
+    const retention = new SqliteRetention(writer, limits, err => { events.onError(`pruning failed: ${(err as Error).message}`) })
     retention.start(intervalMs)
     return new SqliteWriter(db, writer, retention, () => { retention.stop(); db.close() })
   }
