@@ -25,9 +25,20 @@ const MAX_RSS_BYTES = SOAK_BOUNDS.maxRssBytes
 
 interface StoreHealth { state: string, dropped: number, queued: number }
 
+/** The listing's store health, asked again while the page is shed (a 503 past MAX_EVENT_LOOP_DELAY when the machine is loaded). */
 async function health (address: string): Promise<StoreHealth> {
-  const res = await fetch(`${address}/_profiler/empty/search/results?limit=1`, { headers: { accept: 'application/json' } })
-  return ((await res.json()) as { store: StoreHealth }).store
+  let shed: unknown
+  await waitFor(async () => {
+    const res = await fetch(`${address}/_profiler/empty/search/results?limit=1`, { headers: { accept: 'application/json' } })
+    const body = await res.json() as { store?: StoreHealth }
+    if (res.status === 200 && body.store !== undefined) {
+      shed = body.store
+      return true
+    }
+    if (res.status !== 503) throw new Error(`the listing answered ${res.status}: ${JSON.stringify(body)}`)
+    return false
+  }, { timeoutMs: 30_000, what: 'the listing to answer (not shed)' })
+  return shed as StoreHealth
 }
 
 async function post (address: string, agent: Agent): Promise<{ status: number, token: string | undefined }> {
