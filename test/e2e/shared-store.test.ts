@@ -31,20 +31,18 @@ async function listing (server: RunningServer, query = 'limit=100'): Promise<Lis
   return await res.json() as Listing
 }
 
-async function until (what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  // A check that throws (the server restarting) counts as not yet.
-  await waitFor(async () => await check().catch(() => false), { what, timeoutMs, intervalMs: 200 })
-}
+/** The waits on what the instances store: a check that throws (a server restarting) counts as not yet. */
+const STORED = { timeoutMs: 60_000, intervalMs: 200, retryOnError: true }
 
 /** Every queue written (the store healthy, nothing waiting). */
 async function drained (servers: RunningServer[]): Promise<void> {
-  await until('every queue is written', async () => {
+  await waitFor(async () => {
     for (const server of servers) {
       const { store } = await listing(server, 'limit=1')
       if (store.state !== 'ok' || store.queued !== 0) return false
     }
     return true
-  })
+  }, { ...STORED, what: 'every queue is written' })
 }
 
 async function storedRows (url: string): Promise<Array<{ token: string, deployment: string }>> {
@@ -66,10 +64,10 @@ if (needsPostgres(t)) {
     const [a, b] = await Promise.all([instance(t, url, 'A'), instance(t, url, 'B')])
     const fromA = (await fetch(`${a.address}/robots.txt`)).headers.get('x-debug-token')
     const fromB = (await fetch(`${b.address}/wp-login.php`)).headers.get('x-debug-token')
-    await until('both profiles are listed', async () => {
+    await waitFor(async () => {
       const tokens = (await listing(a)).results.map(row => row.token)
       return tokens.includes(fromA ?? '') && tokens.includes(fromB ?? '')
-    })
+    }, { ...STORED, what: 'both profiles are listed' })
     const rows = (await listing(b)).results
     t.match(rows.find(row => row.token === fromA), { deployment: 'A', url: /\/robots\.txt$/ })
     t.match(rows.find(row => row.token === fromB), { deployment: 'B', url: /\/wp-login\.php$/ })
@@ -147,12 +145,12 @@ if (needsPostgres(t)) {
       }
     }
     const l = pollLoad(a.address, 2, { pauseMs: PAUSE_MS })
-    await until('the first partition is created', async () => (await partitions()).length > 0)
+    await waitFor(async () => (await partitions()).length > 0, { ...STORED, what: 'the first partition is created' })
     const first = (await partitions())[0] ?? 0
-    await until('the oldest partitions are dropped', async () => ((await partitions())[0] ?? 0) > first + 1)
+    await waitFor(async () => ((await partitions())[0] ?? 0) > first + 1, { ...STORED, what: 'the oldest partitions are dropped' })
     // On a busy machine the background step may be a second or two behind the clock: the bound is
     // what it comes back to, not what it shows at one instant.
-    await until('about max age / partition width remain', async () => (await partitions()).length <= 7)
+    await waitFor(async () => (await partitions()).length <= 7, { ...STORED, what: 'about max age / partition width remain' })
     await l.stop()
     const now = await partitions()
     t.ok((now[0] ?? 0) > first + 1, `the oldest partitions were dropped (first was ${first}, now ${now.join(', ')})`)

@@ -31,9 +31,8 @@ async function appOn (t: Test, url: string, env: Record<string, string> = {}, ov
   return { app, logLines: pattern => lines.filter(line => pattern.test(line)) }
 }
 
-async function until (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  await waitFor(check, { what, timeoutMs, intervalMs: 100 })
-}
+/** How long a fault or a recovery may take to be seen, polled gently (each check may query PostgreSQL). */
+const RECOVERY = { timeoutMs: 30_000, intervalMs: 100 }
 
 async function business (t: Test, app: FastifyInstance, count: number, path = '/monitor/MonitorPooling'): Promise<string[]> {
   const tokens: string[] = []
@@ -57,10 +56,10 @@ if (needsPostgres(t)) {
     await app.profileStore.flush()
     await cluster.stop()
     const during = await business(t, app, 20)
-    await until('the fault is seen', async () => {
+    await waitFor(async () => {
       await app.profileStore.flush()
       return app.profileStore.healthSnapshot().state === 'failing'
-    })
+    }, { ...RECOVERY, what: 'the fault is seen' })
     const more = await business(t, app, 10)
     const listing = await app.inject({ url: '/_profiler/empty/search/results', headers: { accept: 'application/json' } })
     t.equal(listing.statusCode, 503, 'the listing says the store is unavailable')
@@ -68,18 +67,18 @@ if (needsPostgres(t)) {
     t.ok(app.profileStore.healthSnapshot().queued >= 30, 'the profiles wait in the queue')
     t.equal(logLines(/cannot be written/).length, 1, 'one line at the fault')
     await cluster.start()
-    await until('the store is written again', async () => {
+    await waitFor(async () => {
       await app.profileStore.flush()
       return app.profileStore.healthSnapshot().state === 'ok' && app.profileStore.healthSnapshot().queued === 0
-    })
+    }, { ...RECOVERY, what: 'the store is written again' })
     t.equal(logLines(/writable again/).length, 1, 'one line at recovery')
     t.match(logLines(/writable again/)[0], /0 profile\(s\) could not be stored meanwhile/)
     let listed: string[] = []
-    await until('the listing answers again', async () => {
+    await waitFor(async () => {
       const res = await app.inject({ url: '/_profiler/empty/search/results?limit=100', headers: { accept: 'application/json' } })
       if (res.statusCode === 200) listed = (res.json() as { results: Array<{ token: string }> }).results.map(row => row.token)
       return res.statusCode === 200
-    })
+    }, { ...RECOVERY, what: 'the listing answers again' })
     const sent = [...before, ...during, ...more]
     t.same(sent.filter(token => !listed.includes(token)), [], `all ${sent.length} business profiles arrived, none lost`)
     t.ok(listed.length > sent.length, 'and the failed listing (503) was recorded too')
@@ -91,11 +90,11 @@ if (needsPostgres(t)) {
 
   /** Waits until everything queued is stored and the store says ok. */
   const caughtUp = async (app: FastifyInstance): Promise<void> => {
-    await until('the store has caught up', async () => {
+    await waitFor(async () => {
       await app.profileStore.flush()
       const health = app.profileStore.healthSnapshot()
       return health.state === 'ok' && health.queued === 0
-    })
+    }, { ...RECOVERY, what: 'the store has caught up' })
   }
 
   t.test('the password rotated and the sessions ended (scram-sha-256): no profile lost, the pages answer 503 meanwhile', async t => {
@@ -111,10 +110,10 @@ if (needsPostgres(t)) {
     await cluster.query(`ALTER ROLE ${role} PASSWORD 'rotated'`)
     await cluster.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [role])
     const during = await business(t, app, 20)
-    await until('the rotation is seen', async () => {
+    await waitFor(async () => {
       await app.profileStore.flush()
       return app.profileStore.healthSnapshot().state === 'failing'
-    })
+    }, { ...RECOVERY, what: 'the rotation is seen' })
     t.match(app.profileStore.healthSnapshot().reason, /password authentication failed|terminating connection/)
     const refused = await listing(app)
     t.equal(refused.statusCode, 503, 'the listing says the store is unavailable')
@@ -123,7 +122,7 @@ if (needsPostgres(t)) {
 
     await cluster.query(`ALTER ROLE ${role} PASSWORD '${decodeURIComponent(password)}'`)
     await caughtUp(app)
-    await until('the listing answers again', async () => (await listing(app)).statusCode === 200)
+    await waitFor(async () => (await listing(app)).statusCode === 200, { ...RECOVERY, what: 'the listing answers again' })
     const stored = new Set((await queryOn(cluster.urlOf('soak_profiler'), 'SELECT token FROM profiles')).map(row => String(row.token)))
     t.ok([...before, ...during].every(token => stored.has(token)), 'every profile of the rotation is stored')
     t.equal(app.profileStore.dropped, 0, 'none dropped')
@@ -142,10 +141,10 @@ if (needsPostgres(t)) {
     await locker.query('BEGIN')
     await locker.query('LOCK TABLE profile_tokens IN ACCESS EXCLUSIVE MODE')
     const during = await business(t, app, 12)
-    await until('the timeout is seen', async () => {
+    await waitFor(async () => {
       await app.profileStore.flush()
       return app.profileStore.healthSnapshot().state === 'failing'
-    })
+    }, { ...RECOVERY, what: 'the timeout is seen' })
     t.match(app.profileStore.healthSnapshot(), { reason: /statement timeout/, queued: 12 }, 'the batch in flight is kept')
     await locker.query('COMMIT')
     await caughtUp(app)
@@ -163,7 +162,7 @@ if (needsPostgres(t)) {
     t.same(logLines(/Database .* is unavailable/), [], 'nor logged as down')
     t.equal(logLines(/profile store cannot be read/).length, 1, 'the profile store\'s fault is logged, once')
     await locker.query('COMMIT')
-    await until('the listing answers again', async () => (await listing(app)).statusCode === 200)
+    await waitFor(async () => (await listing(app)).statusCode === 200, { ...RECOVERY, what: 'the listing answers again' })
   })
 
   t.test('a profile the store refuses (a value out of range) is set aside and counted; the rest of its batch is stored', async t => {
