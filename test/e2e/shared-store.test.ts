@@ -4,11 +4,12 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import pg from 'pg'
 import t, { type Test } from 'tap'
-import { needsPostgres, startPostgres, type PostgresCluster } from '../helpers/postgres.js'
+import { needsPostgres, queryOn, startPostgres, type PostgresCluster } from '../helpers/postgres.js'
 import { startServer, type RunningServer } from '../helpers/server.js'
 import { pollLoad } from '../helpers/poll-load.js'
+import { profilePartitions } from '../helpers/profile-partitions.js'
+import { postgresStoredTokens } from '../helpers/stored-tokens.js'
 import { waitFor } from '../helpers/wait-for.js'
 
 // These tests wait for the clock (seconds of traffic, partitions a second wide): each loop pauses
@@ -45,16 +46,6 @@ async function drained (servers: RunningServer[]): Promise<void> {
   }, { ...STORED, what: 'every queue is written' })
 }
 
-async function storedRows (url: string): Promise<Array<{ token: string, deployment: string }>> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return (await client.query<{ token: string, deployment: string }>('SELECT token, deployment FROM profiles')).rows
-  } finally {
-    await client.end()
-  }
-}
-
 if (needsPostgres(t)) {
   let cluster: PostgresCluster
   t.before(async () => { cluster = await startPostgres(t) })
@@ -83,7 +74,7 @@ if (needsPostgres(t)) {
     t.ok(answers.length > 200, `${answers.length} requests`)
     t.ok(answers.every(answer => answer.status === 200), 'every request answered')
     await drained([a, b])
-    const stored = await storedRows(url)
+    const stored = await queryOn(url, 'SELECT token, deployment FROM profiles')
     t.equal(new Set(stored.map(row => row.token)).size, stored.length, 'no token stored twice')
     const dropped = (await listing(a, 'limit=1')).store.dropped + (await listing(b, 'limit=1')).store.dropped
     const storedTokens = new Set(stored.map(row => row.token))
@@ -120,7 +111,7 @@ if (needsPostgres(t)) {
     t.ok(duringFault >= 100, `${duringFault} requests answered while PostgreSQL was down`)
     t.same(answers.filter(answer => answer.status !== 200), [], `all ${answers.length} requests answered 200`)
     await drained([a, b])
-    const storedTokens = new Set((await storedRows(url)).map(row => row.token))
+    const storedTokens = await postgresStoredTokens(url)
     t.same(answers.filter(answer => !storedTokens.has(answer.token ?? '')).length, 0, 'every profile arrived after recovery')
     for (const server of [a, b]) {
       t.match(server.log(), /the profile store cannot be written/, 'the fault is logged')
@@ -133,17 +124,7 @@ if (needsPostgres(t)) {
   t.test('retention drops whole time partitions', async t => {
     const url = await cluster.createDatabase('retention')
     const a = await instance(t, url, 'A', { PROFILER_PARTITION: '1s', PROFILER_MAX_AGE: '3s' })
-    const partitions = async (): Promise<number[]> => {
-      const client = new pg.Client({ connectionString: url })
-      await client.connect()
-      try {
-        const { rows } = await client.query<{ name: string }>(`SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-          JOIN pg_class p ON p.oid = i.inhparent WHERE p.relname = 'profiles'`)
-        return rows.map(row => Number(row.name.replace('profiles_p', ''))).sort((x, y) => x - y)
-      } finally {
-        await client.end()
-      }
-    }
+    const partitions = async (): Promise<number[]> => await profilePartitions(url)
     const l = pollLoad(a.address, 2, { pauseMs: PAUSE_MS })
     await waitFor(async () => (await partitions()).length > 0, { ...STORED, what: 'the first partition is created' })
     const first = (await partitions())[0] ?? 0

@@ -10,8 +10,10 @@ import t, { type Test } from 'tap'
 import { buildApp, type AppOverrides } from '../../app.js'
 import { loadConfig } from '../../config.js'
 import { needsPostgres, queryOn, startPostgres, type PostgresCluster } from '../helpers/postgres.js'
+import { profilePartitions } from '../helpers/profile-partitions.js'
 import { listProfiles } from '../helpers/profiler.js'
 import { passwordRole } from '../helpers/soak/run-soak.js'
+import { postgresStoredTokens } from '../helpers/stored-tokens.js'
 import { untilClock, waitFor } from '../helpers/wait-for.js'
 
 interface Harness { app: FastifyInstance, logLines: (pattern: RegExp) => string[] }
@@ -123,7 +125,7 @@ if (needsPostgres(t)) {
     await cluster.query(`ALTER ROLE ${role} PASSWORD '${decodeURIComponent(password)}'`)
     await caughtUp(app)
     await waitFor(async () => (await listing(app)).statusCode === 200, { ...RECOVERY, what: 'the listing answers again' })
-    const stored = new Set((await queryOn(cluster.urlOf('soak_profiler'), 'SELECT token FROM profiles')).map(row => String(row.token)))
+    const stored = await postgresStoredTokens(cluster.urlOf('soak_profiler'))
     t.ok([...before, ...during].every(token => stored.has(token)), 'every profile of the rotation is stored')
     t.equal(app.profileStore.dropped, 0, 'none dropped')
     t.equal(logLines(/cannot be written/).length, 1, 'the fault logged once')
@@ -148,7 +150,7 @@ if (needsPostgres(t)) {
     t.match(app.profileStore.healthSnapshot(), { reason: /statement timeout/, queued: 12 }, 'the batch in flight is kept')
     await locker.query('COMMIT')
     await caughtUp(app)
-    const stored = new Set((await queryOn(app.config.profilerDatabaseUrl as string, 'SELECT token FROM profiles')).map(row => String(row.token)))
+    const stored = await postgresStoredTokens(app.config.profilerDatabaseUrl as string)
     t.ok([...before, ...during].every(token => stored.has(token)), 'every profile is stored')
     t.equal(app.profileStore.dropped, 0, 'none dropped')
 
@@ -178,7 +180,7 @@ if (needsPostgres(t)) {
     t.equal(app.profileStore.dropped, 1, 'the bad one is counted')
     t.match(app.profileStore.healthSnapshot(), { state: 'ok', queued: 0 })
     t.match(logLines(/dropped so far/)[0], /profile bad000 could not be stored: value \\"70000\\" is out of range for type smallint/)
-    const stored = new Set((await queryOn(url, 'SELECT token FROM profiles')).map(row => String(row.token)))
+    const stored = await postgresStoredTokens(url)
     t.ok([...before, ...after].every(token => stored.has(token)) && !stored.has('bad000'), 'the rest of its batch is stored')
   })
 
@@ -212,8 +214,7 @@ if (needsPostgres(t)) {
       await untilClock((Math.floor(Date.now() / 500) + 1) * 500)
     }
     await app.profileStore.flush()
-    const partitions = async (): Promise<string[]> => (await queryOn(url, `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-      JOIN pg_class p ON p.oid = i.inhparent WHERE p.relname = 'profiles' ORDER BY 1`)).map(row => String(row.name))
+    const partitions = async (): Promise<number[]> => await profilePartitions(url)
     const made = await partitions()
     t.ok(made.length >= 4, `one partition per half second: ${made.join(', ')}`)
     // Seen from 60 s after the 6th newest profile started: the six older ones are expired.

@@ -11,6 +11,7 @@ import t, { type Test } from 'tap'
 import { buildApp } from '../../app.js'
 import { expectAdvisorsUnavailable, testConfig } from '../helpers/app.js'
 import { blockedDir } from '../helpers/blocked.js'
+import { storedTokens } from '../helpers/stored-tokens.js'
 import { waitFor } from '../helpers/wait-for.js'
 
 const RETRY_DELAY_MS = 1500
@@ -72,15 +73,6 @@ function corruptPanels (path: string): () => void {
     const fd = openSync(path, 'r+')
     for (const { page, original } of originals) writeSync(fd, original, 0, pageSize, (page - 1) * pageSize)
     closeSync(fd)
-  }
-}
-
-function storedTokens (path: string): Set<string> {
-  const db = new BetterSqlite3(path, { readonly: true })
-  try {
-    return new Set(db.prepare('SELECT token FROM profiles').pluck().all() as string[])
-  } finally {
-    db.close()
   }
 }
 

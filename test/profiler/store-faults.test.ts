@@ -14,6 +14,7 @@ import { buildApp } from '../../app.js'
 import type { StoreOptions } from '../../plugins/profiler/store/profile-store.js'
 import { testConfig } from '../helpers/app.js'
 import { blockedDir } from '../helpers/blocked.js'
+import { storedTokens } from '../helpers/stored-tokens.js'
 import { waitFor } from '../helpers/wait-for.js'
 
 interface Harness { app: FastifyInstance, logLines: (pattern: RegExp) => string[] }
@@ -39,15 +40,6 @@ async function business (t: Test, app: FastifyInstance, count: number, payload =
     tokens.push(res.headers['x-debug-token'] as string)
   }
   return tokens
-}
-
-function storedTokens (app: FastifyInstance): Set<string> {
-  const db = new BetterSqlite3(app.config.profilerDatabasePath, { readonly: true })
-  try {
-    return new Set(db.prepare('SELECT token FROM profiles').pluck().all() as string[])
-  } finally {
-    db.close()
-  }
 }
 
 /** Breaks the store, checks that the service carries on and the fault is reported once, clears it, checks the resumption. */
@@ -78,7 +70,7 @@ async function faultAndRecovery (t: Test, harness: Harness, fault: { reason: Reg
     const health = app.profileStore.healthSnapshot()
     return health.state === 'ok' && health.queued === 0
   }, { timeoutMs: 15_000, what: 'the store has caught up' })
-  const stored = storedTokens(app)
+  const stored = storedTokens(app.config.profilerDatabasePath)
   const dropped = app.profileStore.dropped
   const kept = during.filter(token => stored.has(token)).length
   t.ok(before.every(token => stored.has(token)), 'the profiles from before are intact')
@@ -89,7 +81,7 @@ async function faultAndRecovery (t: Test, harness: Harness, fault: { reason: Reg
   t.equal(logLines(/profile store cannot be written/).length, 1, 'and the fault still only once')
   const after = await business(t, app, 3)
   await app.profileStore.flush()
-  t.ok(after.every(token => storedTokens(app).has(token)), 'new profiles are stored again')
+  t.ok(after.every(token => storedTokens(app.config.profilerDatabasePath).has(token)), 'new profiles are stored again')
 }
 
 /** An operator's `sqlite3` shell holding a write transaction on the store, as a fault. */
@@ -123,7 +115,7 @@ t.test('a lock held for less than the busy timeout: the listing says the store i
   t.match(page.body, /id="store-health">/, 'the HTML listing shows it too')
   lock.clear()
   await waitFor(async () => { const now = await listing(); return now.state === 'ok' && now.queued === 0 }, { timeoutMs: 15_000, what: 'the store to catch up' })
-  const stored = storedTokens(app)
+  const stored = storedTokens(app.config.profilerDatabasePath)
   t.ok(during.every(token => stored.has(token)), 'every profile of the wait is stored')
 })
 
@@ -148,7 +140,7 @@ t.test('a profile the store refuses (a NOT NULL constraint) is set aside and cou
   t.match(app.profileStore.healthSnapshot(), { state: 'ok', queued: 0 }, 'not a store fault, nothing left to retry')
   t.match(logLines(/profile\(s\) dropped so far/)[0], /profile bad000 could not be stored: NOT NULL constraint failed: profiles\.ip/)
   t.equal(logLines(/profile store cannot be written/).length, 0)
-  const stored = storedTokens(app)
+  const stored = storedTokens(app.config.profilerDatabasePath)
   t.ok([...before, ...after].every(token => stored.has(token)) && !stored.has('bad000'), 'the rest of its batch is stored')
 })
 
@@ -204,14 +196,14 @@ t.test('a writer thread that dies is started again with a back-off; the store re
     return health.state === 'ok' && health.queued === 0
   }, { timeoutMs: 20_000, what: 'a third thread to store what was kept' })
   t.equal(workers.length, 4, 'started twice again')
-  const stored = storedTokens(app)
+  const stored = storedTokens(app.config.profilerDatabasePath)
   t.ok([...before, ...open, ...during].every(token => stored.has(token)), 'every profile is stored, the open batch\'s too')
   t.equal(app.profileStore.dropped, 0, 'none lost')
   t.equal(logLines(/profile store cannot be written/).length, 1, 'the fault logged once')
   t.match(logLines(/profile store is writable again/)[0] ?? '', /0 profile\(s\) could not be stored meanwhile/)
   const after = await business(t, app, 2)
   await app.profileStore.flush()
-  t.ok(after.every(token => storedTokens(app).has(token)), 'the new thread goes on')
+  t.ok(after.every(token => storedTokens(app.config.profilerDatabasePath).has(token)), 'the new thread goes on')
 })
 
 /** A capture as the recorder queues it, for the writer thread to shape (`overrides` break it on purpose). */
@@ -253,7 +245,7 @@ t.test('a capture the writer thread cannot shape is dropped and counted; the res
   t.equal(app.profileStore.dropped, 1, 'counted')
   t.equal(app.profileStore.healthSnapshot().state, 'ok', 'not a store fault')
   t.match(logLines(/profile\(s\) dropped so far/)[0], /a profile could not be collected: /)
-  const stored = storedTokens(app)
+  const stored = storedTokens(app.config.profilerDatabasePath)
   t.ok(stored.has(good ?? '') && stored.has(after ?? '') && !stored.has('bad001'), 'the store carries on')
 })
 
@@ -267,7 +259,7 @@ t.test('a batch that cannot be copied to the writer is dropped and counted, noth
       t.match(logLines(/could not be written/)[0], `could not be handed to the ${name}`)
       const [after] = await business(t, app, 1)
       await app.profileStore.flush()
-      t.ok(storedTokens(app).has(after ?? ''), 'the next batch is stored')
+      t.ok(storedTokens(app.config.profilerDatabasePath).has(after ?? ''), 'the next batch is stored')
     })
   }
 })
@@ -346,7 +338,7 @@ t.test('impossible to open at start (a file where its folder should be): the ser
     const res = await app.inject({ url: '/_profiler/empty/search/results?limit=100', headers: { accept: 'application/json' } })
     return res.statusCode === 200 && res.json().results.length >= 5
   }, { timeoutMs: 15_000, what: 'the profiles are listed' })
-  const stored = storedTokens(app)
+  const stored = storedTokens(app.config.profilerDatabasePath)
   t.ok(tokens.every(token => stored.has(token)), 'every profile of the outage was kept and stored')
   t.ok(stored.size >= 6, 'with the 503s of the listing itself (profiler pages that failed are recorded)')
   t.equal(logLines(/profile store is writable again/).length, 1)
