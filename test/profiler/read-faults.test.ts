@@ -8,26 +8,16 @@ import type { Worker } from 'node:worker_threads'
 import BetterSqlite3 from 'better-sqlite3'
 import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
-import { buildApp } from '../../app.js'
-import { expectAdvisorsUnavailable, testConfig } from '../helpers/app.js'
+import { buildLoggedApp, expectAdvisorsUnavailable, type LoggedApp } from '../helpers/app.js'
 import { blockedDir } from '../helpers/blocked.js'
 import { storedTokens } from '../helpers/stored-tokens.js'
 import { waitFor } from '../helpers/wait-for.js'
 
 const RETRY_DELAY_MS = 1500
 
-interface Harness { app: FastifyInstance, logLines: (pattern: RegExp) => string[] }
-
-async function buildWithLog (t: Test, env: Record<string, string>): Promise<Harness> {
-  const lines: string[] = []
+async function buildWithLog (t: Test, env: Record<string, string>): Promise<LoggedApp> {
   // The real threads (writer and reader), as in production.
-  const app = await buildApp(testConfig(t, { LOG_LEVEL: 'info', PROFILER_WRITER: 'thread', ...env }), {
-    profiler: { store: { retryDelayMs: RETRY_DELAY_MS } },
-    logStream: { write: line => { lines.push(line) } }
-  })
-  t.teardown(async () => { await app.close() })
-  await app.ready()
-  return { app, logLines: pattern => lines.filter(line => pattern.test(line)) }
+  return await buildLoggedApp(t, { PROFILER_WRITER: 'thread', ...env }, { profiler: { store: { retryDelayMs: RETRY_DELAY_MS } } })
 }
 
 async function poll (app: FastifyInstance, payload: object = {}): Promise<{ statusCode: number, token: string }> {
