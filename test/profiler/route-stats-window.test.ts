@@ -7,6 +7,7 @@ import { HOUR_MS, MINUTE_MS } from '../../plugins/profiler/stats/rollup.js'
 import { openProfileDatabase } from '../../plugins/profiler/store/open-store.js'
 import { ProfileSearch } from '../../plugins/profiler/store/reader.js'
 import { ProfileWriter } from '../../plugins/profiler/writer/profile-writer.js'
+import { exactPercentile } from '../helpers/percentile.js'
 
 // A window that starts inside an hour is read from two spans (the minutes up to the first whole
 // hour, then the hours) which the store adds up per line, and which the reader adds together:
@@ -17,11 +18,6 @@ const START_MS = Date.UTC(2026, 10, 20, 9, 0)
 const ROUTES = [['GET', '/api/orders/:id'], ['POST', '/api/orders/:id'], ['GET', '/api/teams/:id'], ['GET', null]] as const
 
 interface Written { startMs: number, method: string, route: string | null, statusCode: number, durationMs: number }
-
-function exactPercentile (durations: number[], percent: number): number {
-  const sorted = [...durations].sort((a, b) => a - b)
-  return sorted[Math.max(1, Math.ceil(percent * sorted.length / 100)) - 1] ?? 0
-}
 
 t.test('a window starting inside an hour adds its minute rows and its hour rows into the same lines', async t => {
   const { db } = openProfileDatabase(join(t.testdir(), 'profiles.sqlite'))
