@@ -4,12 +4,12 @@
 import { closeSync, openSync, readSync, writeSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
-import type { Worker } from 'node:worker_threads'
 import BetterSqlite3 from 'better-sqlite3'
 import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { buildLoggedApp, expectAdvisorsUnavailable, type LoggedApp } from '../helpers/app.js'
 import { blockedDir } from '../helpers/blocked.js'
+import { startedWorkers } from '../helpers/started-workers.js'
 import { storedTokens } from '../helpers/stored-tokens.js'
 import { waitFor } from '../helpers/wait-for.js'
 
@@ -68,10 +68,7 @@ function corruptPanels (path: string): () => void {
 
 t.test('the profiler\'s SQLite file corrupted while the server runs: 503 "The profile store is unavailable", reopened at most once per retry delay, never the advisors\' database', async t => {
   // Reader threads started are the reader's (re)open attempts: seen as Node creates them.
-  const workers: Worker[] = []
-  const seen = (worker: Worker): void => { workers.push(worker) }
-  process.on('worker', seen)
-  t.teardown(() => { process.off('worker', seen) })
+  const workers = startedWorkers(t)
   const { app, logLines } = await buildWithLog(t, {})
   // Profiles whose panels (a 20 KB body) spill into overflow pages: the oldest five to corrupt, five more after them.
   const old: string[] = []

@@ -15,6 +15,7 @@ import type { StoreOptions } from '../../plugins/profiler/store/profile-store.js
 import { buildLoggedApp, testConfig, type LoggedApp } from '../helpers/app.js'
 import { blockedDir } from '../helpers/blocked.js'
 import { businessTokens } from '../helpers/business-requests.js'
+import { startedWorkers } from '../helpers/started-workers.js'
 import { storedTokens } from '../helpers/stored-tokens.js'
 import { waitFor } from '../helpers/wait-for.js'
 
@@ -134,10 +135,7 @@ async function listedHealth (app: FastifyInstance): Promise<Record<string, unkno
 
 t.test('a writer thread that dies is started again with a back-off; the store reports failing meanwhile; its open batch is stored, not lost', async t => {
   // The real threads of a real store, seen as Node creates them ('worker' event, no stand-in).
-  const workers: Worker[] = []
-  const seen = (worker: Worker): void => { workers.push(worker) }
-  process.on('worker', seen)
-  t.teardown(() => { process.off('worker', seen) })
+  const workers = startedWorkers(t)
   // A write waits up to a minute for a lock: the batch stays open in the writer until it is killed.
   const { app, logLines } = await buildWithLog(t, { PROFILER_WRITER: 'thread' }, { retryDelayMs: 100 }, 60_000)
   // The writer thread starts in the plugin before the reader thread opens the store.
