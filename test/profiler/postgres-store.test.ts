@@ -11,6 +11,7 @@ import { needsPostgres, queryOn, startPostgres, type PostgresCluster } from '../
 import { profilePartitions } from '../helpers/profile-partitions.js'
 import { listProfiles } from '../helpers/profiler.js'
 import { passwordRole } from '../helpers/soak/run-soak.js'
+import { storeCaughtUp, storeFailing } from '../helpers/store-health.js'
 import { postgresStoredTokens } from '../helpers/stored-tokens.js'
 import { untilClock, waitFor } from '../helpers/wait-for.js'
 
@@ -29,10 +30,7 @@ if (needsPostgres(t)) {
     await app.profileStore.flush()
     await cluster.stop()
     const during = await businessTokens(t, app, 20)
-    await waitFor(async () => {
-      await app.profileStore.flush()
-      return app.profileStore.healthSnapshot().state === 'failing'
-    }, { ...RECOVERY, what: 'the fault is seen' })
+    await waitFor(async () => await storeFailing(app), { ...RECOVERY, what: 'the fault is seen' })
     const more = await businessTokens(t, app, 10)
     const listing = await app.inject({ url: '/_profiler/empty/search/results', headers: { accept: 'application/json' } })
     t.equal(listing.statusCode, 503, 'the listing says the store is unavailable')
@@ -40,10 +38,7 @@ if (needsPostgres(t)) {
     t.ok(app.profileStore.healthSnapshot().queued >= 30, 'the profiles wait in the queue')
     t.equal(logLines(/cannot be written/).length, 1, 'one line at the fault')
     await cluster.start()
-    await waitFor(async () => {
-      await app.profileStore.flush()
-      return app.profileStore.healthSnapshot().state === 'ok' && app.profileStore.healthSnapshot().queued === 0
-    }, { ...RECOVERY, what: 'the store is written again' })
+    await waitFor(async () => await storeCaughtUp(app), { ...RECOVERY, what: 'the store is written again' })
     t.equal(logLines(/writable again/).length, 1, 'one line at recovery')
     t.match(logLines(/writable again/)[0], /0 profile\(s\) could not be stored meanwhile/)
     let listed: string[] = []
@@ -63,11 +58,7 @@ if (needsPostgres(t)) {
 
   /** Waits until everything queued is stored and the store says ok. */
   const caughtUp = async (app: FastifyInstance): Promise<void> => {
-    await waitFor(async () => {
-      await app.profileStore.flush()
-      const health = app.profileStore.healthSnapshot()
-      return health.state === 'ok' && health.queued === 0
-    }, { ...RECOVERY, what: 'the store has caught up' })
+    await waitFor(async () => await storeCaughtUp(app), { ...RECOVERY, what: 'the store has caught up' })
   }
 
   t.test('the password rotated and the sessions ended (scram-sha-256): no profile lost, the pages answer 503 meanwhile', async t => {
@@ -83,10 +74,7 @@ if (needsPostgres(t)) {
     await cluster.query(`ALTER ROLE ${role} PASSWORD 'rotated'`)
     await cluster.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [role])
     const during = await businessTokens(t, app, 20)
-    await waitFor(async () => {
-      await app.profileStore.flush()
-      return app.profileStore.healthSnapshot().state === 'failing'
-    }, { ...RECOVERY, what: 'the rotation is seen' })
+    await waitFor(async () => await storeFailing(app), { ...RECOVERY, what: 'the rotation is seen' })
     t.match(app.profileStore.healthSnapshot().reason, /password authentication failed|terminating connection/)
     const refused = await listing(app)
     t.equal(refused.statusCode, 503, 'the listing says the store is unavailable')
@@ -114,10 +102,7 @@ if (needsPostgres(t)) {
     await locker.query('BEGIN')
     await locker.query('LOCK TABLE profile_tokens IN ACCESS EXCLUSIVE MODE')
     const during = await businessTokens(t, app, 12)
-    await waitFor(async () => {
-      await app.profileStore.flush()
-      return app.profileStore.healthSnapshot().state === 'failing'
-    }, { ...RECOVERY, what: 'the timeout is seen' })
+    await waitFor(async () => await storeFailing(app), { ...RECOVERY, what: 'the timeout is seen' })
     t.match(app.profileStore.healthSnapshot(), { reason: /statement timeout/, queued: 12 }, 'the batch in flight is kept')
     await locker.query('COMMIT')
     await caughtUp(app)

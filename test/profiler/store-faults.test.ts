@@ -16,6 +16,7 @@ import { buildLoggedApp, testConfig, type LoggedApp } from '../helpers/app.js'
 import { blockedDir } from '../helpers/blocked.js'
 import { businessTokens } from '../helpers/business-requests.js'
 import { startedWorkers } from '../helpers/started-workers.js'
+import { storeCaughtUp, storeFailing } from '../helpers/store-health.js'
 import { storedTokens } from '../helpers/stored-tokens.js'
 import { waitFor } from '../helpers/wait-for.js'
 
@@ -33,10 +34,7 @@ async function faultAndRecovery (t: Test, harness: LoggedApp, fault: { reason: R
 
   fault.start()
   const during = await businessTokens(t, app, 20, { payload: fault.payload })
-  await waitFor(async () => {
-    await app.profileStore.flush()
-    return app.profileStore.healthSnapshot().state === 'failing'
-  }, { timeoutMs: 15_000, what: 'the store is seen failing' })
+  await waitFor(async () => await storeFailing(app), { timeoutMs: 15_000, what: 'the store is seen failing' })
   during.push(...await businessTokens(t, app, 10, { payload: fault.payload }))
   t.equal(during.length, 30, 'business requests keep answering 200 during the fault')
   const listing = await app.inject({ url: '/_profiler/empty/search/results', headers: { accept: 'application/json' } })
@@ -47,11 +45,7 @@ async function faultAndRecovery (t: Test, harness: LoggedApp, fault: { reason: R
   t.equal(logLines(/profile store cannot be written/).length, 1, 'the fault is logged once')
 
   fault.clear()
-  await waitFor(async () => {
-    await app.profileStore.flush()
-    const health = app.profileStore.healthSnapshot()
-    return health.state === 'ok' && health.queued === 0
-  }, { timeoutMs: 15_000, what: 'the store has caught up' })
+  await waitFor(async () => await storeCaughtUp(app), { timeoutMs: 15_000, what: 'the store has caught up' })
   const stored = storedTokens(app.config.profilerDatabasePath)
   const dropped = app.profileStore.dropped
   const kept = during.filter(token => stored.has(token)).length
@@ -169,11 +163,7 @@ t.test('a writer thread that dies is started again with a back-off; the store re
   t.match(await listedHealth(app), { state: 'failing', reason: /started again in 2 s$/ }, 'the back-off doubles')
 
   locker.exec('ROLLBACK')
-  await waitFor(async () => {
-    await app.profileStore.flush()
-    const health = app.profileStore.healthSnapshot()
-    return health.state === 'ok' && health.queued === 0
-  }, { timeoutMs: 20_000, what: 'a third thread to store what was kept' })
+  await waitFor(async () => await storeCaughtUp(app), { timeoutMs: 20_000, what: 'a third thread to store what was kept' })
   t.equal(workers.length, 4, 'started twice again')
   const stored = storedTokens(app.config.profilerDatabasePath)
   t.ok([...before, ...open, ...during].every(token => stored.has(token)), 'every profile is stored, the open batch\'s too')
