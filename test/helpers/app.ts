@@ -49,16 +49,6 @@ export async function listeningApp (t: Test, env: Record<string, string> = {}, o
   return { app, port, address: `http://127.0.0.1:${port}` }
 }
 
-/** An app of buildTestApp's whose log lines are kept; `logLines(pattern)`: those that match. */
-export interface LoggedApp { app: FastifyInstance, logLines: (pattern: RegExp) => string[] }
-
-/** buildTestApp's app logging at `info` (unless `env` says otherwise) into lines kept for the test to read. */
-export async function buildLoggedApp (t: Test, env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<LoggedApp> {
-  const lines: string[] = []
-  const app = await buildTestApp(t, { LOG_LEVEL: 'info', ...env }, undefined, { ...overrides, logStream: { write: line => { lines.push(line) } } })
-  return { app, logLines: pattern => lines.filter(line => pattern.test(line)) }
-}
-
 export function postJson (app: FastifyInstance, url: string, body: unknown, headers: Record<string, string> = {}) {
   return app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) })
 }

@@ -1,13 +1,13 @@
 import { join } from 'node:path'
 import fc from 'fast-check'
 import t from 'tap'
+import { exactPercentile } from '../helpers/percentile.js'
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../plugins/profiler/profile.js'
 import { PERCENTILE_ERROR } from '../../plugins/profiler/stats/histogram.js'
 import { HOUR_MS, MINUTE_MS } from '../../plugins/profiler/stats/rollup.js'
 import { openProfileDatabase } from '../../plugins/profiler/store/open-store.js'
 import { ProfileSearch } from '../../plugins/profiler/store/reader.js'
 import { ProfileWriter } from '../../plugins/profiler/writer/profile-writer.js'
-import { exactPercentile } from '../helpers/percentile.js'
 
 // A window that starts inside an hour is read from two spans (the minutes up to the first whole
 // hour, then the hours) which the store adds up per line, and which the reader adds together:
