@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs'
 import { chromium } from 'playwright-core'
 import t from 'tap'
+import { basicAuth } from '../helpers/profiler.js'
 import { startServer } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait-for.js'
 
@@ -144,7 +145,7 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
     const xss = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
     const attack = await fetch(`${address}/nope/${encodeURIComponent(xss)}`, { headers: { 'user-agent': xss, referer: `${address}/${xss}` } })
     const token = attack.headers.get('x-debug-token') ?? ''
-    const authorization = `Basic ${Buffer.from(`operator:${secret}`).toString('base64')}`
+    const authorization = basicAuth(secret)
     // Profiles are written in the background: wait until this one can be read.
     await waitFor(async () => (await fetch(`${address}/_profiler/${token}`, { headers: { accept: 'application/json', authorization } })).status === 200,
       { what: `profile ${token}` })

@@ -4,9 +4,10 @@
 import fc from 'fast-check'
 import t from 'tap'
 import { INVALID_HOST } from '../../plugins/routing/host.js'
-import { listeningApp, onOrigin, profileUrls } from '../helpers/exported-urls.js'
+import { listeningApp } from '../helpers/app.js'
+import { onOrigin, profileUrls } from '../helpers/exported-urls.js'
 import { hostileText } from '../helpers/hostile.js'
-import { rawRequest } from '../helpers/raw-request.js'
+import { rawAnswer } from '../helpers/raw-http.js'
 
 /** The origin of the Host every request here sends. */
 const ORIGIN = 'http://localhost'
@@ -16,8 +17,8 @@ const request = (path: string, headers: Record<string, string>): string =>
   `GET ${path} HTTP/1.1\r\nHost: localhost\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')}Connection: close\r\n\r\n`
 
 t.test('TRUST_PROXY: X-Forwarded-Proto "https://evil.test/#" is a 400 naming the header; Location, link, stored and exported URLs stay on this service', async t => {
-  const { app, port } = await listeningApp(t, { TRUST_PROXY: 'on' })
-  const res = await rawRequest(port, request('/_profiler', { 'X-Forwarded-Proto': 'https://evil.test/#' }))
+  const { app, address } = await listeningApp(t, { TRUST_PROXY: 'on' })
+  const res = await rawAnswer(address, request('/_profiler', { 'X-Forwarded-Proto': 'https://evil.test/#' }))
   t.equal(res.status, 400)
   t.equal(JSON.parse(res.body).message, 'Invalid X-Forwarded-Proto "https://evil.test/#": only http and https are a scheme.')
   t.equal(res.headers.location, undefined, 'no redirect to https://evil.test/#://localhost/_profiler/')
@@ -26,13 +27,13 @@ t.test('TRUST_PROXY: X-Forwarded-Proto "https://evil.test/#" is a 400 naming the
   const url = 'http://localhost/_profiler'
   t.same(await profileUrls(app, token), { stored: url, listed: url, curl: url, har: url })
 
-  const javascript = await rawRequest(port, request('/nope', { 'X-Forwarded-Proto': 'javascript' }))
+  const javascript = await rawAnswer(address, request('/nope', { 'X-Forwarded-Proto': 'javascript' }))
   t.equal(JSON.parse(javascript.body).message, 'Invalid X-Forwarded-Proto "javascript": only http and https are a scheme.')
-  const https = await rawRequest(port, request('/_profiler', { 'X-Forwarded-Proto': 'HTTPS', 'X-Forwarded-Host': 'Public.Example.TEST:443' }))
+  const https = await rawAnswer(address, request('/_profiler', { 'X-Forwarded-Proto': 'HTTPS', 'X-Forwarded-Host': 'Public.Example.TEST:443' }))
   t.equal(https.status, 301, 'https from the proxy, in any case, is the scheme')
   t.equal(https.headers.location, 'https://public.example.test/_profiler/')
   t.equal(https.headers['x-debug-token-link'], `https://public.example.test/_profiler/${https.headers['x-debug-token']}`)
-  const badHost = await rawRequest(port, request('/nope', { 'X-Forwarded-Host': 'evil.test/#' }))
+  const badHost = await rawAnswer(address, request('/nope', { 'X-Forwarded-Host': 'evil.test/#' }))
   t.equal(JSON.parse(badHost.body).message, 'Invalid X-Forwarded-Host "evil.test/#".', 'an invalid forwarded host names its header')
   t.equal(badHost.headers['x-debug-token-link'], `http://${INVALID_HOST}/_profiler/${badHost.headers['x-debug-token']}`)
 })
@@ -49,7 +50,7 @@ const asRead = (value: string): string => Buffer.from(value, 'utf8').toString('l
 const lastEntry = (value: string): string => (value.split(',').pop() ?? '').trim()
 
 t.test('generated X-Forwarded-Proto/-Host/-For: every Location, link, stored and exported URL is on a host the request named, with http or https, or the answer is a 400', async t => {
-  const { app, port } = await listeningApp(t, { TRUST_PROXY: 'on' })
+  const { app, address } = await listeningApp(t, { TRUST_PROXY: 'on' })
   const seen = { refused: 0, answered: 0 }
   await fc.assert(fc.asyncProperty(proto, host, forwardedFor, fc.constantFrom('/_profiler', '/nope', '/_profiler/empty/search/results?limit=1'),
     async (xfp, xfh, xff, path) => {
@@ -57,7 +58,7 @@ t.test('generated X-Forwarded-Proto/-Host/-For: every Location, link, stored and
       if (xfp !== null) headers['X-Forwarded-Proto'] = xfp
       if (xfh !== null) headers['X-Forwarded-Host'] = xfh
       if (xff !== null) headers['X-Forwarded-For'] = xff
-      const res = await rawRequest(port, request(path, headers))
+      const res = await rawAnswer(address, request(path, headers))
       if (res.status === 0 || res.status >= 500) return false
       const token = res.headers['x-debug-token']
       seen[res.status === 400 ? 'refused' : 'answered']++

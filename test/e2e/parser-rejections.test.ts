@@ -2,11 +2,9 @@
 // gets the service's own error answer (JSON or the HTML page, as the Accept header asks), an
 // X-Debug-Token, and a profile in the listing whose panels render. A valid request pipelined before
 // a malformed one in the same segment is answered first.
-import type { AddressInfo } from 'node:net'
 import fc from 'fast-check'
 import t, { type Test } from 'tap'
-import { buildTestApp, testConfig } from '../helpers/app.js'
-import { buildApp } from '../../app.js'
+import { listeningApp } from '../helpers/app.js'
 import { parseAnswers, rawAnswer, sendRaw, type RawAnswer } from '../helpers/raw-http.js'
 import { startServer } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait-for.js'
@@ -101,12 +99,6 @@ interface Listed { token: string, ip: string, method: string, url: string, statu
 
 /** The real server, or the app in this process listening on a real port (its code counted by coverage). */
 interface Listening { address: string }
-
-async function listeningApp (t: Test, env: Record<string, string> = {}): Promise<Listening> {
-  const app = await buildTestApp(t, env)
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  return { address: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` }
-}
 
 async function listing (server: Listening, query: string): Promise<Listed[]> {
   const res = await fetch(`${server.address}/_profiler/empty/search/results?${query}`, { headers: { accept: 'application/json' } })
@@ -247,10 +239,7 @@ t.test('the Accept header is negotiated as the error renderer does (generated Ac
 
 t.test('a flood of rejections stays within the profiler\'s queue bound: past it, profiles are dropped and counted, answers carry no token', async t => {
   // The queue hands nothing over for a minute: it only fills.
-  const app = await buildApp(testConfig(t), { profiler: { store: { maxQueue: 3, flushDelayMs: 60_000, batchSize: 1000 } } })
-  t.teardown(() => app.close())
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  const address = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+  const { app, address } = await listeningApp(t, {}, { profiler: { store: { maxQueue: 3, flushDelayMs: 60_000, batchSize: 1000 } } })
   const answers: RawAnswer[] = []
   for (let i = 0; i < 10; i++) answers.push(await rawAnswer(address, `GET /x${i} HTTP/1.2\r\nHost: localhost\r\n\r\n`))
   t.ok(answers.every(answer => answer.status === 400), 'every rejection is answered')

@@ -5,9 +5,10 @@
 import fc from 'fast-check'
 import t from 'tap'
 import { listProfiles } from '../helpers/profiler.js'
-import { listeningApp, onOrigin, profileUrls } from '../helpers/exported-urls.js'
+import { listeningApp } from '../helpers/app.js'
+import { onOrigin, profileUrls } from '../helpers/exported-urls.js'
 import { hostileText } from '../helpers/hostile.js'
-import { rawRequest } from '../helpers/raw-request.js'
+import { rawAnswer } from '../helpers/raw-http.js'
 
 const ORIGIN = 'http://localhost'
 const NOT_ORIGIN_FORM = 'is not origin-form: this service answers only a path starting with "/" (or an absolute http(s) URL of this service)'
@@ -18,8 +19,8 @@ const request = (method: string, target: string, extra = ''): string =>
 
 t.test('POST *@127.0.0.2:18099/steal (Host localhost): a 400 that says so, stored and exported on localhost, with TRUSTED_HOSTS too', async t => {
   for (const env of [{}, { TRUSTED_HOSTS: 'localhost' }] as Array<Record<string, string>>) {
-    const { app, port } = await listeningApp(t, env)
-    const res = await rawRequest(port, 'POST *@127.0.0.2:18099/steal HTTP/1.1\r\nHost: localhost\r\nX-Secret-Note: keep-me-here\r\n' +
+    const { app, address } = await listeningApp(t, env)
+    const res = await rawAnswer(address, 'POST *@127.0.0.2:18099/steal HTTP/1.1\r\nHost: localhost\r\nX-Secret-Note: keep-me-here\r\n' +
       'Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}')
     t.equal(res.status, 400, `a 400 (${JSON.stringify(env)})`)
     t.equal(JSON.parse(res.body).message, `The request target "*@127.0.0.2:18099/steal" ${NOT_ORIGIN_FORM}`)
@@ -34,29 +35,29 @@ t.test('POST *@127.0.0.2:18099/steal (Host localhost): a 400 that says so, store
 })
 
 t.test('absolute-form is answered by its path: 301 Location, messages, X-Debug-Token-Link, stored and exported URLs on this service', async t => {
-  const { app, port } = await listeningApp(t)
-  const redirect = await rawRequest(port, request('GET', 'http://localhost/_profiler?a=1'))
+  const { app, address } = await listeningApp(t)
+  const redirect = await rawAnswer(address, request('GET', 'http://localhost/_profiler?a=1'))
   t.equal(redirect.status, 301)
   t.equal(redirect.headers.location, `${ORIGIN}/_profiler/?a=1`, 'not http://localhosthttp://localhost/_profiler/')
   t.equal(redirect.headers['x-debug-token-link'], `${ORIGIN}/_profiler/${redirect.headers['x-debug-token']}`)
 
-  const missing = await rawRequest(port, request('GET', 'HTTP://LocalHost:80/nope?x=1'))
+  const missing = await rawAnswer(address, request('GET', 'HTTP://LocalHost:80/nope?x=1'))
   t.equal(missing.status, 404)
   t.equal(JSON.parse(missing.body).message, `No route found for "GET ${ORIGIN}/nope"`)
 
-  const routed = await rawRequest(port, request('POST', 'http://localhost/monitor/MonitorPooling'))
+  const routed = await rawAnswer(address, request('POST', 'http://localhost/monitor/MonitorPooling'))
   t.equal(routed.status, 200, 'a route answers its absolute URL')
 
-  const elsewhere = await rawRequest(port, request('GET', 'http://evil.test/x'))
+  const elsewhere = await rawAnswer(address, request('GET', 'http://evil.test/x'))
   t.equal(elsewhere.status, 400, 'another host than the Host header: a 400')
   t.equal(JSON.parse(elsewhere.body).message, 'The request target "http://evil.test/x" names the host "evil.test", but the Host header is "localhost"')
   t.equal(elsewhere.headers['x-debug-token-link'], `${ORIGIN}/_profiler/${elsewhere.headers['x-debug-token']}`)
 
-  const userinfo = await rawRequest(port, request('GET', 'http://localhost@127.0.0.2:18099/steal'))
+  const userinfo = await rawAnswer(address, request('GET', 'http://localhost@127.0.0.2:18099/steal'))
   t.equal(userinfo.status, 400, 'user information before the host: a 400')
   t.equal(JSON.parse(userinfo.body).message, 'The request target "http://localhost@127.0.0.2:18099/steal" names an invalid host "localhost@127.0.0.2:18099"')
 
-  const malformed = await rawRequest(port, request('GET', 'http://localhost/x/%E0%A4%A'))
+  const malformed = await rawAnswer(address, request('GET', 'http://localhost/x/%E0%A4%A'))
   t.equal(JSON.parse(malformed.body).message, "The request URL is not valid: '/x/%E0%A4%A' has a malformed percent-encoding")
 
   const expected: Array<[typeof redirect, string]> = [
@@ -70,8 +71,8 @@ t.test('absolute-form is answered by its path: 301 Location, messages, X-Debug-T
 })
 
 t.test('OPTIONS * is a 400 that says so, stored as http://localhost/*; authority-form never reaches a stored URL', async t => {
-  const { app, port } = await listeningApp(t)
-  const star = await rawRequest(port, request('OPTIONS', '*'))
+  const { app, address } = await listeningApp(t)
+  const star = await rawAnswer(address, request('OPTIONS', '*'))
   t.equal(star.status, 400)
   t.equal(JSON.parse(star.body).message, `The request target "*" ${NOT_ORIGIN_FORM}`)
   t.equal(star.headers['x-debug-token-link'], `${ORIGIN}/_profiler/${star.headers['x-debug-token']}`)
@@ -79,7 +80,7 @@ t.test('OPTIONS * is a 400 that says so, stored as http://localhost/*; authority
   t.same(await profileUrls(app, star.headers['x-debug-token'] ?? ''), { stored: url, listed: url, curl: url, har: url }, 'not http://localhost*')
   // Node's HTTP parser refuses authority-form outside CONNECT before the app sees it: a 400, profiled
   // as the parser's rejection, on this service's origin.
-  const authority = await rawRequest(port, request('GET', 'evil.test:80'))
+  const authority = await rawAnswer(address, request('GET', 'evil.test:80'))
   t.equal(authority.status, 400)
   t.equal(authority.headers.location, undefined)
   t.notOk((await listProfiles(app)).some(profile => new URL(profile.url).hostname !== 'localhost'), 'every stored URL is on localhost')
@@ -87,12 +88,12 @@ t.test('OPTIONS * is a 400 that says so, stored as http://localhost/*; authority
 })
 
 t.test('an HTTP/1.1 request without Host is a 400 that says so, profiled; an HTTP/1.0 one is reported as localhost', async t => {
-  const { app, port } = await listeningApp(t)
-  const res = await rawRequest(port, 'GET /nope HTTP/1.1\r\nConnection: close\r\n\r\n')
+  const { app, address } = await listeningApp(t)
+  const res = await rawAnswer(address, 'GET /nope HTTP/1.1\r\nConnection: close\r\n\r\n')
   t.equal(res.status, 400)
   t.equal(JSON.parse(res.body).message, 'The request has no Host header: HTTP/1.1 requires one.')
   t.equal(res.headers['x-debug-token-link'], `${ORIGIN}/_profiler/${res.headers['x-debug-token']}`, 'profiled')
-  const old = await rawRequest(port, 'GET /nope HTTP/1.0\r\n\r\n')
+  const old = await rawAnswer(address, 'GET /nope HTTP/1.0\r\n\r\n')
   t.equal(JSON.parse(old.body).message, `No route found for "GET ${ORIGIN}/nope"`)
   t.equal((await profileUrls(app, old.headers['x-debug-token'] ?? '')).stored, `${ORIGIN}/nope`)
 })
@@ -113,10 +114,10 @@ const requestTarget = fc.tuple(
 
 t.test('generated request targets: every Location, link, stored and exported URL is on this service, or the answer is a 400', async t => {
   for (const [env, seed] of [[{}, 2101], [{ TRUSTED_HOSTS: 'localhost' }, 2102]] as Array<[Record<string, string>, number]>) {
-    const { app, port } = await listeningApp(t, env)
+    const { app, address } = await listeningApp(t, env)
     const seen = { refusedByParser: 0, refusedProfiled: 0, answered: 0 }
     await fc.assert(fc.asyncProperty(requestTarget, fc.constantFrom('GET', 'POST', 'OPTIONS', 'DELETE', 'HEAD'), async (target, method) => {
-      const res = await rawRequest(port, request(method, target))
+      const res = await rawAnswer(address, request(method, target))
       if (res.status === 0 || res.status >= 500) return false
       seen[res.headers['x-debug-token'] === undefined ? 'refusedByParser' : res.status === 400 ? 'refusedProfiled' : 'answered']++
       // The service answers only a path or an absolute http(s) URL: anything else is a 400.

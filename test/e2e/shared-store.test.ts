@@ -4,11 +4,12 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import pg from 'pg'
 import t, { type Test } from 'tap'
-import { needsPostgres, startPostgres, type PostgresCluster } from '../helpers/postgres.js'
+import { needsPostgres, queryOn, startPostgres, type PostgresCluster } from '../helpers/postgres.js'
 import { startServer, type RunningServer } from '../helpers/server.js'
 import { pollLoad } from '../helpers/poll-load.js'
+import { profilePartitions } from '../helpers/profile-partitions.js'
+import { postgresStoredTokens } from '../helpers/stored-tokens.js'
 import { waitFor } from '../helpers/wait-for.js'
 
 // These tests wait for the clock (seconds of traffic, partitions a second wide): each loop pauses
@@ -31,30 +32,18 @@ async function listing (server: RunningServer, query = 'limit=100'): Promise<Lis
   return await res.json() as Listing
 }
 
-async function until (what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  // A check that throws (the server restarting) counts as not yet.
-  await waitFor(async () => await check().catch(() => false), { what, timeoutMs, intervalMs: 200 })
-}
+/** The waits on what the instances store: a check that throws (a server restarting) counts as not yet. */
+const STORED = { timeoutMs: 60_000, intervalMs: 200, retryOnError: true }
 
 /** Every queue written (the store healthy, nothing waiting). */
 async function drained (servers: RunningServer[]): Promise<void> {
-  await until('every queue is written', async () => {
+  await waitFor(async () => {
     for (const server of servers) {
       const { store } = await listing(server, 'limit=1')
       if (store.state !== 'ok' || store.queued !== 0) return false
     }
     return true
-  })
-}
-
-async function storedRows (url: string): Promise<Array<{ token: string, deployment: string }>> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return (await client.query<{ token: string, deployment: string }>('SELECT token, deployment FROM profiles')).rows
-  } finally {
-    await client.end()
-  }
+  }, { ...STORED, what: 'every queue is written' })
 }
 
 if (needsPostgres(t)) {
@@ -66,10 +55,10 @@ if (needsPostgres(t)) {
     const [a, b] = await Promise.all([instance(t, url, 'A'), instance(t, url, 'B')])
     const fromA = (await fetch(`${a.address}/robots.txt`)).headers.get('x-debug-token')
     const fromB = (await fetch(`${b.address}/wp-login.php`)).headers.get('x-debug-token')
-    await until('both profiles are listed', async () => {
+    await waitFor(async () => {
       const tokens = (await listing(a)).results.map(row => row.token)
       return tokens.includes(fromA ?? '') && tokens.includes(fromB ?? '')
-    })
+    }, { ...STORED, what: 'both profiles are listed' })
     const rows = (await listing(b)).results
     t.match(rows.find(row => row.token === fromA), { deployment: 'A', url: /\/robots\.txt$/ })
     t.match(rows.find(row => row.token === fromB), { deployment: 'B', url: /\/wp-login\.php$/ })
@@ -85,7 +74,7 @@ if (needsPostgres(t)) {
     t.ok(answers.length > 200, `${answers.length} requests`)
     t.ok(answers.every(answer => answer.status === 200), 'every request answered')
     await drained([a, b])
-    const stored = await storedRows(url)
+    const stored = await queryOn(url, 'SELECT token, deployment FROM profiles')
     t.equal(new Set(stored.map(row => row.token)).size, stored.length, 'no token stored twice')
     const dropped = (await listing(a, 'limit=1')).store.dropped + (await listing(b, 'limit=1')).store.dropped
     const storedTokens = new Set(stored.map(row => row.token))
@@ -122,7 +111,7 @@ if (needsPostgres(t)) {
     t.ok(duringFault >= 100, `${duringFault} requests answered while PostgreSQL was down`)
     t.same(answers.filter(answer => answer.status !== 200), [], `all ${answers.length} requests answered 200`)
     await drained([a, b])
-    const storedTokens = new Set((await storedRows(url)).map(row => row.token))
+    const storedTokens = await postgresStoredTokens(url)
     t.same(answers.filter(answer => !storedTokens.has(answer.token ?? '')).length, 0, 'every profile arrived after recovery')
     for (const server of [a, b]) {
       t.match(server.log(), /the profile store cannot be written/, 'the fault is logged')
@@ -135,24 +124,14 @@ if (needsPostgres(t)) {
   t.test('retention drops whole time partitions', async t => {
     const url = await cluster.createDatabase('retention')
     const a = await instance(t, url, 'A', { PROFILER_PARTITION: '1s', PROFILER_MAX_AGE: '3s' })
-    const partitions = async (): Promise<number[]> => {
-      const client = new pg.Client({ connectionString: url })
-      await client.connect()
-      try {
-        const { rows } = await client.query<{ name: string }>(`SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-          JOIN pg_class p ON p.oid = i.inhparent WHERE p.relname = 'profiles'`)
-        return rows.map(row => Number(row.name.replace('profiles_p', ''))).sort((x, y) => x - y)
-      } finally {
-        await client.end()
-      }
-    }
+    const partitions = async (): Promise<number[]> => await profilePartitions(url)
     const l = pollLoad(a.address, 2, { pauseMs: PAUSE_MS })
-    await until('the first partition is created', async () => (await partitions()).length > 0)
+    await waitFor(async () => (await partitions()).length > 0, { ...STORED, what: 'the first partition is created' })
     const first = (await partitions())[0] ?? 0
-    await until('the oldest partitions are dropped', async () => ((await partitions())[0] ?? 0) > first + 1)
+    await waitFor(async () => ((await partitions())[0] ?? 0) > first + 1, { ...STORED, what: 'the oldest partitions are dropped' })
     // On a busy machine the background step may be a second or two behind the clock: the bound is
     // what it comes back to, not what it shows at one instant.
-    await until('about max age / partition width remain', async () => (await partitions()).length <= 7)
+    await waitFor(async () => (await partitions()).length <= 7, { ...STORED, what: 'about max age / partition width remain' })
     await l.stop()
     const now = await partitions()
     t.ok((now[0] ?? 0) > first + 1, `the oldest partitions were dropped (first was ${first}, now ${now.join(', ')})`)

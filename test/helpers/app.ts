@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Test } from 'tap'
@@ -38,6 +39,14 @@ export async function buildTestApp (
   if (extend !== undefined) await extend(app)
   await app.ready()
   return app
+}
+
+/** buildTestApp's app listening on a real socket of 127.0.0.1 (closed when the test ends). */
+export async function listeningApp (t: Test, env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<{ app: FastifyInstance, port: number, address: string }> {
+  const app = await buildTestApp(t, env, undefined, overrides)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as AddressInfo
+  return { app, port, address: `http://127.0.0.1:${port}` }
 }
 
 export function postJson (app: FastifyInstance, url: string, body: unknown, headers: Record<string, string> = {}) {

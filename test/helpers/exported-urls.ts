@@ -1,15 +1,5 @@
-import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
-import type { Test } from 'tap'
-import { buildTestApp } from './app.js'
 import { listProfiles, profileJson } from './profiler.js'
-
-/** The app of buildTestApp listening on a real socket of 127.0.0.1 (closed when the test ends). */
-export async function listeningApp (t: Test, env: Record<string, string> = {}): Promise<{ app: FastifyInstance, port: number }> {
-  const app = await buildTestApp(t, env)
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  return { app, port: (app.server.address() as AddressInfo).port }
-}
 
 /** Every URL a profile gives out: stored (its JSON), in the listing JSON, the cURL command's, the HAR entry's. */
 export interface ProfileUrls { stored: string, listed: string | undefined, curl: string | undefined, har: string | undefined }

@@ -1,15 +1,12 @@
 import type { FastifyInstance } from 'fastify'
 import type { Test } from 'tap'
 import { buildTestApp, postJson } from './app.js'
+import { tokenOf } from './debug-token.js'
 
 export const SECRET_BEARER = 'Bearer eyJhbGciOiJIUzI1NiJ9.c2VjcmV0.c2lnbmF0dXJl'
 
 /** Tokens of the requests recorded by `recordedApp`, by what each request was. */
 export interface RecordedTokens { found: string, notFound: string, robots: string, wrongMethod: string, poll: string }
-
-function token (res: { headers: Record<string, unknown> }): string {
-  return String(res.headers['x-debug-token'])
-}
 
 /**
  * A running app whose real store holds five profiles (a 200, a 404 lookup, a 404 path, a 405,
@@ -19,11 +16,11 @@ function token (res: { headers: Record<string, unknown> }): string {
 export async function recordedApp (t: Test, appEnv: Record<string, string> = {}): Promise<{ app: FastifyInstance, env: Record<string, string>, tokens: RecordedTokens }> {
   const app = await buildTestApp(t, appEnv)
   const tokens: RecordedTokens = {
-    found: token(await postJson(app, '/ccenter/getConseillerByCode', { code: 'ADV1001' }, { authorization: SECRET_BEARER })),
-    notFound: token(await postJson(app, '/ccenter/getConseillerByCode', { code: 'NOPE' })),
-    robots: token(await app.inject({ method: 'GET', url: '/robots.txt', remoteAddress: '10.0.0.7' })),
-    wrongMethod: token(await app.inject({ method: 'GET', url: '/ccenter/getConseillerByCode' })),
-    poll: token(await postJson(app, '/monitor/MonitorPooling', {}))
+    found: tokenOf(await postJson(app, '/ccenter/getConseillerByCode', { code: 'ADV1001' }, { authorization: SECRET_BEARER })),
+    notFound: tokenOf(await postJson(app, '/ccenter/getConseillerByCode', { code: 'NOPE' })),
+    robots: tokenOf(await app.inject({ method: 'GET', url: '/robots.txt', remoteAddress: '10.0.0.7' })),
+    wrongMethod: tokenOf(await app.inject({ method: 'GET', url: '/ccenter/getConseillerByCode' })),
+    poll: tokenOf(await postJson(app, '/monitor/MonitorPooling', {}))
   }
   await app.profileStore.flush()
   const { profilerDatabaseUrl, profilerDatabasePath } = app.config

@@ -1,11 +1,14 @@
 import { connect } from 'node:net'
 
-// Raw bytes over a real socket, for what an HTTP client library would refuse to send (conflicting
-// Content-Length, obs-fold, HTTP/1.2, pipelined requests in one segment), and the answers read back.
+// Raw bytes over a real socket, for what an HTTP client library or app.inject would refuse to send
+// (conflicting Content-Length, obs-fold, HTTP/1.2, pipelined requests in one segment, a request
+// target that is not a path: `OPTIONS *`, `GET http://evil.test/x`), and the answers read back.
+// A string is sent as UTF-8; Node's parser reads header bytes as Latin-1.
 
 export interface RawAnswer {
+  /** 0 when the server closed the connection without an answer. */
   status: number
-  /** Lower-case names. */
+  /** Header names in lower case; a repeated header's values joined with ", ". */
   headers: Record<string, string>
   body: string
 }
@@ -33,23 +36,30 @@ export async function sendRaw (address: string, bytes: string | Buffer, until?: 
   })
 }
 
-/** The HTTP/1.1 answers in `text`, in order (bodies framed by Content-Length). */
+/**
+ * The HTTP/1.x answers in `text`, in order: each body framed by its Content-Length, or without one
+ * running to the end (the server closed the connection after it).
+ */
 export function parseAnswers (text: string): RawAnswer[] {
   const answers: RawAnswer[] = []
   let rest = text
-  while (rest.startsWith('HTTP/1.1 ')) {
+  while (/^HTTP\/1\.[01] \d{3}/.test(rest)) {
     const headEnd = rest.indexOf('\r\n\r\n')
     if (headEnd === -1) break
     const [statusLine = '', ...lines] = rest.slice(0, headEnd).split('\r\n')
     const headers: Record<string, string> = {}
     for (const line of lines) {
       const colon = line.indexOf(':')
-      headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim()
+      if (colon === -1) continue
+      const name = line.slice(0, colon).trim().toLowerCase()
+      const value = line.slice(colon + 1).trim()
+      headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`
     }
-    const length = Number(headers['content-length'] ?? 0)
-    const bodyBytes = Buffer.from(rest.slice(headEnd + 4), 'latin1').subarray(0, length)
-    answers.push({ status: Number(statusLine.split(' ')[1]), headers, body: bodyBytes.toString('utf8') })
-    rest = rest.slice(headEnd + 4 + bodyBytes.toString('latin1').length)
+    // Latin-1: one character per byte received.
+    const after = rest.slice(headEnd + 4)
+    const body = headers['content-length'] === undefined ? after : after.slice(0, Number(headers['content-length']))
+    answers.push({ status: Number(statusLine.split(' ')[1]), headers, body: Buffer.from(body, 'latin1').toString('utf8') })
+    rest = after.slice(body.length)
   }
   return answers
 }

@@ -1,14 +1,33 @@
+interface WaitOptions {
+  timeoutMs?: number
+  intervalMs?: number
+  /** Named in the timeout's message. */
+  what?: string
+  /** A check that throws (a server or database restarting) counts as not yet; the last error is named on timeout. */
+  retryOnError?: boolean
+}
+
 /**
  * Resolves as soon as `condition` holds, checking every `intervalMs`; rejects after `timeoutMs`
  * naming what was awaited. For what happens in the background (the writer thread, a server).
  */
 export async function waitFor (
   condition: () => boolean | Promise<boolean>,
-  { timeoutMs = 10_000, intervalMs = 10, what = 'the condition' }: { timeoutMs?: number, intervalMs?: number, what?: string } = {}
+  { timeoutMs = 10_000, intervalMs = 10, what = 'the condition', retryOnError = false }: WaitOptions = {}
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+  let lastError: unknown
+  const holds = async (): Promise<boolean> => {
+    if (!retryOnError) return await condition()
+    try {
+      return await condition()
+    } catch (error) {
+      lastError = error
+      return false
+    }
+  }
+  while (!(await holds())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError === undefined ? '' : ` (last error: ${String(lastError)})`}`)
     await new Promise(resolve => setTimeout(resolve, intervalMs))
   }
 }

@@ -11,10 +11,6 @@ import { waitFor } from '../helpers/wait-for.js'
 const POLL = '/monitor/MonitorPooling'
 const LOOKUP = '/ccenter/getConseillerByCode'
 
-async function until (what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  await waitFor(check, { what, timeoutMs, intervalMs: 100 })
-}
-
 if (needsPostgres(t)) {
   let cluster: PostgresCluster
   let databases = 0
@@ -51,7 +47,7 @@ if (needsPostgres(t)) {
     } finally {
       await cluster.start()
     }
-    await until('the lookup answers again', async () => (await postJson(app, LOOKUP, { code: 'ADV1001' })).statusCode === 200)
+    await waitFor(async () => (await postJson(app, LOOKUP, { code: 'ADV1001' })).statusCode === 200, { timeoutMs: 30_000, intervalMs: 100, what: 'the lookup answers again' })
     t.equal((await postJson(app, LOOKUP, { code: 'ADV1001' })).json().lastName, 'Martin')
   })
 
@@ -66,7 +62,7 @@ if (needsPostgres(t)) {
       await cluster.start()
     }
     const started = app as Awaited<ReturnType<typeof buildTestApp>>
-    await until('it opens, migrates and loads the samples', async () => (await postJson(started, LOOKUP, { code: 'ADV1001' })).statusCode === 200)
+    await waitFor(async () => (await postJson(started, LOOKUP, { code: 'ADV1001' })).statusCode === 200, { timeoutMs: 30_000, intervalMs: 100, what: 'it opens, migrates and loads the samples' })
     t.equal((await postJson(started, LOOKUP, { code: 'ADV1001' })).json().lastName, 'Martin')
   })
 

@@ -1,8 +1,7 @@
-import { once } from 'node:events'
-import { connect } from 'node:net'
 import { Readable } from 'node:stream'
 import t from 'tap'
 import { buildTestApp } from '../helpers/app.js'
+import { sendRaw } from '../helpers/raw-http.js'
 
 const URL = '/ccenter/getConseillerByCode'
 
@@ -51,12 +50,8 @@ t.test('an empty chunked body is an empty body ({}), whatever its Content-Type; 
   t.equal(unknownPath.statusCode, 404, 'an unknown path stays a 404')
 
   // The same on the wire: the chunked framing of an empty body (the last chunk only), no Content-Type.
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  const socket = connect((app.server.address() as { port: number }).port, '127.0.0.1')
-  let answer = ''
-  socket.on('data', chunk => { answer += String(chunk) })
-  socket.end('POST /monitor/MonitorPooling HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n')
-  await once(socket, 'close')
+  const address = await app.listen({ host: '127.0.0.1', port: 0 })
+  const answer = await sendRaw(address, 'POST /monitor/MonitorPooling HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n')
   t.match(answer, /^HTTP\/1\.1 200 OK\r\n/, 'the status poll answers')
   t.match(answer, /"status":"ok"/)
 })

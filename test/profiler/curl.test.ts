@@ -6,10 +6,9 @@ import fc from 'fast-check'
 import t from 'tap'
 import { curlCommand, type CurlSource } from '../../plugins/profiler/export/curl.js'
 import { buildTestApp, postJson } from '../helpers/app.js'
+import { tokenOf } from '../helpers/debug-token.js'
 import { profileJson } from '../helpers/profiler.js'
 import { anyText } from '../helpers/hostile.js'
-
-const tokenOf = (res: { headers: Record<string, unknown> }): string => res.headers['x-debug-token'] as string
 
 /** The words a POSIX shell hands to the command: the command line run by `sh` with printf in curl's place. */
 function wordsAfterCurl (command: string): string[] {

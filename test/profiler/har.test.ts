@@ -1,13 +1,13 @@
 import { createRequire } from 'node:module'
 import t from 'tap'
 import { buildTestApp, postJson } from '../helpers/app.js'
+import { tokenOf } from '../helpers/debug-token.js'
 import { listProfiles } from '../helpers/profiler.js'
 
 const require = createRequire(import.meta.url)
 // har-validator ships no types: its promise API resolves the document or rejects with the schema errors.
 const { har: validateHar } = require('har-validator') as { har: (document: unknown) => Promise<unknown> }
 
-const tokenOf = (res: { headers: Record<string, unknown> }): string => res.headers['x-debug-token'] as string
 const SECRETS = ['hunter2-pass', 'abc.def.ghi', 's3ss10n-cookie', 'qs-token-77']
 
 async function assertValid (t: { pass: (message: string) => void, fail: (message: string) => void }, document: unknown): Promise<void> {

@@ -1,9 +1,8 @@
 import t from 'tap'
 import { buildApp } from '../../app.js'
 import { buildTestApp, postJson, testConfig } from '../helpers/app.js'
+import { tokenOf } from '../helpers/debug-token.js'
 import { profileJson } from '../helpers/profiler.js'
-
-const tokenOf = (res: { headers: Record<string, unknown> }): string => res.headers['x-debug-token'] as string
 
 t.test('request panel: query, parsed body, headers, route, params, response status, headers and JSON body', async t => {
   const app = await buildTestApp(t, {}, app => {

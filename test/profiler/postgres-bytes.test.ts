@@ -1,12 +1,9 @@
 // The byte bound on PostgreSQL under scanner traffic (issue #20): the current time partition is
 // never dropped, so its oldest rows must go and their space be reused.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import pg from 'pg'
 import t from 'tap'
 import { buildApp } from '../../app.js'
-import { loadConfig } from '../../config.js'
+import { testConfig } from '../helpers/app.js'
 import { needsPostgres, startPostgres } from '../helpers/postgres.js'
 import { scannerPath } from '../helpers/scanner.js'
 
@@ -22,21 +19,12 @@ if (needsPostgres(t)) {
   t.test('distinct-URL scanner traffic against a byte bound: the bytes stay within 10% of the bound, the profiles above half of what fits', async t => {
     const cluster = await startPostgres(t)
     const url = await cluster.createDatabase('bytes')
-    const dir = mkdtempSync(join(tmpdir(), 'pg-bytes-app-'))
-    const app = await buildApp(loadConfig({
-      NODE_ENV: 'development',
-      LOG_LEVEL: 'silent',
-      PROFILER_WRITER: 'inline',
-      DATABASE_PATH: join(dir, 'app.sqlite'),
-      PROFILER_DATABASE_URL: url,
-      PROFILER_MAX_BYTES: String(BOUND)
-    }))
+    const app = await buildApp(testConfig(t, { PROFILER_DATABASE_URL: url, PROFILER_MAX_BYTES: String(BOUND) }))
     const sampler = new pg.Client({ connectionString: url })
     await sampler.connect()
     t.teardown(async () => {
       await sampler.end()
       await app.close()
-      rmSync(dir, { recursive: true, force: true })
     })
     const sample = async (): Promise<{ bytes: number, profiles: number }> => {
       const bytes = Number((await sampler.query(BYTES_SQL)).rows[0].bytes)

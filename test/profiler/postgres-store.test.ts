@@ -1,49 +1,22 @@
 // What only the PostgreSQL store has: a server that goes away and comes back, a password rotated,
 // tables locked past the statement timeout, several instances writing at once, time partitions
 // dropped whole.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { dirname } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import pg from 'pg'
-import t, { type Test } from 'tap'
-import { buildApp, type AppOverrides } from '../../app.js'
-import { loadConfig } from '../../config.js'
+import t from 'tap'
+import { businessTokens } from '../helpers/business-requests.js'
+import { buildLoggedApp } from '../helpers/logged-app.js'
 import { needsPostgres, queryOn, startPostgres, type PostgresCluster } from '../helpers/postgres.js'
+import { profilePartitions } from '../helpers/profile-partitions.js'
 import { listProfiles } from '../helpers/profiler.js'
 import { passwordRole } from '../helpers/soak/run-soak.js'
+import { storeCaughtUp, storeFailing } from '../helpers/store-health.js'
+import { postgresStoredTokens } from '../helpers/stored-tokens.js'
 import { untilClock, waitFor } from '../helpers/wait-for.js'
 
-interface Harness { app: FastifyInstance, logLines: (pattern: RegExp) => string[] }
-
-async function appOn (t: Test, url: string, env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<Harness> {
-  const dir = mkdtempSync(join(tmpdir(), 'pg-store-app-'))
-  const lines: string[] = []
-  const app = await buildApp(loadConfig({ NODE_ENV: 'development', LOG_LEVEL: 'info', PROFILER_WRITER: 'inline', ...(env.DATABASE_URL === undefined ? { DATABASE_PATH: join(dir, 'app.sqlite') } : {}), PROFILER_DATABASE_URL: url, ...env }), {
-    logStream: { write: line => { lines.push(line) } },
-    ...overrides
-  })
-  t.teardown(async () => {
-    await app.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
-  await app.ready()
-  return { app, logLines: pattern => lines.filter(line => pattern.test(line)) }
-}
-
-async function until (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  await waitFor(check, { what, timeoutMs, intervalMs: 100 })
-}
-
-async function business (t: Test, app: FastifyInstance, count: number, path = '/monitor/MonitorPooling'): Promise<string[]> {
-  const tokens: string[] = []
-  for (let i = 0; i < count; i++) {
-    const res = await app.inject({ method: 'POST', url: path, headers: { 'content-type': 'application/json' }, payload: {} })
-    if (res.statusCode !== 200) t.fail(`business request answered ${res.statusCode}: ${res.body}`)
-    tokens.push(res.headers['x-debug-token'] as string)
-  }
-  return tokens
-}
+/** How long a fault or a recovery may take to be seen, polled gently (each check may query PostgreSQL). */
+const RECOVERY = { timeoutMs: 30_000, intervalMs: 100 }
 
 if (needsPostgres(t)) {
   let cluster: PostgresCluster
@@ -52,34 +25,28 @@ if (needsPostgres(t)) {
   const freshDatabase = async (): Promise<string> => await cluster.createDatabase(`store_${++databases}`)
 
   t.test('PostgreSQL stopped and started: requests answered, profiles kept and written after recovery, one line each', async t => {
-    const { app, logLines } = await appOn(t, await freshDatabase(), {}, { profiler: { store: { retryDelayMs: 100 } } })
-    const before = await business(t, app, 5)
+    const { app, logLines } = await buildLoggedApp(t, { PROFILER_DATABASE_URL: await freshDatabase() }, { profiler: { store: { retryDelayMs: 100 } } })
+    const before = await businessTokens(t, app, 5)
     await app.profileStore.flush()
     await cluster.stop()
-    const during = await business(t, app, 20)
-    await until('the fault is seen', async () => {
-      await app.profileStore.flush()
-      return app.profileStore.healthSnapshot().state === 'failing'
-    })
-    const more = await business(t, app, 10)
+    const during = await businessTokens(t, app, 20)
+    await waitFor(async () => await storeFailing(app), { ...RECOVERY, what: 'the fault is seen' })
+    const more = await businessTokens(t, app, 10)
     const listing = await app.inject({ url: '/_profiler/empty/search/results', headers: { accept: 'application/json' } })
     t.equal(listing.statusCode, 503, 'the listing says the store is unavailable')
     t.match(listing.json().message, /profile store is unavailable/)
     t.ok(app.profileStore.healthSnapshot().queued >= 30, 'the profiles wait in the queue')
     t.equal(logLines(/cannot be written/).length, 1, 'one line at the fault')
     await cluster.start()
-    await until('the store is written again', async () => {
-      await app.profileStore.flush()
-      return app.profileStore.healthSnapshot().state === 'ok' && app.profileStore.healthSnapshot().queued === 0
-    })
+    await waitFor(async () => await storeCaughtUp(app), { ...RECOVERY, what: 'the store is written again' })
     t.equal(logLines(/writable again/).length, 1, 'one line at recovery')
     t.match(logLines(/writable again/)[0], /0 profile\(s\) could not be stored meanwhile/)
     let listed: string[] = []
-    await until('the listing answers again', async () => {
+    await waitFor(async () => {
       const res = await app.inject({ url: '/_profiler/empty/search/results?limit=100', headers: { accept: 'application/json' } })
       if (res.statusCode === 200) listed = (res.json() as { results: Array<{ token: string }> }).results.map(row => row.token)
       return res.statusCode === 200
-    })
+    }, { ...RECOVERY, what: 'the listing answers again' })
     const sent = [...before, ...during, ...more]
     t.same(sent.filter(token => !listed.includes(token)), [], `all ${sent.length} business profiles arrived, none lost`)
     t.ok(listed.length > sent.length, 'and the failed listing (503) was recorded too')
@@ -91,11 +58,7 @@ if (needsPostgres(t)) {
 
   /** Waits until everything queued is stored and the store says ok. */
   const caughtUp = async (app: FastifyInstance): Promise<void> => {
-    await until('the store has caught up', async () => {
-      await app.profileStore.flush()
-      const health = app.profileStore.healthSnapshot()
-      return health.state === 'ok' && health.queued === 0
-    })
+    await waitFor(async () => await storeCaughtUp(app), { ...RECOVERY, what: 'the store has caught up' })
   }
 
   t.test('the password rotated and the sessions ended (scram-sha-256): no profile lost, the pages answer 503 meanwhile', async t => {
@@ -104,27 +67,24 @@ if (needsPostgres(t)) {
     const [{ data_directory: dataDir }] = await cluster.query<{ data_directory: string }>('SHOW data_directory') as [{ data_directory: string }]
     const url = await passwordRole(cluster, dirname(dataDir))
     const { username: role, password } = new URL(url)
-    const { app, logLines } = await appOn(t, url, {}, { profiler: { store: { retryDelayMs: 100 } } })
-    const before = await business(t, app, 10)
+    const { app, logLines } = await buildLoggedApp(t, { PROFILER_DATABASE_URL: url }, { profiler: { store: { retryDelayMs: 100 } } })
+    const before = await businessTokens(t, app, 10)
     await app.profileStore.flush()
 
     await cluster.query(`ALTER ROLE ${role} PASSWORD 'rotated'`)
     await cluster.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [role])
-    const during = await business(t, app, 20)
-    await until('the rotation is seen', async () => {
-      await app.profileStore.flush()
-      return app.profileStore.healthSnapshot().state === 'failing'
-    })
+    const during = await businessTokens(t, app, 20)
+    await waitFor(async () => await storeFailing(app), { ...RECOVERY, what: 'the rotation is seen' })
     t.match(app.profileStore.healthSnapshot().reason, /password authentication failed|terminating connection/)
     const refused = await listing(app)
     t.equal(refused.statusCode, 503, 'the listing says the store is unavailable')
     t.match(refused.json().message, /^The profile store is unavailable: /)
-    during.push(...await business(t, app, 20))
+    during.push(...await businessTokens(t, app, 20))
 
     await cluster.query(`ALTER ROLE ${role} PASSWORD '${decodeURIComponent(password)}'`)
     await caughtUp(app)
-    await until('the listing answers again', async () => (await listing(app)).statusCode === 200)
-    const stored = new Set((await queryOn(cluster.urlOf('soak_profiler'), 'SELECT token FROM profiles')).map(row => String(row.token)))
+    await waitFor(async () => (await listing(app)).statusCode === 200, { ...RECOVERY, what: 'the listing answers again' })
+    const stored = await postgresStoredTokens(cluster.urlOf('soak_profiler'))
     t.ok([...before, ...during].every(token => stored.has(token)), 'every profile of the rotation is stored')
     t.equal(app.profileStore.dropped, 0, 'none dropped')
     t.equal(logLines(/cannot be written/).length, 1, 'the fault logged once')
@@ -132,8 +92,8 @@ if (needsPostgres(t)) {
 
   t.test('tables locked past the statement timeout: the batch in flight is retried, not lost; the pages answer 503, never as the advisors\' database', async t => {
     // The advisors on PostgreSQL too: their outage hook must not take the profiler's fault for theirs.
-    const { app, logLines } = await appOn(t, await freshDatabase(), { DATABASE_URL: await freshDatabase() }, { profiler: { store: { retryDelayMs: 100 }, statementTimeoutMs: 500 } })
-    const before = await business(t, app, 5)
+    const { app, logLines } = await buildLoggedApp(t, { PROFILER_DATABASE_URL: await freshDatabase(), DATABASE_URL: await freshDatabase() }, { profiler: { store: { retryDelayMs: 100 }, statementTimeoutMs: 500 } })
+    const before = await businessTokens(t, app, 5)
     await app.profileStore.flush()
     const locker = new pg.Client({ connectionString: (app.config.profilerDatabaseUrl as string).replace(/\/\/[^@]*@/, '//postgres@') })
     await locker.connect()
@@ -141,15 +101,12 @@ if (needsPostgres(t)) {
 
     await locker.query('BEGIN')
     await locker.query('LOCK TABLE profile_tokens IN ACCESS EXCLUSIVE MODE')
-    const during = await business(t, app, 12)
-    await until('the timeout is seen', async () => {
-      await app.profileStore.flush()
-      return app.profileStore.healthSnapshot().state === 'failing'
-    })
+    const during = await businessTokens(t, app, 12)
+    await waitFor(async () => await storeFailing(app), { ...RECOVERY, what: 'the timeout is seen' })
     t.match(app.profileStore.healthSnapshot(), { reason: /statement timeout/, queued: 12 }, 'the batch in flight is kept')
     await locker.query('COMMIT')
     await caughtUp(app)
-    const stored = new Set((await queryOn(app.config.profilerDatabaseUrl as string, 'SELECT token FROM profiles')).map(row => String(row.token)))
+    const stored = await postgresStoredTokens(app.config.profilerDatabaseUrl as string)
     t.ok([...before, ...during].every(token => stored.has(token)), 'every profile is stored')
     t.equal(app.profileStore.dropped, 0, 'none dropped')
 
@@ -163,23 +120,23 @@ if (needsPostgres(t)) {
     t.same(logLines(/Database .* is unavailable/), [], 'nor logged as down')
     t.equal(logLines(/profile store cannot be read/).length, 1, 'the profile store\'s fault is logged, once')
     await locker.query('COMMIT')
-    await until('the listing answers again', async () => (await listing(app)).statusCode === 200)
+    await waitFor(async () => (await listing(app)).statusCode === 200, { ...RECOVERY, what: 'the listing answers again' })
   })
 
   t.test('a profile the store refuses (a value out of range) is set aside and counted; the rest of its batch is stored', async t => {
     const url = await freshDatabase()
-    const { app, logLines } = await appOn(t, url, {}, { profiler: { store: { flushDelayMs: 600_000 } } })
-    const before = await business(t, app, 2)
+    const { app, logLines } = await buildLoggedApp(t, { PROFILER_DATABASE_URL: url }, { profiler: { store: { flushDelayMs: 600_000 } } })
+    const before = await businessTokens(t, app, 2)
     app.profileStore.reserveToken('bad000')
     // status_code is a smallint: 70000 is refused (22003), by this profile alone.
     const bad = { id: app.profileStore.nextId(Date.now()), token: 'bad000', parentToken: null, type: 'request' as const, ip: '127.0.0.1', method: 'GET', url: 'http://x/', statusCode: 70_000, durationMs: 1, route: null, panels: '{}' }
     t.ok(app.profileStore.enqueue(bad))
-    const after = await business(t, app, 2)
+    const after = await businessTokens(t, app, 2)
     await app.profileStore.flush()
     t.equal(app.profileStore.dropped, 1, 'the bad one is counted')
     t.match(app.profileStore.healthSnapshot(), { state: 'ok', queued: 0 })
     t.match(logLines(/dropped so far/)[0], /profile bad000 could not be stored: value \\"70000\\" is out of range for type smallint/)
-    const stored = new Set((await queryOn(url, 'SELECT token FROM profiles')).map(row => String(row.token)))
+    const stored = await postgresStoredTokens(url)
     t.ok([...before, ...after].every(token => stored.has(token)) && !stored.has('bad000'), 'the rest of its batch is stored')
   })
 
@@ -190,10 +147,10 @@ if (needsPostgres(t)) {
       let n = 0
       return () => (0xa00000 + n++).toString(16)
     }
-    const a = await appOn(t, url, { PROFILER_DEPLOYMENT: 'A' }, { profiler: { tokenSource: sequence() } })
-    const b = await appOn(t, url, { PROFILER_DEPLOYMENT: 'B' }, { profiler: { tokenSource: sequence() } })
+    const a = await buildLoggedApp(t, { PROFILER_DATABASE_URL: url, PROFILER_DEPLOYMENT: 'A' }, { profiler: { tokenSource: sequence() } })
+    const b = await buildLoggedApp(t, { PROFILER_DATABASE_URL: url, PROFILER_DEPLOYMENT: 'B' }, { profiler: { tokenSource: sequence() } })
     const rounds = 200
-    await Promise.all([business(t, a.app, rounds, '/monitor/MonitorPooling?from=A'), business(t, b.app, rounds, '/monitor/MonitorPooling?from=B')])
+    await Promise.all([businessTokens(t, a.app, rounds, { url: '/monitor/MonitorPooling?from=A' }), businessTokens(t, b.app, rounds, { url: '/monitor/MonitorPooling?from=B' })])
     await Promise.all([a.app.profileStore.flush(), b.app.profileStore.flush()])
     const rows = await queryOn(url, 'SELECT token, deployment, url FROM profiles ORDER BY token')
     t.equal(rows.length, rounds, 'one profile per token')
@@ -204,17 +161,16 @@ if (needsPostgres(t)) {
 
   t.test('retention by age drops whole time partitions, then only the expired rows of the one that straddles the bound', async t => {
     const url = await freshDatabase()
-    const { app } = await appOn(t, url, { PROFILER_MAX_AGE: '60s', PROFILER_MAX_PROFILES: '1000' }, {
+    const { app } = await buildLoggedApp(t, { PROFILER_DATABASE_URL: url, PROFILER_MAX_AGE: '60s', PROFILER_MAX_PROFILES: '1000' }, {
       profiler: { target: { engine: 'postgres', url, partitionMs: 500 } }
     })
     for (let i = 0; i < 4; i++) {
-      await business(t, app, 3)
+      await businessTokens(t, app, 3)
       // The next requests start in the next half-second partition.
       await untilClock((Math.floor(Date.now() / 500) + 1) * 500)
     }
     await app.profileStore.flush()
-    const partitions = async (): Promise<string[]> => (await queryOn(url, `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-      JOIN pg_class p ON p.oid = i.inhparent WHERE p.relname = 'profiles' ORDER BY 1`)).map(row => String(row.name))
+    const partitions = async (): Promise<number[]> => await profilePartitions(url)
     const made = await partitions()
     t.ok(made.length >= 4, `one partition per half second: ${made.join(', ')}`)
     // Seen from 60 s after the 6th newest profile started: the six older ones are expired.

@@ -4,29 +4,21 @@
 import { closeSync, openSync, readSync, writeSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
-import type { Worker } from 'node:worker_threads'
 import BetterSqlite3 from 'better-sqlite3'
 import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
-import { buildApp } from '../../app.js'
-import { expectAdvisorsUnavailable, testConfig } from '../helpers/app.js'
+import { expectAdvisorsUnavailable } from '../helpers/app.js'
 import { blockedDir } from '../helpers/blocked.js'
+import { buildLoggedApp, type LoggedApp } from '../helpers/logged-app.js'
+import { startedWorkers } from '../helpers/started-workers.js'
+import { storedTokens } from '../helpers/stored-tokens.js'
 import { waitFor } from '../helpers/wait-for.js'
 
 const RETRY_DELAY_MS = 1500
 
-interface Harness { app: FastifyInstance, logLines: (pattern: RegExp) => string[] }
-
-async function buildWithLog (t: Test, env: Record<string, string>): Promise<Harness> {
-  const lines: string[] = []
+async function buildWithLog (t: Test, env: Record<string, string>): Promise<LoggedApp> {
   // The real threads (writer and reader), as in production.
-  const app = await buildApp(testConfig(t, { LOG_LEVEL: 'info', PROFILER_WRITER: 'thread', ...env }), {
-    profiler: { store: { retryDelayMs: RETRY_DELAY_MS } },
-    logStream: { write: line => { lines.push(line) } }
-  })
-  t.teardown(async () => { await app.close() })
-  await app.ready()
-  return { app, logLines: pattern => lines.filter(line => pattern.test(line)) }
+  return await buildLoggedApp(t, { PROFILER_WRITER: 'thread', ...env }, { profiler: { store: { retryDelayMs: RETRY_DELAY_MS } } })
 }
 
 async function poll (app: FastifyInstance, payload: object = {}): Promise<{ statusCode: number, token: string }> {
@@ -75,21 +67,9 @@ function corruptPanels (path: string): () => void {
   }
 }
 
-function storedTokens (path: string): Set<string> {
-  const db = new BetterSqlite3(path, { readonly: true })
-  try {
-    return new Set(db.prepare('SELECT token FROM profiles').pluck().all() as string[])
-  } finally {
-    db.close()
-  }
-}
-
 t.test('the profiler\'s SQLite file corrupted while the server runs: 503 "The profile store is unavailable", reopened at most once per retry delay, never the advisors\' database', async t => {
   // Reader threads started are the reader's (re)open attempts: seen as Node creates them.
-  const workers: Worker[] = []
-  const seen = (worker: Worker): void => { workers.push(worker) }
-  process.on('worker', seen)
-  t.teardown(() => { process.off('worker', seen) })
+  const workers = startedWorkers(t)
   const { app, logLines } = await buildWithLog(t, {})
   // Profiles whose panels (a 20 KB body) spill into overflow pages: the oldest five to corrupt, five more after them.
   const old: string[] = []

@@ -8,6 +8,7 @@ import fc from 'fast-check'
 import t from 'tap'
 import { buildApp } from '../../app.js'
 import { buildTestApp, testConfig } from '../helpers/app.js'
+import { tokenOf } from '../helpers/debug-token.js'
 import { basicAuth, listProfiles, profileJson } from '../helpers/profiler.js'
 
 /** Fragments the rule calls secret, as they may appear in a name (spaces spelled below). */
@@ -48,8 +49,6 @@ function spelledValue (text: string, picks: number[]): string {
 
 /** A query-string part as the server reads it (the spellings above are always valid escapes). */
 const decoded = (text: string): string => decodeURIComponent(text.replaceAll('+', ' '))
-
-const tokenOf = (res: { headers: Record<string, unknown> }): string => String(res.headers['x-debug-token'])
 
 /** Everything a profile is shown as: its JSON, the listing, HAR and cURL. */
 async function everyView (app: Awaited<ReturnType<typeof buildApp>>, token: string): Promise<{ profile: Record<string, any>, text: string }> {

@@ -1,6 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs'
 import t from 'tap'
 import { buildTestApp } from '../helpers/app.js'
+import { tokenOf } from '../helpers/debug-token.js'
 import { profileJson } from '../helpers/profiler.js'
 
 // A JWT (header {"alg":"HS256","typ":"JWT"}), Luhn-valid card numbers, and plain secrets.
@@ -8,8 +9,6 @@ const JWT = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1c2VyLTQyIn0.c2lnbm
 const VISA = '4111111111111111'
 const MASTERCARD_SPACED = '5555 5555 5555 4444'
 const AMEX_DASHED = '3782-822463-10005'
-
-const tokenOf = (res: { headers: Record<string, unknown> }): string => res.headers['x-debug-token'] as string
 
 t.test('secret headers, built-in and PROFILER_REDACT_HEADERS, are [redacted]', async t => {
   const app = await buildTestApp(t, { PROFILER_REDACT_HEADERS: 'X-Tenant-Key' }, app => {

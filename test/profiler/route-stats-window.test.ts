@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import fc from 'fast-check'
 import t from 'tap'
+import { exactPercentile } from '../helpers/percentile.js'
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../plugins/profiler/profile.js'
 import { PERCENTILE_ERROR } from '../../plugins/profiler/stats/histogram.js'
 import { HOUR_MS, MINUTE_MS } from '../../plugins/profiler/stats/rollup.js'
@@ -17,11 +18,6 @@ const START_MS = Date.UTC(2026, 10, 20, 9, 0)
 const ROUTES = [['GET', '/api/orders/:id'], ['POST', '/api/orders/:id'], ['GET', '/api/teams/:id'], ['GET', null]] as const
 
 interface Written { startMs: number, method: string, route: string | null, statusCode: number, durationMs: number }
-
-function exactPercentile (durations: number[], percent: number): number {
-  const sorted = [...durations].sort((a, b) => a - b)
-  return sorted[Math.max(1, Math.ceil(percent * sorted.length / 100)) - 1] ?? 0
-}
 
 t.test('a window starting inside an hour adds its minute rows and its hour rows into the same lines', async t => {
   const { db } = openProfileDatabase(join(t.testdir(), 'profiles.sqlite'))

@@ -4,15 +4,10 @@ import t from 'tap'
 import { buildApp } from '../../app.js'
 import { addEncodedHistogram, bucketOf, denseHistogram, encodeHistogram, percentiles, PERCENTILE_ERROR } from '../../plugins/profiler/stats/histogram.js'
 import { buildTestApp, testConfig } from '../helpers/app.js'
+import { exactPercentile } from '../helpers/percentile.js'
 import { listProfiles } from '../helpers/profiler.js'
 
 const JSON_ACCEPT = { accept: 'application/json' }
-
-/** The exact nearest-rank percentile of known durations. */
-function exactPercentile (durations: number[], percent: number): number {
-  const sorted = [...durations].sort((a, b) => a - b)
-  return sorted[Math.max(1, Math.ceil(percent * sorted.length / 100)) - 1] ?? 0
-}
 
 const within = (estimate: number, exact: number): boolean => Math.abs(estimate - exact) <= exact * (PERCENTILE_ERROR + 1e-9)
 

@@ -2,32 +2,17 @@
 // read newest first), on both engines: the same answers whichever plan runs.
 import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { join } from 'node:path'
 import { buildTestApp } from '../helpers/app.js'
-import { postgresBinDir, startPostgres, type PostgresCluster } from '../helpers/postgres.js'
 import { listProfiles } from '../helpers/profiler.js'
+import { storeEngines } from '../helpers/store-engines.js'
 import { waitFor } from '../helpers/wait-for.js'
 
-let cluster: PostgresCluster | null = null
-let databases = 0
-const engines: Array<{ name: string, skip: string | false, env: (t: Test) => Promise<Record<string, string>> }> = [
-  { name: 'sqlite', skip: false, env: async t => ({ PROFILER_DATABASE_PATH: join(t.testdir(), 'profiler.sqlite') }) },
-  {
-    name: 'postgres',
-    skip: postgresBinDir() !== null || process.env.CI === 'true' ? false : 'PostgreSQL is not installed (apt-get install postgresql)',
-    env: async () => {
-      if (cluster === null) cluster = await startPostgres(t)
-      return { PROFILER_DATABASE_URL: await cluster.createDatabase(`plans_${++databases}`) }
-    }
-  }
-]
-
-for (const engine of engines) {
+for (const engine of storeEngines(t)) {
   t.test(engine.name, { skip: engine.skip }, async t => {
-    const appOf = async (t: Test): Promise<FastifyInstance> => await buildTestApp(t, await engine.env(t))
+    const appOf = async (t: Test): Promise<FastifyInstance> => await buildTestApp(t, await engine.fresh(t))
     await searchPlans(t, appOf)
     t.test('a profile written after a newer one of the same URL and IP is still found (two instances, or a retried batch)', async t => {
-      const store = await engine.env(t)
+      const store = await engine.fresh(t)
       // A holds its profiles until flushed: its older request reaches the store last.
       const a = await buildTestApp(t, { ...store, PROFILER_DEPLOYMENT: 'A' }, undefined, { profiler: { store: { flushDelayMs: 60_000 } } })
       const b = await buildTestApp(t, { ...store, PROFILER_DEPLOYMENT: 'B' })

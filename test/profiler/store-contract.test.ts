@@ -1,31 +1,12 @@
 // The same assertions on both store engines: SQLite (a file) and PostgreSQL (a throwaway cluster).
 // What a user sees must not depend on the engine: listing, detail, filters, deployments, token
 // uniqueness, retention bounds.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import type { FastifyInstance } from 'fastify'
-import t, { type Test } from 'tap'
-import { buildApp, type AppOverrides } from '../../app.js'
-import { loadConfig } from '../../config.js'
-import { postJson } from '../helpers/app.js'
+import t from 'tap'
+import { buildTestApp, postJson } from '../helpers/app.js'
 import { listProfiles, profileJson } from '../helpers/profiler.js'
 import { storeEngines } from '../helpers/store-engines.js'
 
 const engines = storeEngines(t)
-
-/** An app on `store`, with its own business database; closed at teardown. */
-async function appOn (t: Test, store: Record<string, string>, env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<FastifyInstance> {
-  const dir = mkdtempSync(join(tmpdir(), 'store-contract-app-'))
-  // Load shedding off, as in test/helpers/app.ts: the two engines share this process's loop.
-  const app = await buildApp(loadConfig({ NODE_ENV: 'development', LOG_LEVEL: 'silent', MAX_EVENT_LOOP_DELAY: '0ms', PROFILER_WRITER: 'inline', DATABASE_PATH: join(dir, 'app.sqlite'), ...store, ...env }), overrides)
-  t.teardown(async () => {
-    await app.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
-  await app.ready()
-  return app
-}
 
 const JSON_ACCEPT = { accept: 'application/json' }
 
@@ -36,7 +17,7 @@ for (const engine of engines) {
     const { fresh } = engine
 
     t.test('records every request: listing newest first, detail with panels, summary', async t => {
-      const app = await appOn(t, await fresh(t), { PROFILER_DEPLOYMENT: 'A' })
+      const app = await buildTestApp(t, { ...await fresh(t), PROFILER_DEPLOYMENT: 'A' })
       const tokens: string[] = []
       tokens.push((await postJson(app, '/ccenter/getConseillerByCode', { code: 'ADV1001' })).headers['x-debug-token'] as string)
       tokens.push((await app.inject({ url: '/robots.txt', remoteAddress: '10.0.0.7' })).headers['x-debug-token'] as string)
@@ -54,7 +35,7 @@ for (const engine of engines) {
     })
 
     t.test('filters: ip, method, status, url (substring, negated), time, limit', async t => {
-      const app = await appOn(t, await fresh(t))
+      const app = await buildTestApp(t, await fresh(t))
       await postJson(app, '/ccenter/getConseillerByCode', { code: 'ADV1001' })
       await app.inject({ method: 'POST', url: '/monitor/MonitorPooling', remoteAddress: '10.0.0.5' })
       await app.inject({ url: '/robots.txt', remoteAddress: '10.0.0.7' })
@@ -76,12 +57,12 @@ for (const engine of engines) {
 
     t.test('deployments: the field, an exact filter, a column once there are several', async t => {
       const store = await fresh(t)
-      const a = await appOn(t, store, { PROFILER_DEPLOYMENT: 'A' })
+      const a = await buildTestApp(t, { ...store, PROFILER_DEPLOYMENT: 'A' })
       await a.inject({ url: '/from-a' })
       await a.profileStore.flush()
       const single = await a.inject({ url: '/_profiler/empty/search/results' })
       t.notMatch(single.body, '<th>Deployment</th>', 'one deployment: no column')
-      const b = await appOn(t, store, { PROFILER_DEPLOYMENT: 'B' })
+      const b = await buildTestApp(t, { ...store, PROFILER_DEPLOYMENT: 'B' })
       await b.inject({ url: '/from-b' })
       await b.profileStore.flush()
       t.same((await listProfiles(a)).map(p => `${p.deployment} ${p.url}`), ['B http://localhost/from-b', 'A http://localhost/from-a'], 'one listing, both deployments')
@@ -97,12 +78,12 @@ for (const engine of engines) {
 
     t.test('a token already stored is never overwritten: the new profile is rejected and counted', async t => {
       const store = await fresh(t)
-      const a = await appOn(t, store, { PROFILER_DEPLOYMENT: 'A' }, { profiler: { tokenSource: () => 'c0ffee' } })
+      const a = await buildTestApp(t, { ...store, PROFILER_DEPLOYMENT: 'A' }, undefined, { profiler: { tokenSource: () => 'c0ffee' } })
       await a.inject({ url: '/first' })
       await a.profileStore.flush()
       // A second instance that does not know the token yet (opened before it was stored elsewhere).
       const sequence = ['c0ffee', 'beef01']
-      const b = await appOn(t, store, { PROFILER_DEPLOYMENT: 'B' }, { profiler: { tokenSource: () => sequence.shift() ?? 'beef02' } })
+      const b = await buildTestApp(t, { ...store, PROFILER_DEPLOYMENT: 'B' }, undefined, { profiler: { tokenSource: () => sequence.shift() ?? 'beef02' } })
       b.profileStore.releaseToken('c0ffee')
       const res = await b.inject({ url: '/second' })
       t.equal(res.statusCode, 404, 'the request is answered as usual')
@@ -116,8 +97,8 @@ for (const engine of engines) {
 
     t.test('route statistics: the same lines from the rollups, with listing links that list exactly their requests', async t => {
       const store = await fresh(t)
-      const a = await appOn(t, store, { PROFILER_DEPLOYMENT: 'A' })
-      const b = await appOn(t, store, { PROFILER_DEPLOYMENT: 'B' })
+      const a = await buildTestApp(t, { ...store, PROFILER_DEPLOYMENT: 'A' })
+      const b = await buildTestApp(t, { ...store, PROFILER_DEPLOYMENT: 'B' })
       // Both instances count into the same rows.
       for (let i = 0; i < 3; i++) await a.inject({ method: 'POST', url: '/monitor/MonitorPooling' })
       for (let i = 0; i < 2; i++) await b.inject({ method: 'POST', url: '/monitor/MonitorPooling' })
@@ -143,7 +124,7 @@ for (const engine of engines) {
     })
 
     t.test('previous and next profile', async t => {
-      const app = await appOn(t, await fresh(t))
+      const app = await buildTestApp(t, await fresh(t))
       for (const path of ['/a', '/b', '/c']) await app.inject({ url: path })
       const [c, b, a] = (await listProfiles(app)).map(p => p.token)
       const page = async (token: string | undefined): Promise<string> => (await app.inject({ url: `/_profiler/${token ?? ''}?panel=router` })).body
@@ -155,7 +136,7 @@ for (const engine of engines) {
     })
 
     t.test('pruned profiles leave the route statistics (count bound, then age bound)', async t => {
-      const app = await appOn(t, await fresh(t), { PROFILER_MAX_PROFILES: '5', PROFILER_MAX_AGE: '60s' })
+      const app = await buildTestApp(t, { ...await fresh(t), PROFILER_MAX_PROFILES: '5', PROFILER_MAX_AGE: '60s' })
       for (let i = 0; i < 12; i++) await app.inject({ method: 'POST', url: '/monitor/MonitorPooling' })
       const total = async (): Promise<number> => (await app.inject({ url: '/_profiler/stats?window=7d', headers: JSON_ACCEPT })).json().routes
         .reduce((sum: number, r: { count: number }) => sum + r.count, 0)
@@ -167,7 +148,7 @@ for (const engine of engines) {
     })
 
     t.test('retention: count and age bounds', async t => {
-      const app = await appOn(t, await fresh(t), { PROFILER_MAX_PROFILES: '5', PROFILER_MAX_AGE: '60s' })
+      const app = await buildTestApp(t, { ...await fresh(t), PROFILER_MAX_PROFILES: '5', PROFILER_MAX_AGE: '60s' })
       const tokens: string[] = []
       for (let i = 0; i < 12; i++) tokens.push((await app.inject({ url: `/page-${i}` })).headers['x-debug-token'] as string)
       await app.profileStore.prune()
@@ -181,7 +162,7 @@ for (const engine of engines) {
     })
 
     t.test('a batch retried after its commit (its answer lost with the writer thread) is stored once and not counted as dropped', async t => {
-      const app = await appOn(t, await fresh(t))
+      const app = await buildTestApp(t, await fresh(t))
       app.profileStore.reserveToken('again0')
       const profile = { id: app.profileStore.nextId(Date.now()), token: 'again0', parentToken: null, type: 'request' as const, ip: '127.0.0.1', method: 'GET', url: 'http://x/', statusCode: 200, durationMs: 1, route: null, panels: '{}' }
       t.ok(app.profileStore.enqueue(profile))

@@ -14,56 +14,29 @@ import { buildApp } from '../../app.js'
 import type { StoreOptions } from '../../plugins/profiler/runtime/profile-store.js'
 import { testConfig } from '../helpers/app.js'
 import { blockedDir } from '../helpers/blocked.js'
+import { businessTokens } from '../helpers/business-requests.js'
+import { buildLoggedApp, type LoggedApp } from '../helpers/logged-app.js'
+import { startedWorkers } from '../helpers/started-workers.js'
+import { storeCaughtUp, storeFailing } from '../helpers/store-health.js'
+import { storedTokens } from '../helpers/stored-tokens.js'
 import { waitFor } from '../helpers/wait-for.js'
 
-interface Harness { app: FastifyInstance, logLines: (pattern: RegExp) => string[] }
-
-async function buildWithLog (t: Test, env: Record<string, string>, store: Partial<StoreOptions> = {}, busyTimeoutMs = 200): Promise<Harness> {
-  const lines: string[] = []
-  const app = await buildApp(testConfig(t, { LOG_LEVEL: 'info', ...env }), {
-    // A write waits 200 ms for a lock here, not 5 s: the lock tests do not wait for nothing.
-    profiler: { store: { retryDelayMs: 100, ...store }, busyTimeoutMs },
-    logStream: { write: line => { lines.push(line) } }
-  })
-  t.teardown(async () => { await app.close() })
-  await app.ready()
-  return { app, logLines: pattern => lines.filter(line => pattern.test(line)) }
-}
-
-/** Business requests: each answered 200 with a debug token. Returns the tokens. */
-async function business (t: Test, app: FastifyInstance, count: number, payload = {}): Promise<string[]> {
-  const tokens: string[] = []
-  for (let i = 0; i < count; i++) {
-    const res = await app.inject({ method: 'POST', url: '/monitor/MonitorPooling', headers: { 'content-type': 'application/json' }, payload })
-    if (res.statusCode !== 200) t.fail(`business request answered ${res.statusCode}: ${res.body}`)
-    tokens.push(res.headers['x-debug-token'] as string)
-  }
-  return tokens
-}
-
-function storedTokens (app: FastifyInstance): Set<string> {
-  const db = new BetterSqlite3(app.config.profilerDatabasePath, { readonly: true })
-  try {
-    return new Set(db.prepare('SELECT token FROM profiles').pluck().all() as string[])
-  } finally {
-    db.close()
-  }
+async function buildWithLog (t: Test, env: Record<string, string>, store: Partial<StoreOptions> = {}, busyTimeoutMs = 200): Promise<LoggedApp> {
+  // A write waits 200 ms for a lock here, not 5 s: the lock tests do not wait for nothing.
+  return await buildLoggedApp(t, env, { profiler: { store: { retryDelayMs: 100, ...store }, busyTimeoutMs } })
 }
 
 /** Breaks the store, checks that the service carries on and the fault is reported once, clears it, checks the resumption. */
-async function faultAndRecovery (t: Test, harness: Harness, fault: { reason: RegExp, start: () => void, clear: () => void, payload?: object }): Promise<void> {
+async function faultAndRecovery (t: Test, harness: LoggedApp, fault: { reason: RegExp, start: () => void, clear: () => void, payload?: object }): Promise<void> {
   const { app, logLines } = harness
-  const before = await business(t, app, 3)
+  const before = await businessTokens(t, app, 3)
   await app.profileStore.flush()
   t.equal(app.profileStore.healthSnapshot().state, 'ok')
 
   fault.start()
-  const during = await business(t, app, 20, fault.payload)
-  await waitFor(async () => {
-    await app.profileStore.flush()
-    return app.profileStore.healthSnapshot().state === 'failing'
-  }, { timeoutMs: 15_000, what: 'the store is seen failing' })
-  during.push(...await business(t, app, 10, fault.payload))
+  const during = await businessTokens(t, app, 20, { payload: fault.payload })
+  await waitFor(async () => await storeFailing(app), { timeoutMs: 15_000, what: 'the store is seen failing' })
+  during.push(...await businessTokens(t, app, 10, { payload: fault.payload }))
   t.equal(during.length, 30, 'business requests keep answering 200 during the fault')
   const listing = await app.inject({ url: '/_profiler/empty/search/results', headers: { accept: 'application/json' } })
   t.equal(listing.statusCode, 200, 'the profiles stored before stay readable')
@@ -73,12 +46,8 @@ async function faultAndRecovery (t: Test, harness: Harness, fault: { reason: Reg
   t.equal(logLines(/profile store cannot be written/).length, 1, 'the fault is logged once')
 
   fault.clear()
-  await waitFor(async () => {
-    await app.profileStore.flush()
-    const health = app.profileStore.healthSnapshot()
-    return health.state === 'ok' && health.queued === 0
-  }, { timeoutMs: 15_000, what: 'the store has caught up' })
-  const stored = storedTokens(app)
+  await waitFor(async () => await storeCaughtUp(app), { timeoutMs: 15_000, what: 'the store has caught up' })
+  const stored = storedTokens(app.config.profilerDatabasePath)
   const dropped = app.profileStore.dropped
   const kept = during.filter(token => stored.has(token)).length
   t.ok(before.every(token => stored.has(token)), 'the profiles from before are intact')
@@ -87,9 +56,9 @@ async function faultAndRecovery (t: Test, harness: Harness, fault: { reason: Reg
   t.equal(recovered.length, 1, 'the recovery is logged once')
   t.match(recovered[0], `${dropped} profile(s) could not be stored meanwhile`)
   t.equal(logLines(/profile store cannot be written/).length, 1, 'and the fault still only once')
-  const after = await business(t, app, 3)
+  const after = await businessTokens(t, app, 3)
   await app.profileStore.flush()
-  t.ok(after.every(token => storedTokens(app).has(token)), 'new profiles are stored again')
+  t.ok(after.every(token => storedTokens(app.config.profilerDatabasePath).has(token)), 'new profiles are stored again')
 }
 
 /** An operator's `sqlite3` shell holding a write transaction on the store, as a fault. */
@@ -112,18 +81,18 @@ t.test('a lock held for less than the busy timeout: the listing says the store i
   t.teardown(async () => { await app.close() })
   const listing = async (): Promise<{ state: string, reason: string | null, queued: number }> =>
     (await app.inject({ url: '/_profiler/empty/search/results?limit=1', headers: { accept: 'application/json' } })).json().store
-  await business(t, app, 3)
+  await businessTokens(t, app, 3)
   await app.profileStore.flush()
   const lock = writeLock(t, app.config.profilerDatabasePath)
   lock.start()
-  const during = await business(t, app, 5)
+  const during = await businessTokens(t, app, 5)
   await waitFor(async () => (await listing()).state === 'failing', { timeoutMs: 15_000, what: 'the listing to say the store is not writing' })
   t.match(await listing(), { state: 'failing', reason: /^a write has waited \d+\.\d s for the store \(locked by another connection, or too slow\)$/ })
   const page = await app.inject({ url: '/_profiler/empty/search/results' })
   t.match(page.body, /id="store-health">/, 'the HTML listing shows it too')
   lock.clear()
   await waitFor(async () => { const now = await listing(); return now.state === 'ok' && now.queued === 0 }, { timeoutMs: 15_000, what: 'the store to catch up' })
-  const stored = storedTokens(app)
+  const stored = storedTokens(app.config.profilerDatabasePath)
   t.ok(during.every(token => stored.has(token)), 'every profile of the wait is stored')
 })
 
@@ -138,17 +107,17 @@ t.test('a profile the store refuses (a NOT NULL constraint) is set aside and cou
   // is neither dropped whole nor retried for ever (issue #20, fault rules). One batch: the flush
   // delay is longer than the test, flush() hands everything over at once.
   const { app, logLines } = await buildWithLog(t, {}, { flushDelayMs: 600_000 })
-  const before = await business(t, app, 2)
+  const before = await businessTokens(t, app, 2)
   const bad = { id: app.profileStore.nextId(Date.now()), token: 'bad000', parentToken: null, type: 'request', ip: null, method: 'GET', url: 'http://x/', statusCode: 200, durationMs: 1, route: null, panels: '{}' }
   app.profileStore.reserveToken('bad000')
   t.ok(app.profileStore.enqueue(bad as unknown as Parameters<FastifyInstance['profileStore']['enqueue']>[0]))
-  const after = await business(t, app, 2)
+  const after = await businessTokens(t, app, 2)
   await app.profileStore.flush()
   t.equal(app.profileStore.dropped, 1, 'the bad one is counted')
   t.match(app.profileStore.healthSnapshot(), { state: 'ok', queued: 0 }, 'not a store fault, nothing left to retry')
   t.match(logLines(/profile\(s\) dropped so far/)[0], /profile bad000 could not be stored: NOT NULL constraint failed: profiles\.ip/)
   t.equal(logLines(/profile store cannot be written/).length, 0)
-  const stored = storedTokens(app)
+  const stored = storedTokens(app.config.profilerDatabasePath)
   t.ok([...before, ...after].every(token => stored.has(token)) && !stored.has('bad000'), 'the rest of its batch is stored')
 })
 
@@ -161,15 +130,12 @@ async function listedHealth (app: FastifyInstance): Promise<Record<string, unkno
 
 t.test('a writer thread that dies is started again with a back-off; the store reports failing meanwhile; its open batch is stored, not lost', async t => {
   // The real threads of a real store, seen as Node creates them ('worker' event, no stand-in).
-  const workers: Worker[] = []
-  const seen = (worker: Worker): void => { workers.push(worker) }
-  process.on('worker', seen)
-  t.teardown(() => { process.off('worker', seen) })
+  const workers = startedWorkers(t)
   // A write waits up to a minute for a lock: the batch stays open in the writer until it is killed.
   const { app, logLines } = await buildWithLog(t, { PROFILER_WRITER: 'thread' }, { retryDelayMs: 100 }, 60_000)
   // The writer thread starts in the plugin before the reader thread opens the store.
   t.equal(workers.length, 2, 'a writer thread and a reader thread')
-  const before = await business(t, app, 3)
+  const before = await businessTokens(t, app, 3)
   await app.profileStore.flush()
   t.equal((await listedHealth(app)).state, 'ok')
 
@@ -185,12 +151,12 @@ t.test('a writer thread that dies is started again with a back-off; the store re
     locker.exec('BEGIN IMMEDIATE')
   }
   locker.exec('BEGIN IMMEDIATE')
-  const open = await business(t, app, 5)
+  const open = await businessTokens(t, app, 5)
   const handedOver = app.profileStore.flush()
   await kill(workers[0] as Worker)
   await handedOver
   t.match(await listedHealth(app), { state: 'failing', reason: /^the writer thread ended \(exit code 1\); it is started again in 1 s$/ }, 'failing at once, in the listing\'s JSON')
-  const during = await business(t, app, 5)
+  const during = await businessTokens(t, app, 5)
 
   // Started again after 1 s; killed again before it could write: the next delay is 2 s.
   await waitFor(() => workers.length === 3, { timeoutMs: 10_000, what: 'the writer thread started again' })
@@ -198,20 +164,16 @@ t.test('a writer thread that dies is started again with a back-off; the store re
   t.match(await listedHealth(app), { state: 'failing', reason: /started again in 2 s$/ }, 'the back-off doubles')
 
   locker.exec('ROLLBACK')
-  await waitFor(async () => {
-    await app.profileStore.flush()
-    const health = app.profileStore.healthSnapshot()
-    return health.state === 'ok' && health.queued === 0
-  }, { timeoutMs: 20_000, what: 'a third thread to store what was kept' })
+  await waitFor(async () => await storeCaughtUp(app), { timeoutMs: 20_000, what: 'a third thread to store what was kept' })
   t.equal(workers.length, 4, 'started twice again')
-  const stored = storedTokens(app)
+  const stored = storedTokens(app.config.profilerDatabasePath)
   t.ok([...before, ...open, ...during].every(token => stored.has(token)), 'every profile is stored, the open batch\'s too')
   t.equal(app.profileStore.dropped, 0, 'none lost')
   t.equal(logLines(/profile store cannot be written/).length, 1, 'the fault logged once')
   t.match(logLines(/profile store is writable again/)[0] ?? '', /0 profile\(s\) could not be stored meanwhile/)
-  const after = await business(t, app, 2)
+  const after = await businessTokens(t, app, 2)
   await app.profileStore.flush()
-  t.ok(after.every(token => storedTokens(app).has(token)), 'the new thread goes on')
+  t.ok(after.every(token => storedTokens(app.config.profilerDatabasePath).has(token)), 'the new thread goes on')
 })
 
 /** A capture as the recorder queues it, for the writer thread to shape (`overrides` break it on purpose). */
@@ -246,14 +208,14 @@ function capture (app: FastifyInstance, token: string, overrides: Record<string,
 
 t.test('a capture the writer thread cannot shape is dropped and counted; the rest of its batch is stored', async t => {
   const { app, logLines } = await buildWithLog(t, {})
-  const [good] = await business(t, app, 1)
+  const [good] = await businessTokens(t, app, 1)
   t.ok(app.profileStore.enqueue(capture(app, 'bad001', { error: { name: 'Error', message: 'no chain' } })))
-  const [after] = await business(t, app, 1)
+  const [after] = await businessTokens(t, app, 1)
   await app.profileStore.flush()
   t.equal(app.profileStore.dropped, 1, 'counted')
   t.equal(app.profileStore.healthSnapshot().state, 'ok', 'not a store fault')
   t.match(logLines(/profile\(s\) dropped so far/)[0], /a profile could not be collected: /)
-  const stored = storedTokens(app)
+  const stored = storedTokens(app.config.profilerDatabasePath)
   t.ok(stored.has(good ?? '') && stored.has(after ?? '') && !stored.has('bad001'), 'the store carries on')
 })
 
@@ -265,9 +227,9 @@ t.test('a batch that cannot be copied to the writer is dropped and counted, noth
       await app.profileStore.flush()
       t.equal(app.profileStore.dropped, 1, 'counted')
       t.match(logLines(/could not be written/)[0], `could not be handed to the ${name}`)
-      const [after] = await business(t, app, 1)
+      const [after] = await businessTokens(t, app, 1)
       await app.profileStore.flush()
-      t.ok(storedTokens(app).has(after ?? ''), 'the next batch is stored')
+      t.ok(storedTokens(app.config.profilerDatabasePath).has(after ?? ''), 'the next batch is stored')
     })
   }
 })
@@ -330,7 +292,7 @@ t.test('full (the store on a small tmpfs filled to the last block)', async t => 
 t.test('impossible to open at start (a file where its folder should be): the service starts, the profiler catches up later', async t => {
   const dir = blockedDir(t)
   const { app, logLines } = await buildWithLog(t, { PROFILER_DATABASE_PATH: join(dir, 'blocked', 'var', 'profiler.sqlite') })
-  const tokens = await business(t, app, 5)
+  const tokens = await businessTokens(t, app, 5)
   t.ok(tokens.every(token => /^[0-9a-f]{6}$/.test(token)), 'requests are still answered with tokens')
   const listing = await app.inject({ url: '/_profiler/empty/search/results', headers: { accept: 'application/json' } })
   t.equal(listing.statusCode, 503)
@@ -346,7 +308,7 @@ t.test('impossible to open at start (a file where its folder should be): the ser
     const res = await app.inject({ url: '/_profiler/empty/search/results?limit=100', headers: { accept: 'application/json' } })
     return res.statusCode === 200 && res.json().results.length >= 5
   }, { timeoutMs: 15_000, what: 'the profiles are listed' })
-  const stored = storedTokens(app)
+  const stored = storedTokens(app.config.profilerDatabasePath)
   t.ok(tokens.every(token => stored.has(token)), 'every profile of the outage was kept and stored')
   t.ok(stored.size >= 6, 'with the 503s of the listing itself (profiler pages that failed are recorded)')
   t.equal(logLines(/profile store is writable again/).length, 1)

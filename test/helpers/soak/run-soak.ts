@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import pg from 'pg'
 import { packageRoot } from '../../../paths.js'
+import { postgresStoredTokens, storedTokens } from '../stored-tokens.js'
 import { rssOf } from '../process-memory.js'
 import { startThrowawayCluster, postgresBinDir, type ThrowawayCluster } from '../throwaway-cluster.js'
 
@@ -359,20 +360,8 @@ async function newestStoredId (engine: SoakOptions['engine'], path: string, url:
 }
 
 async function presentTokens (engine: SoakOptions['engine'], path: string, url: string | null, tokens: string[]): Promise<Set<string>> {
-  const found = new Set<string>()
-  if (tokens.length === 0) return found
-  if (engine === 'sqlite') {
-    const db = new Database(path, { readonly: true, timeout: 5000 })
-    try {
-      for (const row of db.prepare('SELECT token FROM profiles').iterate() as Iterable<{ token: string }>) found.add(row.token)
-    } finally { db.close() }
-  } else {
-    const client = new pg.Client({ connectionString: url ?? '' })
-    await client.connect()
-    try {
-      for (const row of (await client.query<{ token: string }>('SELECT token FROM profiles')).rows) found.add(row.token)
-    } finally { await client.end() }
-  }
+  if (tokens.length === 0) return new Set()
+  const found = engine === 'sqlite' ? storedTokens(path) : await postgresStoredTokens(url ?? '')
   const asked = new Set(tokens)
   return new Set([...found].filter(token => asked.has(token)))
 }
