@@ -130,15 +130,15 @@ function spellingsOf (value: string): RegExp {
 }
 
 /**
- * The first MAX_SCAN_CHARS of a text, cut back to the last separator (whitespace, &, ;, ,) within
- * CUT_LOOKBACK characters of the cap, so that a secret straddling the cap is dropped, not kept in part.
+ * The first `limit` characters of a text, cut back to the last separator (whitespace, &, ;, ,) within
+ * CUT_LOOKBACK characters of it, so that a secret straddling the cut is dropped, not kept in part.
  */
-function cutForScan (text: string): string {
-  for (let i = MAX_SCAN_CHARS - 1; i >= MAX_SCAN_CHARS - CUT_LOOKBACK; i--) {
+export function cutAtSeparator (text: string, limit = MAX_SCAN_CHARS): string {
+  for (let i = Math.min(limit, text.length) - 1; i >= limit - CUT_LOOKBACK && i >= 0; i--) {
     const c = text.charCodeAt(i)
     if (c === 32 || c === 9 || c === 10 || c === 13 || c === 38 || c === 59 || c === 44) return text.slice(0, i + 1)
   }
-  return text.slice(0, MAX_SCAN_CHARS)
+  return text.slice(0, limit)
 }
 
 function beyondScanMarker (characters: number): string {
@@ -188,7 +188,7 @@ export class Redactor {
   text (text: string): string {
     const masked = this.withoutSecretValues(text, REDACTED)
     if (masked.length <= MAX_SCAN_CHARS) return this.scan(masked)
-    const kept = cutForScan(masked)
+    const kept = cutAtSeparator(masked)
     return this.scan(kept) + beyondScanMarker(masked.length - kept.length)
   }
 
@@ -242,7 +242,17 @@ export class Redactor {
     const redacted = this.text(this.withoutSecretValues(url, REDACTED_IN_URL))
     const mark = redacted.indexOf('?')
     if (mark === -1) return redacted
-    const pairs = redacted.slice(mark + 1).split('&').map(pair => {
+    return `${redacted.slice(0, mark)}?${this.pairs(redacted.slice(mark + 1))}`
+  }
+
+  /** A form body (application/x-www-form-urlencoded) as text: judged as url() judges a query string. */
+  form (text: string): string {
+    return this.pairs(this.text(this.withoutSecretValues(text, REDACTED_IN_URL)))
+  }
+
+  /** A query string judged pair by pair, each name and value once decoded. */
+  private pairs (query: string): string {
+    return query.split('&').map(pair => {
       const equals = pair.indexOf('=')
       if (equals === -1) return pair
       const rawValue = pair.slice(equals + 1)
@@ -250,8 +260,7 @@ export class Redactor {
       const value = decodeQueryText(rawValue)
       const secret = this.isSecretName(decodeQueryText(pair.slice(0, equals))) || this.text(value) !== value
       return secret ? `${pair.slice(0, equals)}=${REDACTED_IN_URL}` : pair
-    })
-    return `${redacted.slice(0, mark)}?${pairs.join('&')}`
+    }).join('&')
   }
 
   /**

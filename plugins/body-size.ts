@@ -1,31 +1,108 @@
-// How many bytes of body a request carried, as the client sent them (before any parsing): what the
-// profiler records as "no body" (0) and as a truncated body's size.
+// What a request carried as body, as the client sent it (before any parsing): how many bytes (what
+// the profiler records as "no body" (0) and as a truncated body's size), and the first bytes of a
+// body that was not parsed (refused for its type, its syntax or its size), for the profiler to
+// show and replay.
 import { pipeline, Transform, type Readable } from 'node:stream'
 import type { FastifyRequest } from 'fastify'
 
-const COUNTED = Symbol('body bytes counted')
+/** The most kept of a body as sent: the profiler's body preview (collect/body-preview.ts) is this size too. */
+export const BODY_PREVIEW_BYTES = 64 * 1024
 
-type CountedRequest = FastifyRequest & { [COUNTED]?: { bytes: number } }
+const COUNTED = Symbol('body bytes counted')
+const PREVIEW = Symbol('body preview')
+const PREVIEW_READ = Symbol('body preview read')
+
+/** A body's first bytes, as they arrive. */
+interface Preview { chunks: Buffer[], bytes: number }
+
+type CountedRequest = FastifyRequest & {
+  [COUNTED]?: { bytes: number, ended: boolean }
+  [PREVIEW]?: Preview
+  [PREVIEW_READ]?: boolean
+}
+
+/** Adds what still fits of `chunk` to the request's preview (references: the chunks are copied once, when read). */
+function addToPreview (request: CountedRequest, chunk: Buffer): void {
+  const preview = request[PREVIEW] ??= { chunks: [], bytes: 0 }
+  const room = BODY_PREVIEW_BYTES - preview.bytes
+  if (room <= 0) return
+  const kept = chunk.length <= room ? chunk : chunk.subarray(0, room)
+  preview.chunks.push(kept)
+  preview.bytes += kept.length
+}
 
 /**
  * The payload a preParsing hook hands on: a chunked body (no Content-Length to tell its size)
- * through a counter; any other payload as it is. Fastify reads `receivedEncodedLength` from the
- * stream it gets for its body limit, so the counter keeps it.
+ * through a counter, which also keeps its first bytes (a chunked body refused as too large, or cut
+ * by a parser error, is not read to its end by any parser); any other payload as it is. Fastify
+ * reads `receivedEncodedLength` from the stream it gets for its body limit, so the counter keeps it.
  */
 export function countedPayload (request: FastifyRequest, payload: Readable): Readable {
   if (request.headers['transfer-encoding'] === undefined) return payload
-  const count = { bytes: 0 }
-  ;(request as CountedRequest)[COUNTED] = count
+  const counted = request as CountedRequest
+  const count = { bytes: 0, ended: false }
+  counted[COUNTED] = count
   const counter = new Transform({
     transform (chunk: Buffer, _encoding, next) {
       count.bytes += chunk.length
+      addToPreview(counted, chunk)
       ;(counter as Transform & { receivedEncodedLength: number }).receivedEncodedLength = count.bytes
       next(null, chunk)
+    },
+    flush (next) {
+      count.ended = true
+      next()
     }
   })
   // An aborted request fails the counter too (the parser then stops waiting for it).
   pipeline(payload, counter, () => {})
   return counter
+}
+
+/** Keeps the start of a body read whole but not parsed (a JSON parser's error). */
+export function keepBodyPreview (request: FastifyRequest, bytes: Buffer): void {
+  const counted = request as CountedRequest
+  counted[PREVIEW] = { chunks: [], bytes: 0 }
+  addToPreview(counted, bytes)
+}
+
+/**
+ * Reads the start of a body that no parser reads (its type is refused, or it is larger than the
+ * limit, which Fastify refuses from its Content-Length without reading it): up to
+ * BODY_PREVIEW_BYTES, then `done`; at once when it was read already. The rest still flows and is
+ * dropped, as Node drops a body nobody reads (Fastify closes the connection after a parser's error).
+ */
+export function readBodyPreview (request: FastifyRequest, payload: Readable, done: (err: Error | null) => void): void {
+  const counted = request as CountedRequest
+  if (counted[PREVIEW_READ] === true) return done(null)
+  counted[PREVIEW_READ] = true
+  // A chunked body's counter keeps the preview as the chunks pass through it.
+  const kept = counted[COUNTED] === undefined
+  const preview = counted[PREVIEW] ??= { chunks: [], bytes: 0 }
+  const stop = (): void => {
+    payload.removeListener('data', onData)
+    payload.removeListener('end', onEnd)
+    payload.removeListener('error', onError)
+  }
+  const onData = (chunk: Buffer): void => {
+    if (kept) addToPreview(counted, chunk)
+    if (preview.bytes < BODY_PREVIEW_BYTES) return
+    stop()
+    // Still flowing, with no listener: the rest is read and dropped.
+    payload.resume()
+    done(null)
+  }
+  const onEnd = (): void => {
+    stop()
+    done(null)
+  }
+  const onError = (err: Error): void => {
+    stop()
+    done(err)
+  }
+  payload.on('data', onData)
+  payload.on('end', onEnd)
+  payload.on('error', onError)
 }
 
 /**
@@ -36,4 +113,18 @@ export function receivedBodyBytes (request: FastifyRequest): number {
   const length = request.headers['content-length']
   if (length !== undefined && /^\d+$/.test(length)) return Number(length)
   return (request as CountedRequest)[COUNTED]?.bytes ?? 0
+}
+
+/** Whether receivedBodyBytes is the whole body's size: a chunked body not read to its end is larger. */
+export function bodySizeKnown (request: FastifyRequest): boolean {
+  const length = request.headers['content-length']
+  if (length !== undefined && /^\d+$/.test(length)) return true
+  const count = (request as CountedRequest)[COUNTED]
+  return count === undefined || count.ended
+}
+
+/** The first bytes of the body as sent, when they were kept (a copy of its own), else null. */
+export function bodyPreview (request: FastifyRequest): Buffer | null {
+  const preview = (request as CountedRequest)[PREVIEW]
+  return preview === undefined || preview.bytes === 0 ? null : Buffer.concat(preview.chunks, preview.bytes)
 }

@@ -5,7 +5,7 @@ import { errorCodes, type FastifyError, type FastifyReply, type FastifyRequest }
 import fp from 'fastify-plugin'
 import secureJson from 'secure-json-parse'
 import { HttpError } from '../lib/http-error.js'
-import { countedPayload } from './body-size.js'
+import { countedPayload, keepBodyPreview, readBodyPreview, receivedBodyBytes } from './body-size.js'
 
 /** The body types handlers accept; any other is a 415 that lists these. */
 export const ACCEPTED_CONTENT_TYPES = ['application/json', 'application/*+json', 'application/x-www-form-urlencoded']
@@ -116,42 +116,36 @@ async function toPlainObjectBody (request: FastifyRequest, _reply: FastifyReply)
 /**
  * Any body no other parser takes. Empty, it is an absent body, whatever its Content-Type says (as
  * with Content-Length: 0, which Fastify never parses): a chunked body's size is only known once it
- * ends. One byte of it is a 415 (the rest is not read); an unknown path stays Fastify's 404.
+ * ends. One byte of it is a 415, answered once its first 64 KiB are read for the profiler (or the
+ * client stopped sending: a 415 all the same; the rest is dropped as it comes); an unknown path
+ * stays Fastify's 404.
  */
 function emptyOrUnsupported (request: FastifyRequest, payload: Readable, done: (err: Error | null, body?: unknown) => void): void {
   if (request.is404) return done(null, undefined)
-  const unsupported = (): void => { done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE()) }
-  if (request.headers['transfer-encoding'] === undefined) return unsupported()
-  const stop = (): void => {
-    payload.removeListener('data', onData)
-    payload.removeListener('end', onEnd)
-    payload.removeListener('error', onError)
-  }
-  const onData = (): void => {
-    stop()
-    unsupported()
-  }
-  const onEnd = (): void => {
-    stop()
-    done(null, undefined)
-  }
-  const onError = (err: Error): void => {
-    stop()
-    done(err)
-  }
-  payload.on('data', onData)
-  payload.on('end', onEnd)
-  payload.on('error', onError)
+  readBodyPreview(request, payload, err => {
+    if (receivedBodyBytes(request) > 0) return done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE())
+    done(err, undefined)
+  })
+}
+
+/** Methods Fastify reads no body for. */
+const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'TRACE'])
+
+/** A body Fastify refuses as too large from its Content-Length alone, before reading a byte of it. */
+function declaredTooLarge (request: FastifyRequest): boolean {
+  return Number(request.headers['content-length']) > BODY_LIMIT && !BODYLESS_METHODS.has(request.method)
 }
 
 /** The JSON request-body transformer: JSON and form bodies -> one plain object, before every handler. */
 export default fp(async function jsonBodyPlugin (app) {
   app.removeAllContentTypeParsers()
   for (const type of ['application/json', /^application\/[\w.-]+\+json$/]) {
-    app.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_request, bytes, done) => {
+    app.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (request, bytes, done) => {
       try {
         done(null, parseJsonBody(bytes as Buffer))
       } catch (err) {
+        // The profiler shows (and replays) the body as it was sent.
+        keepBodyPreview(request, bytes as Buffer)
         done(err as Error, undefined)
       }
     })
@@ -159,8 +153,14 @@ export default fp(async function jsonBodyPlugin (app) {
   // @fastify/formbody parses with fast-querystring itself.
   await app.register(formbody, { bodyLimit: BODY_LIMIT })
   app.addContentTypeParser('*', emptyOrUnsupported)
-  // A chunked body's size, for the profiler (plugins/body-size.ts).
-  app.addHook('preParsing', (request, _reply, payload, done) => { done(null, countedPayload(request, payload)) })
+  // A chunked body's size, for the profiler (plugins/body-size.ts); the start of a body refused
+  // as too large, which no parser reads.
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    const counted = countedPayload(request, payload)
+    if (!declaredTooLarge(request)) return done(null, counted)
+    // Answered 413 all the same, whether the first 64 KiB came or the client went.
+    readBodyPreview(request, counted, () => { done(null, counted) })
+  })
   app.addHook('preValidation', toPlainObjectBody)
   app.addErrorRewording(rewordBodyError)
 }, { name: 'json-body', dependencies: ['error-renderer'] })

@@ -30,7 +30,7 @@ t.test('every profiler page and the HTML error page pass the Nu HTML checker', a
   const app = await buildTestApp(t)
   const lookup = await postJson(app, '/ccenter/getConseillerByCode', { code: 'ADV1001' }, { authorization: 'Bearer abc' })
   const missing = await app.inject({ url: '/robots.txt', headers: { referer: 'http://localhost/home' } })
-  const badBody = await app.inject({ method: 'POST', url: '/ccenter/getConseillerByCode', headers: { 'content-type': 'application/json' }, payload: '{"code":' })
+  const badBody = await app.inject({ method: 'POST', url: '/ccenter/getConseillerByCode', headers: { 'content-type': 'application/json' }, payload: '{"code": "\u0001\u0085' })
   const form = await app.inject({ method: 'POST', url: '/monitor/MonitorPooling', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'code=ADV1001&password=hunter2' })
   const tokens = [lookup, missing, badBody, form].map(res => String(res.headers['x-debug-token']))
   t.equal((await listProfiles(app)).length, tokens.length, 'the four requests are stored')

@@ -18,7 +18,14 @@ const TRANSPORT_HEADERS = new Set(['host', 'content-length', 'transfer-encoding'
 const LOOKUP = '/ccenter/getConseillerByCode'
 const POLL = '/monitor/MonitorPooling'
 
-interface Case { name: string, request: InjectOptions, body: 'json' | 'form' | 'none' }
+/**
+ * What the exports must give back: the stored JSON or form, nothing, or the body as sent ('raw':
+ * refused by the service for its body, stored as it came; 'truncated': its first 64 KiB).
+ */
+interface Case { name: string, request: InjectOptions, body: 'json' | 'form' | 'none' | 'raw' | 'truncated' }
+
+const PREVIEW_BYTES = 64 * 1024
+const TOO_LARGE = JSON.stringify({ code: 'ADV1001', note: 'x'.repeat(1024 * 1024) })
 
 const CASES: Case[] = [
   // The password is redacted: the stored body is shorter or longer than the one sent.
@@ -28,10 +35,23 @@ const CASES: Case[] = [
   { name: 'body-less POST', body: 'none', request: { method: 'POST', url: POLL } },
   { name: 'body-less DELETE', body: 'none', request: { method: 'DELETE', url: POLL, headers: { accept: 'application/json' } } },
   { name: 'GET', body: 'none', request: { method: 'GET', url: '/robots.txt', headers: { accept: 'text/plain' } } },
-  { name: 'HEAD', body: 'none', request: { method: 'HEAD', url: '/robots.txt' } }
+  { name: 'HEAD', body: 'none', request: { method: 'HEAD', url: '/robots.txt' } },
+  // Refused for their body (400, 415, 413): each is given back as it was sent.
+  { name: 'malformed JSON', body: 'raw', request: { method: 'POST', url: LOOKUP, headers: { 'content-type': 'application/json' }, payload: '{"code": "ADV1001", oops}' } },
+  { name: 'text/plain', body: 'raw', request: { method: 'POST', url: LOOKUP, headers: { 'content-type': 'text/plain; charset=utf-8' }, payload: 'ADV1001, café' } },
+  // LF line ends: curlconverter does not run the printf through which a command writes a CR (the
+  // CRLF form goes through a real shell and curl in rejected-bodies.test.ts).
+  { name: 'multipart', body: 'raw', request: { method: 'POST', url: POLL, headers: { 'content-type': 'multipart/form-data; boundary=b0undary' }, payload: '--b0undary\nContent-Disposition: form-data; name="code"\n\nADV1001\n--b0undary\nContent-Disposition: form-data; name="note"; filename="a.txt"\nContent-Type: text/plain\n\nline one\nline two\n--b0undary--\n' } },
+  { name: 'too large', body: 'truncated', request: { method: 'POST', url: POLL, headers: { 'content-type': 'application/json' }, payload: TOO_LARGE } }
 ]
 
-interface StoredRequest { method: string, url: string, requestHeaders: Record<string, string>, body: unknown }
+/** The body a replay sends, as the client sent it: all of it, or its first 64 KiB. */
+function sentBody ({ request, body }: Case): string {
+  const payload = String(request.payload)
+  return body === 'truncated' ? payload.slice(0, PREVIEW_BYTES) : payload
+}
+
+interface StoredRequest { method: string, url: string, requestHeaders: Record<string, string>, body: unknown, rawBody?: { text: string } }
 
 /** The headers a replay must send: the stored ones less what the transport sets. */
 function replayedHeaders (stored: Record<string, string>): Record<string, string> {
@@ -47,8 +67,12 @@ async function stored (app: FastifyInstance, token: string): Promise<StoredReque
 
 t.test('curlconverter reads each "Copy as cURL" command as the stored request', async t => {
   const app = await buildTestApp(t)
-  for (const { name, request, body } of CASES) {
-    const token = String((await app.inject(request)).headers['x-debug-token'])
+  // curlconverter's shell parser (tree-sitter) refuses a command over 32 KiB: the 64 KiB preview of
+  // a body too large goes through a real shell and curl in rejected-bodies.test.ts.
+  for (const testCase of CASES.filter(({ body }) => body !== 'truncated')) {
+    const { name, request, body } = testCase
+    const answer = await app.inject(request)
+    const token = String(answer.headers['x-debug-token'])
     const panel = await stored(app, token)
     const curl = await app.inject({ url: `/_profiler/${token}/curl` })
     t.equal(curl.statusCode, 200)
@@ -57,14 +81,29 @@ t.test('curlconverter reads each "Copy as cURL" command as the stored request', 
     t.equal(read.url, panel.url.split('?')[0], `${name}: URL`)
     t.same(read.queries ?? {}, Object.fromEntries(new URL(panel.url).searchParams), `${name}: query`)
     t.same(lowerKeys(read.headers ?? {}), replayedHeaders(panel.requestHeaders), `${name}: headers`)
-    if (body === 'none') t.equal(read.data, undefined, `${name}: no body`)
-    else t.same(read.data, panel.body, `${name}: the stored body`)
+    if (body === 'none') {
+      t.equal(read.data, undefined, `${name}: no body`)
+    } else if (body === 'json' || body === 'form') {
+      t.same(read.data, panel.body, `${name}: the stored body`)
+    } else {
+      t.equal(read.data, sentBody(testCase), `${name}: the body as sent`)
+      t.equal(read.data, panel.rawBody?.text, `${name}: the stored raw body`)
+    }
+    if (body === 'raw') {
+      // What curlconverter read, sent again: the service refuses it the same way.
+      const headers = Object.fromEntries(Object.entries(read.headers ?? {}).filter((entry): entry is [string, string] => entry[1] !== null))
+      const replay = await app.inject({ method: 'POST', url: new URL(read.url).pathname, headers, payload: read.data })
+      t.equal(read.method.toUpperCase(), 'POST')
+      t.equal(replay.statusCode, answer.statusCode, `${name}: replayed, the same status (${answer.statusCode})`)
+      t.equal(replay.json().message, answer.json().message, `${name}: and the same message`)
+    }
   }
 })
 
 t.test('har-validator accepts each HAR file and httpsnippet reads it as the stored request', async t => {
   const app = await buildTestApp(t)
-  for (const { name, request, body } of CASES) {
+  for (const testCase of CASES) {
+    const { name, request, body } = testCase
     const token = String((await app.inject(request)).headers['x-debug-token'])
     const panel = await stored(app, token)
     const document = (await app.inject({ url: `/_profiler/${token}/har` })).json()
@@ -77,8 +116,23 @@ t.test('har-validator accepts each HAR file and httpsnippet reads it as the stor
     if (read === undefined) throw new Error('httpsnippet read no request')
     t.equal(read.method, panel.method, `${name}: method`)
     t.equal(read.fullUrl, panel.url, `${name}: URL`)
-    t.same(lowerKeys(read.allHeaders), replayedHeaders(panel.requestHeaders), `${name}: headers, no stale Content-Length or Host`)
-    if (body === 'json') {
+    const multipart = name === 'multipart'
+    // httpsnippet writes a multipart body again from its params, with a boundary of its own.
+    const expectedHeaders = multipart ? { ...replayedHeaders(panel.requestHeaders), 'content-type': String(read.allHeaders['content-type']) } : replayedHeaders(panel.requestHeaders)
+    t.same(lowerKeys(read.allHeaders), expectedHeaders, `${name}: headers, no stale Content-Length or Host`)
+    if (multipart) {
+      t.equal(harRequest.postData?.text, sentBody(testCase), `${name}: the HAR's text is the body as sent`)
+      t.same(read.postData.params, [
+        { name: 'code', value: 'ADV1001' },
+        { name: 'note', value: 'line one\nline two', fileName: 'a.txt', contentType: 'text/plain' }
+      ], `${name}: httpsnippet reads its parts`)
+      t.equal(harRequest.postData?.mimeType, request.headers?.['content-type'], `${name}: its type as sent`)
+      t.equal(harRequest.bodySize, Buffer.byteLength(sentBody(testCase)), `${name}: bodySize is the body's`)
+    } else if (body === 'raw' || body === 'truncated') {
+      t.equal(read.postData.text, sentBody(testCase), `${name}: the body as sent`)
+      t.equal(harRequest.postData?.mimeType, request.headers?.['content-type'], `${name}: its type as sent`)
+      t.equal(harRequest.bodySize, Buffer.byteLength(String(request.payload)), `${name}: bodySize is the size as sent`)
+    } else if (body === 'json') {
       t.same(read.postData.jsonObj, panel.body, `${name}: the stored body`)
       t.equal(harRequest.bodySize, Buffer.byteLength(read.postData.text ?? ''), `${name}: bodySize is the exported text's`)
     } else if (body === 'form') {

@@ -1,7 +1,9 @@
 import type { Redactor } from '../../../lib/redact.js'
+import { BODY_PREVIEW_BYTES } from '../../body-size.js'
+import type { UnparsedBody } from './capture.js'
 
-/** Request bodies larger than this (as JSON) are kept as a truncated preview. */
-export const MAX_BODY_BYTES = 64 * 1024
+/** Request bodies larger than this (as JSON) are kept as a truncated preview; as much of a body that was not parsed is kept as sent. */
+export const MAX_BODY_BYTES = BODY_PREVIEW_BYTES
 
 /** What the store keeps of a body over MAX_BODY_BYTES: the start of its redacted JSON and its size. */
 interface BodyPreview { truncated: true, bytes: number, preview: string }
@@ -28,4 +30,22 @@ export function storedBody (redacted: unknown, sentBytes: number): unknown {
 export function previewIfLarge (body: unknown, sentBytes: number, redactor: Redactor): unknown {
   if (body === undefined || sentBytes <= MAX_BODY_BYTES) return undefined
   return storedBody(redactor.fields(body), sentBytes)
+}
+
+/**
+ * On the request thread: the kept start of a body that was not parsed, as text (the queue and the
+ * writer thread take strings). UTF-8 as sent when it is UTF-8 (a character cut at the end of a
+ * truncated preview is left out); else with each invalid byte replaced, and said so.
+ */
+export function unparsedBody (bytes: Buffer, sentBytes: number, sizeKnown: boolean): UnparsedBody {
+  const truncated = !sizeKnown || bytes.length < sentBytes
+  let text: string
+  let lossy = false
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes, { stream: truncated })
+  } catch {
+    text = bytes.toString('utf8')
+    lossy = true
+  }
+  return { text, truncated, sizeKnown, lossy }
 }

@@ -11,6 +11,17 @@ export interface CapturedError {
   chain: Array<{ name: string, message: string, stack?: string }>
 }
 
+/** The start of a body that was not parsed, decoded as UTF-8 (collect/body-preview.ts). */
+export interface UnparsedBody {
+  text: string
+  /** The text is the start of the body only (64 KiB of it). */
+  truncated: boolean
+  /** bodyBytes is the body's whole size (a chunked body not read to its end is larger). */
+  sizeKnown: boolean
+  /** Bytes that are not UTF-8 were replaced (U+FFFD): the text is not what was sent. */
+  lossy: boolean
+}
+
 export interface RequestCapture {
   /** Tells a capture from an already shaped ProfileRecord in the queue. */
   kind: 'capture'
@@ -39,6 +50,8 @@ export interface RequestCapture {
   bodyBytes: number
   /** A large body as the store keeps it (redacted, previewed) on the request thread; undefined: shaped in the writer. */
   shapedBody: unknown
+  /** A body sent but not parsed (refused for its type, its syntax or its size), as sent: not yet redacted. */
+  unparsedBody: UnparsedBody | undefined
   requestHeaders: Record<string, unknown>
   responseHeaders: Record<string, unknown>
   /** The response text when it was JSON and small enough to keep. */

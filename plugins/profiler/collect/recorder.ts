@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import { receivedBodyBytes } from '../../body-size.js'
+import { bodyPreview, bodySizeKnown, receivedBodyBytes } from '../../body-size.js'
 import { requestOrigin } from '../../routing/request-origin.js'
 import { hasRejectedTarget, originFormTarget } from '../../routing/request-target.js'
 import { getHeapStatistics } from 'node:v8'
 import { captureError } from './capture.js'
-import { MAX_BODY_BYTES, previewIfLarge } from './body-preview.js'
+import { MAX_BODY_BYTES, previewIfLarge, unparsedBody } from './body-preview.js'
 import type { Redactor } from '../../../lib/redact.js'
 import type { ProfileStore } from '../runtime/profile-store.js'
 import { uniqueToken } from './token.js'
@@ -97,6 +97,8 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
       // No bytes, no body (the handler saw `{}`); a large one as the store keeps it.
       const body = bodyBytes === 0 ? undefined : request.body
       const shapedBody = previewIfLarge(body, bodyBytes, redactor)
+      // Bytes sent but no body parsed from them: what was kept of them, as sent.
+      const preview = bodyBytes > 0 && body === undefined ? bodyPreview(request) : null
       // Values are taken as they are (references): the request is over, nothing changes them
       // before the batch is copied to the writer thread.
       store.enqueue({
@@ -121,6 +123,7 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
         // Bytes as sent, for a truncated body's size.
         bodyBytes,
         shapedBody,
+        unparsedBody: preview === null ? undefined : unparsedBody(preview, bodyBytes, bodySizeKnown(request)),
         requestHeaders: request.headers,
         responseHeaders: reply.getHeaders(),
         responseText: state.responseText,

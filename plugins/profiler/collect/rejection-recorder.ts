@@ -39,6 +39,7 @@ export function recordRejection ({ store, tokenSource }: RecorderOptions, reject
       body: undefined,
       bodyBytes: 0,
       shapedBody: undefined,
+      unparsedBody: undefined,
       requestHeaders: rejected.headers,
       responseHeaders: { ...answer.headers, ...tokenHeaders },
       responseText: answer.json ? answer.body : undefined,

@@ -9,6 +9,18 @@ export interface CurlSource {
   requestHeaders: Record<string, unknown>
   /** The parsed body, a truncated-body marker, or null. */
   body: unknown
+  /** A body that was not parsed, as sent (redacted); absent when there was none. */
+  rawBody?: RawBody
+}
+
+/** The request panel's `rawBody` (collect/collectors/request.ts). */
+interface RawBody {
+  text: string
+  /** The size as sent; null when unknown. */
+  bytes: number | null
+  truncated: boolean
+  reason: string
+  lossy?: boolean
 }
 
 export interface CurlCommand {
@@ -51,7 +63,7 @@ function printfOf (text: string): string {
   return `"$(printf '${octal}')"`
 }
 
-function isTruncated (body: unknown): body is { truncated: true, preview: string } {
+function isTruncated (body: unknown): body is { truncated: true, preview: string, bytes?: unknown } {
   return typeof body === 'object' && body !== null && (body as { truncated?: unknown }).truncated === true &&
     typeof (body as { preview?: unknown }).preview === 'string'
 }
@@ -81,11 +93,15 @@ export function isFormBody (source: CurlSource): boolean {
     typeof source.body === 'object' && source.body !== null && !isTruncated(source.body)
 }
 
-/** The request body as text, or null when there was none (or the method carries none). */
-export function bodyText (source: CurlSource): { text: string, truncated: boolean } | null {
-  const { body } = source
+/**
+ * The request body as text, or null when there was none: the body that was not parsed as it was
+ * sent. `bytes`: a truncated body's size as sent (null when unknown).
+ */
+export function bodyText (source: CurlSource): { text: string, truncated: boolean, bytes?: number | null } | null {
+  const { body, rawBody } = source
+  if ((body === null || body === undefined) && rawBody !== undefined) return { text: rawBody.text, truncated: rawBody.truncated, bytes: rawBody.bytes }
   if (body === null || body === undefined) return null
-  if (isTruncated(body)) return { text: body.preview, truncated: true }
+  if (isTruncated(body)) return { text: body.preview, truncated: true, bytes: typeof body.bytes === 'number' ? body.bytes : null }
   if (isFormBody(source)) return { text: formText(body), truncated: false }
   return { text: JSON.stringify(body), truncated: false }
 }
@@ -118,6 +134,8 @@ export function curlCommand (source: CurlSource): CurlCommand {
       lines.push(option('-H', text === '' ? `${name};` : `${name}: ${text}`))
     }
   }
+  // A body sent with no type: curl would send its form type with the data ("Content-Type:" sends none).
+  if (body !== null && source.body === null && source.requestHeaders['content-type'] === undefined) lines.push(option('-H', 'Content-Type:'))
   if (compressed) lines.push(option('--compressed'))
   if (body !== null) lines.push(option('--data-raw', body.text))
   return {

@@ -1,5 +1,6 @@
 // HAR 1.2 export (http://www.softwareishard.com/blog/har-12-spec/) of stored profiles. Pure: it
 // reads the stored, already redacted panels, so nothing redacted can come back in clear.
+import { multipartParams } from '../../../lib/multipart-parts.js'
 import type { StoredProfile } from '../profile.js'
 import { bodyText, formFields, isFormBody, type CurlSource } from './curl.js'
 
@@ -48,25 +49,36 @@ function queryString (url: string): NameValue[] {
 }
 
 /**
- * The request body's size: the exported text's; for a truncated preview, the size as sent; with no
- * stored body, the declared length of a body sent but not kept, else 0 (the recorder stores every
- * body it read, an empty chunked one as none).
+ * The request body's size: the exported text's; for a truncated preview, the size as sent (-1 when
+ * unknown: a chunked body not read to its end); with no stored body, the declared length of a body
+ * sent but not kept, else 0 (the recorder stores every body it read, an empty chunked one as none).
  */
 function requestBodySize (panel: RequestPanel, body: ReturnType<typeof bodyText>): number {
-  if (body !== null) {
-    const bytes = (panel.body as { bytes?: unknown } | null)?.bytes
-    return body.truncated && typeof bytes === 'number' ? bytes : Buffer.byteLength(body.text)
-  }
+  if (body !== null) return body.truncated ? body.bytes ?? -1 : Buffer.byteLength(body.text)
   const length = Number(header(panel.requestHeaders, 'content-length'))
   return Number.isSafeInteger(length) && length >= 0 ? length : 0
 }
 
+/** What postData's comment says of a body: not parsed (as sent), truncated, not UTF-8. */
+function bodyComment (panel: RequestPanel, body: NonNullable<ReturnType<typeof bodyText>>): object {
+  const raw = panel.body === null || panel.body === undefined ? panel.rawBody : undefined
+  const notes = [
+    ...(raw === undefined ? [] : [`Not parsed by the service (${raw.reason}): the body as sent.`]),
+    ...(body.truncated ? ['The body was over 64 KiB: only the stored preview is given.'] : []),
+    ...(raw?.lossy === true ? ['Bytes that were not UTF-8 are given as U+FFFD.'] : [])
+  ]
+  return notes.length === 0 ? {} : { comment: notes.join(' ') }
+}
+
 function harRequest (panel: RequestPanel) {
   const body = bodyText(panel)
-  const mimeType = header(panel.requestHeaders, 'content-type') ?? 'application/json'
-  const truncated = body?.truncated === true ? { comment: 'The body was over 64 KiB: only the stored preview is given.' } : {}
-  // Form fields as params beside the text, as browsers export them (httpsnippet reads params).
-  const params = body !== null && !body.truncated && isFormBody(panel) ? { params: formFields(panel.body) } : {}
+  // A body that was not parsed may have come with no type.
+  const mimeType = header(panel.requestHeaders, 'content-type') ?? (panel.rawBody === undefined ? 'application/json' : '')
+  const comment = body === null ? {} : bodyComment(panel, body)
+  // Form fields (and a multipart body's parts) as params beside the text, as browsers export them
+  // (httpsnippet reads params, and otherwise loses the form).
+  const fields = body === null || body.truncated ? null : isFormBody(panel) ? formFields(panel.body) : multipartParams(body.text, mimeType)
+  const params = fields === null ? {} : { params: fields }
   return {
     method: panel.method,
     url: panel.url,
@@ -74,7 +86,7 @@ function harRequest (panel: RequestPanel) {
     cookies: [],
     headers: nameValues(panel.requestHeaders, TRANSPORT_HEADERS),
     queryString: queryString(panel.url),
-    ...(body === null ? {} : { postData: { mimeType, ...params, text: body.text, ...truncated } }),
+    ...(body === null ? {} : { postData: { mimeType, ...params, text: body.text, ...comment } }),
     headersSize: -1,
     bodySize: requestBodySize(panel, body)
   }

@@ -96,11 +96,26 @@ function markRedacted (text: string): Array<{ text: string, redacted: boolean }>
   return parts
 }
 
-/** The request panel's "copy as cURL" box. */
+/**
+ * Characters an HTML page may not hold as text (controls but tab and line ends, noncharacters),
+ * which a body sent as is may: shown as \uXXXX.
+ */
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufdd0-\ufdef\ufffe\uffff]/g
+
+function printable (text: string): string {
+  return text.replace(UNPRINTABLE, c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
+
+/** The request panel's "copy as cURL" box, and a body that was not parsed as it can be shown. */
 function requestView (data: CurlSource) {
   const curl = curlCommand(data)
   const parts = markRedacted(curl.command)
-  return { curl: { parts, redacted: parts.some(part => part.redacted), truncatedBody: curl.truncatedBody } }
+  const raw = data.rawBody
+  return {
+    curl: { parts, redacted: parts.some(part => part.redacted), truncatedBody: curl.truncatedBody },
+    rawBody: raw === undefined ? null : { text: printable(raw.text), size: raw.bytes === null ? 'size unknown' : formatBytes(raw.bytes) }
+  }
 }
 
 /** What a panel's partial shows besides its raw data (human units, the timeline, the cURL box). */

@@ -63,7 +63,7 @@ function bodyBytes (body: unknown, headers: Record<string, unknown>): number {
 /** The estimated bytes of a queued profile (a capture, or a profile already shaped). */
 export function profileBytes (profile: QueuedProfile): number {
   if (!('kind' in profile)) return BASE_BYTES + profile.panels.length + profile.url.length + (profile.route?.length ?? 0)
-  const { rawUrl, requestHeaders, responseHeaders, responseText, error, routingFailure, body, shapedBody } = profile
+  const { rawUrl, requestHeaders, responseHeaders, responseText, error, routingFailure, body, shapedBody, unparsedBody } = profile
   return BASE_BYTES +
     // The query and the params are parsed from the URL: no bigger than it, once more.
     2 * rawUrl.length +
@@ -73,5 +73,6 @@ export function profileBytes (profile: QueuedProfile): number {
     approximateBytes(error).bytes +
     approximateBytes(routingFailure).bytes +
     bodyBytes(body, requestHeaders) +
-    approximateBytes(shapedBody).bytes
+    approximateBytes(shapedBody).bytes +
+    (unparsedBody?.text.length ?? 0)
 }
