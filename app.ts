@@ -12,6 +12,7 @@ import { logSerializers, profilerStatus } from './lib/logging.js'
 import profiler, { type ProfilerOptions } from './plugins/profiler/index.js'
 import rejectedRequests, { answerClientError } from './plugins/rejected-requests/index.js'
 import routingErrors from './plugins/routing/index.js'
+import missCompression from './plugins/routing/miss-compression.js'
 import views from './plugins/views.js'
 import { HttpError } from './lib/http-error.js'
 import { redactionRules } from './lib/redact.js'
@@ -27,6 +28,8 @@ declare module 'fastify' {
 
 /** Seconds a shed client is asked to wait. */
 const SHED_RETRY_AFTER_S = 10
+/** Only answers of 1 KiB and more are compressed (see where @fastify/compress is registered). */
+const COMPRESSION = { threshold: 1024 }
 
 export interface AppOverrides {
   /** Profiler settings beyond the config (queue sizes, a token source for tests). */
@@ -84,7 +87,7 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
   // X-Debug-Token first). Only answers of 1 KiB and more are compressed (the plugin's threshold):
   // the business API's small JSON answers go as they are; the pages, the HAR files and the
   // reference page's 1.5 MiB of Swagger UI go compressed (br or gzip, as the client accepts).
-  await app.register(compress, { threshold: 1024 })
+  await app.register(compress, COMPRESSION)
   await app.register(accepts)
   await app.register(views)
   await app.register(errorRenderer)
@@ -108,6 +111,10 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
       ...overrides.profiler
     })
   }
+
+  // Routing misses (404, 405) are no route: their answers get the same compression here, after
+  // the profiler's onSend (which reads the answer before it is compressed, as on routes).
+  await app.register(missCompression, COMPRESSION)
 
   app.log.info(profilerStatus(config))
 

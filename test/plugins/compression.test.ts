@@ -44,3 +44,30 @@ t.test('small business answers go as they are; larger pages compressed, X-Debug-
   t.equal(profilerPage.headers['content-encoding'], 'br')
   t.match(profilerPage.headers['content-security-policy'], /default-src 'none'/)
 })
+
+t.test('the pages of routing misses (an unknown path, a method not allowed) go compressed like any page; their JSON twins are too small', async t => {
+  const app = await buildTestApp(t)
+  const plain = await app.inject({ url: '/nowhere', headers: { accept: 'text/html' } })
+  t.equal(plain.headers['content-encoding'], undefined, 'no Accept-Encoding, not compressed')
+  t.ok(plain.rawPayload.length > 1024, `the 404 page is over the 1 KiB threshold (${plain.rawPayload.length} bytes)`)
+
+  const notFound = await app.inject({ url: '/nowhere', headers: { accept: 'text/html', 'accept-encoding': 'gzip' } })
+  t.equal(notFound.statusCode, 404)
+  t.equal(notFound.headers['content-encoding'], 'gzip')
+  t.match(notFound.headers.vary, /accept-encoding/i)
+  t.ok(notFound.rawPayload.length < plain.rawPayload.length / 2, `${notFound.rawPayload.length} bytes instead of ${plain.rawPayload.length}`)
+  t.equal(gunzipSync(notFound.rawPayload).toString(), plain.body, 'the same page')
+  const token = String(notFound.headers['x-debug-token'])
+  t.match(await profileJson(app, token), { status: 404, panels: { router: { failure: { outcome: 'not-found' } } } }, 'the compressed miss is profiled')
+
+  const notAllowed = await app.inject({ method: 'DELETE', url: '/monitor/MonitorPooling', headers: { ...BROWSER, accept: 'text/html' } })
+  t.equal(notAllowed.statusCode, 405)
+  t.equal(notAllowed.headers['content-encoding'], 'br')
+  t.equal(notAllowed.headers.allow, 'POST')
+  t.match(brotliDecompressSync(notAllowed.rawPayload).toString(), /<h1>Method Not Allowed<\/h1>/)
+
+  const json = await app.inject({ url: '/nowhere', headers: { ...BROWSER, accept: 'application/json' } })
+  t.equal(json.statusCode, 404)
+  t.equal(json.headers['content-encoding'], undefined, 'the JSON answer is under the threshold')
+  t.equal((await profileJson(app, String(json.headers['x-debug-token']))).panels.request.response.body.statusCode, 404, 'and kept by the profiler')
+})
