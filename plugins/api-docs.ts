@@ -3,7 +3,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifySchema } from 'fastify'
 import fp from 'fastify-plugin'
 import { ErrorResponse } from './error-renderer.js'
-import { ACCEPTED_CONTENT_TYPES } from './request-body.js'
+import { ACCEPTED_CONTENT_TYPES } from './request-body/index.js'
 
 const OPENAPI_PATH = '/openapi.json'
 const REFERENCE_PAGE_PREFIX = '/docs'
@@ -55,7 +55,7 @@ interface MediaType { schema?: { required?: string[] } }
 interface Operation { requestBody?: { required?: boolean, content?: Record<string, MediaType> } }
 
 /**
- * An absent or empty body reaches the handler as `{}` (plugins/request-body.ts): a body is
+ * An absent or empty body reaches the handler as `{}` (plugins/request-body/): a body is
  * required only when `{}` lacks a required property. @fastify/swagger marks every body required.
  */
 const markOptionalBodies: SwaggerTransformObject = document => {

@@ -3,7 +3,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { Type } from 'typebox'
 import { HttpError } from '../lib/http-error.js'
-import { PAGE_CSP_HEADER } from './page-policy.js'
+import { PAGE_CSP_HEADER } from '../lib/page-policy.js'
 
 /** The error page's headers: the profiler pages' policy (no script, the layout's styles, no framing), no sniffing. */
 const HTML_PAGE_HEADERS = { 'content-security-policy': PAGE_CSP_HEADER, 'x-content-type-options': 'nosniff' }

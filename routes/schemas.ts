@@ -9,7 +9,7 @@ export function errorResponse (description: string) {
   return Type.Object(ErrorResponse.properties, { description })
 }
 
-/** Errors of the request-body transformer (plugins/request-body.ts), shared by every route with a body. */
+/** Errors of the request-body transformer (plugins/request-body/), shared by every route with a body. */
 export const BODY_ERRORS = {
   413: errorResponse('The body is larger than 1 MiB'),
   415: errorResponse('The body is not JSON or a form (`application/json`, `application/*+json`, `application/x-www-form-urlencoded`)')

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import { bodyPreview, bodySizeKnown, receivedBodyBytes } from '../../body-size.js'
+import { bodyPreview, bodySizeKnown, receivedBodyBytes } from '../../request-body/body-size.js'
 import { requestOrigin } from '../../routing/request-origin.js'
 import { hasRejectedTarget, originFormTarget } from '../../routing/request-target.js'
 import { getHeapStatistics } from 'node:v8'

@@ -3,7 +3,7 @@ import basicAuth from '@fastify/basic-auth'
 import helmet from '@fastify/helmet'
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { PAGE_CSP_DIRECTIVES } from '../../page-policy.js'
+import { PAGE_CSP_DIRECTIVES } from '../../../lib/page-policy.js'
 import { HttpError } from '../../../lib/http-error.js'
 import { guardAgainstRebinding } from './rebinding-guard.js'
 

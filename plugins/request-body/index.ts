@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream'
 import { errorCodes, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import secureJson from 'secure-json-parse'
-import { HttpError } from '../lib/http-error.js'
+import { HttpError } from '../../lib/http-error.js'
 import { countedPayload, keepBodyPreview, readBodyPreview, receivedBodyBytes } from './body-size.js'
 
 /** The body types handlers accept; any other is a 415 that lists these. */
@@ -153,7 +153,7 @@ export default fp(async function jsonBodyPlugin (app) {
   // @fastify/formbody parses with fast-querystring itself.
   await app.register(formbody, { bodyLimit: BODY_LIMIT })
   app.addContentTypeParser('*', emptyOrUnsupported)
-  // A chunked body's size, for the profiler (plugins/body-size.ts); the start of a body refused
+  // A chunked body's size, for the profiler (body-size.ts); the start of a body refused
   // as too large, which no parser reads.
   app.addHook('preParsing', (request, _reply, payload, done) => {
     const counted = countedPayload(request, payload)
