@@ -55,3 +55,6 @@ export function panelData<S extends TSchema> (profile: { panels: Record<string, 
   // not validated on reading (test/profiler/panel-schemas.property.test.ts checks the collectors).
   return profile.panels[panel.name] as Static<S> | undefined
 }
+
+/** The data type of a declared panel: `PanelData<typeof requestPanel>`. */
+export type PanelData<P> = P extends Panel<infer S, any> ? Static<S> : never
