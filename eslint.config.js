@@ -9,6 +9,8 @@ const noPages = never('pages', 'pages/ is web only: import from query/ or export
 const noQuery = never('query', 'query/ sits above the engines and the runtime')
 const noRuntime = never('runtime', 'the runtime calls the engines, not the other way')
 const noEngine = never('engine', 'export/ builds documents from stored profiles, whatever stored them')
+const aboveThePanels = ['engine', 'runtime', 'query', 'pages'].map(folder =>
+  never(folder, 'a panel reads a request (collect/, lib/): the store, the queries and the pages read panels, not the other way'))
 const noEngineFolder = { regex: `${up}engine/(sqlite|postgres)/`, message: 'the runtime reaches an engine through engine/contract.ts and engine/open-*.ts' }
 
 function importRules (files, patterns) {
@@ -27,5 +29,6 @@ export default [
   importRules(['plugins/profiler/runtime/**/*.ts'], [noRoutes, noPages, noQuery, noEngineFolder]),
   importRules(['plugins/profiler/export/**/*.ts'], [noRoutes, noPages, noQuery, noRuntime, noEngine]),
   importRules(['plugins/profiler/query/**/*.ts'], [noRoutes, noPages, noRuntime]),
+  importRules(['plugins/profiler/panels/**/*.ts'], [noRoutes, ...aboveThePanels]),
   importRules(['scripts/**/*.ts'], [{ regex: 'plugins/profiler/pages/', message: 'the command line and MCP read through query/, never pages/' }])
 ]

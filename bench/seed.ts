@@ -2,6 +2,11 @@
 // like a real API, times spread over days; written through the store's own batch writer.
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../plugins/profiler/profile.js'
 import type { WriteResult } from '../plugins/profiler/engine/contract.js'
+import type { exceptionPanel } from '../plugins/profiler/panels/exception.js'
+import type { PanelData } from '../plugins/profiler/panels/panel.js'
+import type { performancePanel } from '../plugins/profiler/panels/performance.js'
+import type { requestPanel } from '../plugins/profiler/panels/request/index.js'
+import type { routerPanel } from '../plugins/profiler/panels/router.js'
 
 /** A small seeded PRNG (mulberry32): the same data on every run. */
 export function randomSource (seed: number): () => number {
@@ -57,10 +62,18 @@ function seedRequest (random: () => number): SeedProfile {
   }
 }
 
-/** Panel data shaped and sized like what the collectors store for such a request. */
+/** The panels a profile holds, as the panels declare them (panels/): the seed follows their schemas. */
+interface SeedPanels {
+  request: PanelData<typeof requestPanel>
+  performance: PanelData<typeof performancePanel>
+  exception: PanelData<typeof exceptionPanel>
+  router: PanelData<typeof routerPanel>
+}
+
+/** Panel data shaped and sized like what the collectors store for such a request (whole: the readers take both forms). */
 function seedPanels (request: SeedProfile, url: string, token: string, durationMs: number): string {
   const error = request.status >= 400
-  return JSON.stringify({
+  const panels: SeedPanels = {
     request: {
       method: request.method,
       url,
@@ -79,7 +92,8 @@ function seedPanels (request: SeedProfile, url: string, token: string, durationM
     performance: { totalMs: durationMs, beforeHandlerMs: 0.2, handlerMs: durationMs / 2, sendingMs: durationMs / 3, heapUsedBytes: 25_302_536, droppedProfiles: 0 },
     exception: error ? { name: 'NotFoundHttpError', statusCode: request.status, statusText: 'Not Found', message: `No route found for "${request.method} ${url}"`, chain: [{ name: 'NotFoundHttpError', message: `No route found for "${request.method} ${url}"` }, { name: 'ResourceNotFoundError', message: `No routes found for "${request.path}/".` }] } : null,
     router: error ? { matched: null, failure: { outcome: 'not-found', method: request.method, path: request.path, twinPath: `${request.path}/`, allowedMethods: [] } } : { matched: { route: request.route, method: request.method }, failure: null }
-  })
+  }
+  return JSON.stringify(panels)
 }
 
 /**

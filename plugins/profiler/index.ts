@@ -1,6 +1,5 @@
 import fp from 'fastify-plugin'
 import type { Config } from '../../config.js'
-import { collectors } from './collect/collectors/index.js'
 import { describeTarget, type RetentionLimits, type StoreTarget } from './engine/contract.js'
 import { openStoreReader } from './engine/open-reader.js'
 import { Redactor, type RedactionRules } from '../../lib/redact.js'
@@ -88,6 +87,6 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
   installRecorder(app, recorderOptions)
   // Requests the HTTP parser rejected (and CONNECT) never reach the hooks: recorded apart.
   app.addRejectionRecorder((rejected, answer) => recordRejection(recorderOptions, rejected, answer))
-  await app.register(profilerRoutes, { prefix: '/_profiler', store, collectors, secret: options.secret, loginRateLimit: options.loginRateLimit })
+  await app.register(profilerRoutes, { prefix: '/_profiler', store, secret: options.secret, loginRateLimit: options.loginRateLimit })
   app.addHook('onClose', async () => { await store.close() })
 }, { name: 'profiler', dependencies: ['routing-errors', 'error-renderer', 'views', 'rejected-requests'] })

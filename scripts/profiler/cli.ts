@@ -11,7 +11,8 @@ import { openReadOnlyStore, StoreUnavailableError, type ReadOnlyStore } from '..
 import { exportProfile } from './export.js'
 import { printable, profileText, resultsTable, statsTable, terminalSafe } from './format.js'
 import { OPTION_NAMES, searchFilters, searchProfiles, type SearchOptions } from './search.js'
-import { PANEL_NAMES, showProfile } from './show.js'
+import { PANEL_NAMES } from '../../plugins/profiler/panels/index.js'
+import { showProfile } from './show.js'
 import { tailProfiles } from './tail.js'
 
 /** Where a run reads its settings and writes its output. */

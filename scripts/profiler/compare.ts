@@ -1,4 +1,7 @@
 import { isDeepStrictEqual } from 'node:util'
+import { panelData } from '../../plugins/profiler/panels/panel.js'
+import { performancePanel } from '../../plugins/profiler/panels/performance.js'
+import { requestPanel } from '../../plugins/profiler/panels/request/index.js'
 import type { StoredProfile } from '../../plugins/profiler/profile.js'
 
 /** Headers that differ on every request by design: leaving them out keeps the differences that matter. */
@@ -6,16 +9,6 @@ export const IGNORED_HEADERS = ['date', 'x-debug-token', 'x-debug-token-link']
 const PHASES = ['totalMs', 'beforeHandlerMs', 'handlerMs', 'sendingMs'] as const
 
 type Headers = Record<string, unknown>
-interface RequestPanel {
-  body?: unknown
-  requestHeaders?: Headers
-  response?: { headers?: Headers, body?: unknown }
-}
-
-function panel<T> (profile: StoredProfile, name: string): T {
-  const value = profile.panels[name]
-  return (typeof value === 'object' && value !== null ? value : {}) as T
-}
 
 /** Each header whose value differs, or that only one side has (null on the other). */
 function headerDifferences (a: Headers = {}, b: Headers = {}): Record<string, { a: unknown, b: unknown }> {
@@ -37,25 +30,25 @@ function bodyDifference (a: unknown, b: unknown): { same: true } | { same: false
  */
 export function compareProfiles (a: StoredProfile, b: StoredProfile) {
   const summary = ({ token, method, url, status, time, durationMs, route }: StoredProfile) => ({ token, method, url, status, time, durationMs, route })
-  const performanceA = panel<Record<string, number | null>>(a, 'performance')
-  const performanceB = panel<Record<string, number | null>>(b, 'performance')
+  const performanceA = panelData(a, performancePanel)
+  const performanceB = panelData(b, performancePanel)
   const durations: Record<string, { a: number | null, b: number | null, deltaMs: number | null }> = {}
   for (const phase of PHASES) {
-    const valueA = performanceA[phase] ?? null
-    const valueB = performanceB[phase] ?? null
+    const valueA = performanceA?.[phase] ?? null
+    const valueB = performanceB?.[phase] ?? null
     durations[phase] = { a: valueA, b: valueB, deltaMs: valueA === null || valueB === null ? null : Math.round((valueB - valueA) * 1000) / 1000 }
   }
-  const requestA = panel<RequestPanel>(a, 'request')
-  const requestB = panel<RequestPanel>(b, 'request')
+  const requestA = panelData(a, requestPanel)
+  const requestB = panelData(b, requestPanel)
   return {
     a: summary(a),
     b: summary(b),
     status: { a: a.status, b: b.status, same: a.status === b.status },
     durations,
-    requestHeaders: headerDifferences(requestA.requestHeaders, requestB.requestHeaders),
-    responseHeaders: headerDifferences(requestA.response?.headers, requestB.response?.headers),
-    requestBody: bodyDifference(requestA.body, requestB.body),
-    responseBody: bodyDifference(requestA.response?.body, requestB.response?.body),
+    requestHeaders: headerDifferences(requestA?.requestHeaders, requestB?.requestHeaders),
+    responseHeaders: headerDifferences(requestA?.response.headers, requestB?.response.headers),
+    requestBody: bodyDifference(requestA?.body, requestB?.body),
+    responseBody: bodyDifference(requestA?.response.body, requestB?.response.body),
     ignoredHeaders: IGNORED_HEADERS
   }
 }

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import { routeStatsText, type RouteStatsAnswer } from '../../plugins/profiler/query/stats-json.js'
-import { listTime, statusClass } from '../../plugins/profiler/query/units.js'
+import { listTime, statusClass } from '../../plugins/profiler/units.js'
 import type { ProfileSummary, StoredProfile } from '../../plugins/profiler/profile.js'
 
 // eslint-disable-next-line no-control-regex

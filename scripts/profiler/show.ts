@@ -1,10 +1,7 @@
-import { collectors } from '../../plugins/profiler/collect/collectors/index.js'
+import { PANEL_NAMES } from '../../plugins/profiler/panels/index.js'
 import { choosePanel, findStoredProfile, profileJson } from '../../plugins/profiler/query/profile-lookup.js'
 import type { StoredProfile } from '../../plugins/profiler/profile.js'
 import type { ReadOnlyStore } from '../../plugins/profiler/engine/open-read-only.js'
-
-/** Every panel, in the page's menu order. */
-export const PANEL_NAMES = collectors.map(collector => collector.name)
 
 /** A profile (`latest`: the newest) and the panel to show: the one asked for, or the page's default. */
 export async function showProfile (reader: ReadOnlyStore, token: string, requested: string | undefined): Promise<{ profile: StoredProfile, panel: string, json: ReturnType<typeof profileJson> }> {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { formatBytes, formatMs } from '../../plugins/profiler/query/units.js'
+import { formatBytes, formatMs } from '../../plugins/profiler/units.js'
 import { buildTestApp } from '../helpers/app.js'
 import { listProfiles, profileJson } from '../helpers/profiler.js'
 

@@ -1,11 +1,12 @@
 // Runs in the writer thread: a request thread's capture becomes a stored profile. Redaction, the
-// response body's JSON.parse, the collectors and the panels' JSON.stringify all happen here, off
+// response body's JSON.parse, the panels' collectors and their JSON.stringify all happen here, off
 // the request thread (the secrets still never reach the store in clear).
 import type { Redactor } from '../../../lib/redact.js'
 import type { ProfileRecord } from '../profile.js'
 import { toStoredPanels } from '../stored-panels.js'
 import type { RequestCapture } from './capture.js'
-import type { CollectContext, Collector } from './collectors/collector.js'
+import { panels } from '../panels/index.js'
+import type { CollectContext } from '../panels/panel.js'
 
 function parseResponseBody (text: string | undefined): unknown {
   if (text === undefined) return undefined
@@ -16,16 +17,16 @@ function parseResponseBody (text: string | undefined): unknown {
   }
 }
 
-/** The profile of a captured request: redacted, with every collector's panel JSON-encoded. */
-export function shapeProfile (capture: RequestCapture, collectors: Collector[], redactor: Redactor): ProfileRecord {
+/** The profile of a captured request: redacted, with every panel's data JSON-encoded. */
+export function shapeProfile (capture: RequestCapture, redactor: Redactor): ProfileRecord {
   const context: CollectContext = {
     capture,
     url: redactor.url(capture.rawUrl),
     responseBody: parseResponseBody(capture.responseText),
     redactor
   }
-  const panels: Record<string, unknown> = {}
-  for (const collector of collectors) panels[collector.name] = collector.collect(context)
+  const collected: Record<string, unknown> = {}
+  for (const panel of panels) collected[panel.name] = panel.collect(context)
   return {
     id: capture.id,
     token: capture.token,
@@ -38,6 +39,6 @@ export function shapeProfile (capture: RequestCapture, collectors: Collector[], 
     durationMs: Math.round(capture.totalMs * 1000) / 1000,
     route: capture.route,
     // Stored without what the row holds (method, URL, status...): the readers put it back.
-    panels: JSON.stringify(toStoredPanels(panels))
+    panels: JSON.stringify(toStoredPanels(collected))
   }
 }

@@ -1,27 +1,9 @@
 // "Copy as cURL": the stored request panel as a curl command line that reproduces the request.
 // Pure: it reads the (already redacted) panel and nothing else.
+import type { RequestData } from '../panels/request/schema.js'
 
-/** What the command is built from: the request panel as the collector stores it. */
-export interface CurlSource {
-  method: string
-  /** Absolute, as the client addressed it (secrets already redacted). */
-  url: string
-  requestHeaders: Record<string, unknown>
-  /** The parsed body, a truncated-body marker, or null. */
-  body: unknown
-  /** A body that was not parsed, as sent (redacted); absent when there was none. */
-  rawBody?: RawBody
-}
-
-/** The request panel's `rawBody` (collect/collectors/request.ts). */
-interface RawBody {
-  text: string
-  /** The size as sent; null when unknown. */
-  bytes: number | null
-  truncated: boolean
-  reason: string
-  lossy?: boolean
-}
+/** What the command is built from: the request panel's (panels/request/schema.ts). */
+export type CurlSource = Pick<RequestData, 'method' | 'url' | 'requestHeaders' | 'body' | 'rawBody'>
 
 export interface CurlCommand {
   /** The arguments after `curl`, unquoted: what the shell hands to curl. */

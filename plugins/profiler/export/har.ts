@@ -1,16 +1,13 @@
 // HAR 1.2 export (http://www.softwareishard.com/blog/har-12-spec/) of stored profiles. Pure: it
 // reads the stored, already redacted panels, so nothing redacted can come back in clear.
 import { multipartParams } from '../../../lib/multipart-parts.js'
+import { panelData } from '../panels/panel.js'
+import { performancePanel } from '../panels/performance.js'
+import { requestPanel, type RequestData } from '../panels/request/index.js'
 import type { StoredProfile } from '../profile.js'
-import { bodyText, formFields, isFormBody, type CurlSource } from './curl.js'
+import { bodyText, formFields, isFormBody } from './curl.js'
 
 interface NameValue { name: string, value: string }
-
-interface RequestPanel extends CurlSource {
-  response: { statusCode: number, statusText: string, headers: Record<string, unknown>, body: unknown }
-}
-
-interface PerformancePanel { totalMs: number, beforeHandlerMs: number, handlerMs: number | null, sendingMs: number }
 
 /** Fastify here speaks HTTP/1.1 (the profiler does not record the version of each request). */
 const HTTP_VERSION = 'HTTP/1.1'
@@ -53,14 +50,14 @@ function queryString (url: string): NameValue[] {
  * unknown: a chunked body not read to its end); with no stored body, the declared length of a body
  * sent but not kept, else 0 (the recorder stores every body it read, an empty chunked one as none).
  */
-function requestBodySize (panel: RequestPanel, body: ReturnType<typeof bodyText>): number {
+function requestBodySize (panel: RequestData, body: ReturnType<typeof bodyText>): number {
   if (body !== null) return body.truncated ? body.bytes ?? -1 : Buffer.byteLength(body.text)
   const length = Number(header(panel.requestHeaders, 'content-length'))
   return Number.isSafeInteger(length) && length >= 0 ? length : 0
 }
 
 /** What postData's comment says of a body: not parsed (as sent), truncated, not UTF-8. */
-function bodyComment (panel: RequestPanel, body: NonNullable<ReturnType<typeof bodyText>>): object {
+function bodyComment (panel: RequestData, body: NonNullable<ReturnType<typeof bodyText>>): object {
   const raw = panel.body === null || panel.body === undefined ? panel.rawBody : undefined
   const notes = [
     ...(raw === undefined ? [] : [`Not parsed by the service (${raw.reason}): the body as sent.`]),
@@ -70,7 +67,7 @@ function bodyComment (panel: RequestPanel, body: NonNullable<ReturnType<typeof b
   return notes.length === 0 ? {} : { comment: notes.join(' ') }
 }
 
-function harRequest (panel: RequestPanel) {
+function harRequest (panel: RequestData) {
   const body = bodyText(panel)
   // A body that was not parsed may have come with no type.
   const mimeType = header(panel.requestHeaders, 'content-type') ?? (panel.rawBody === undefined ? 'application/json' : '')
@@ -92,7 +89,7 @@ function harRequest (panel: RequestPanel) {
   }
 }
 
-function harResponse (panel: RequestPanel) {
+function harResponse (panel: RequestData) {
   const { response } = panel
   // A HEAD answer has no body (its Content-Length is the GET's).
   const head = panel.method.toUpperCase() === 'HEAD'
@@ -117,10 +114,15 @@ function harResponse (panel: RequestPanel) {
   }
 }
 
+/** Every profile the profiler records has a request panel; one written by hand may not. */
+export function noRequestPanel (profile: StoredProfile): never {
+  throw new Error(`Profile ${profile.token} has no request panel`)
+}
+
 /** One profile as one HAR entry; the profiler's own fields are `_`-prefixed, as HAR allows. */
 function harEntry (profile: StoredProfile) {
-  const request = profile.panels.request as RequestPanel
-  const performance = profile.panels.performance as PerformancePanel | undefined
+  const request = panelData(profile, requestPanel) ?? noRequestPanel(profile)
+  const performance = panelData(profile, performancePanel)
   const total = performance?.totalMs ?? profile.durationMs
   const receive = round(performance?.sendingMs ?? 0)
   const wait = round(Math.max(0, total - receive))

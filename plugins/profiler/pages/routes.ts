@@ -2,21 +2,20 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { html, wantsJson } from './render.js'
 import { Type } from 'typebox'
-import type { Collector } from '../collect/collectors/collector.js'
+import { PANEL_NAMES } from '../panels/index.js'
 import { securePages, type LoginRateLimit } from './page-security.js'
 import { DEFAULT_LIMIT, parseSearchFilters, SEARCH_PARAMETERS, SearchQuerySchema, type SearchQuery } from '../query/search-filters.js'
 import { ListingResponseSchema, ProfileResponseSchema } from '../schemas.js'
 import type { ProfileStore } from '../runtime/profile-store.js'
 import { TOKEN_PATTERN } from '../collect/token.js'
 import { choosePanel, findStoredProfile, profileJson, tokenNotFound } from '../query/profile-lookup.js'
-import { panelMenu, panelView, profileSummary, resultRow, searchForm } from './view-model.js'
+import { panelMenu, panelOnPage, profileSummary, resultRow, searchForm } from './view-model.js'
 import { curlText, harText } from '../export/export-text.js'
 import { statsRoutes } from './stats-routes.js'
 import { boundPageConcurrency, PAGE_CONCURRENCY } from './page-concurrency.js'
 
 export interface ProfilerRoutesOptions {
   store: ProfileStore
-  collectors: Collector[]
   /** The HTTP Basic password of every page; null: open pages. */
   secret: string | null
   /** Wrong passwords allowed per client IP and window (tests shorten the window). */
@@ -46,11 +45,10 @@ function sendHar (reply: FastifyReply, name: string, document: string): FastifyR
 }
 
 /** /_profiler: the search listing and the profile pages, each with a JSON twin. Profiled only when they fail. */
-export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = async (app, { store, collectors, secret, loginRateLimit }) => {
+export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = async (app, { store, secret, loginRateLimit }) => {
   const config = { profile: false }
   boundPageConcurrency(app, PAGE_CONCURRENCY)
   await securePages(app, secret, loginRateLimit)
-  const panelNames = collectors.map(collector => collector.name)
 
   // Every answer of these pages, errors included: not indexed, and never kept by a browser or a
   // shared cache (profiles hold request data; the back button must not show them after logout).
@@ -124,14 +122,13 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
   app.get('/:token', { config, schema: { params: TokenParams, querystring: PanelQuery, response: { 200: ProfileResponseSchema } } }, async (request, reply) => {
     const profile = await findStoredProfile(store, request.params.token)
     const requested = request.query.panel
-    const panel = choosePanel(profile, requested, panelNames)
+    const panel = choosePanel(profile, requested, PANEL_NAMES)
     if (wantsJson(request)) return profileJson(profile, panel, requested)
-    const collector = collectors.find(candidate => candidate.name === panel)
     return html(reply, 'profiler/profile.hbs', {
       title: `${profile.method} ${profile.url} (${profile.token}) - Profiler`,
       profile: profileSummary(profile),
-      menu: panelMenu(profile, collectors, panel),
-      panel: { name: panel, label: collector?.label ?? panel, partial: `profiler/partials/panel-${panel}`, data: profile.panels[panel], view: panelView(panel, profile.panels[panel]) },
+      menu: panelMenu(profile, panel),
+      panel: panelOnPage(profile, panel),
       pager: await store.neighbours(profile.token),
       search: searchForm({})
     })

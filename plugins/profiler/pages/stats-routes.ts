@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import type { ProfileStore } from '../runtime/profile-store.js'
 import { html, wantsJson } from './render.js'
 import { routeStatsJson, routeStatsText, WINDOW_NAMES } from '../query/stats-json.js'
-import { statusClass } from '../query/units.js'
+import { statusClass } from '../units.js'
 
 const StatsQuery = Type.Object({ window: Type.Optional(Type.String({ maxLength: 20 })) })
 

@@ -1,6 +1,9 @@
 import { STATUS_CODES } from 'node:http'
 import { HttpError } from '../../../lib/http-error.js'
 import { TOKEN_PATTERN } from '../collect/token.js'
+import { exceptionPanel } from '../panels/exception.js'
+import { panelData } from '../panels/panel.js'
+import { requestPanel } from '../panels/request/index.js'
 import type { StoredProfile } from '../profile.js'
 
 /** Where profiles are read from: the service's store, or the command line's read-only one (either engine). */
@@ -22,7 +25,8 @@ export async function findStoredProfile (source: ProfileSource, token: string): 
 
 /** The panel asked for, or the one shown by default (the exception when there was one); a 404 for an unknown panel. */
 export function choosePanel (profile: StoredProfile, requested: string | undefined, panelNames: string[]): string {
-  const panel = requested ?? (profile.panels.exception === null || profile.panels.exception === undefined ? 'request' : 'exception')
+  const exception = panelData(profile, exceptionPanel)
+  const panel = requested ?? (exception === null || exception === undefined ? requestPanel.name : exceptionPanel.name)
   if (!panelNames.includes(panel) || !(panel in profile.panels)) {
     throw new HttpError(404, `Panel "${panel}" is not available for token "${profile.token}".`, { name: 'NotFoundHttpError' })
   }

@@ -3,7 +3,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { RouteStats } from '../stats/rollup.js'
 import { invalid, NO_ROUTE } from './search-filters.js'
-import { formatMs } from './units.js'
+import { formatMs } from '../units.js'
 
 /** The windows offered, and the default. */
 const WINDOWS: Record<string, number> = { '1h': 3_600_000, '24h': 86_400_000, '7d': 604_800_000 }

@@ -4,7 +4,6 @@
 // a database server that is down) fails each write with its reason until it can, and then works
 // like any other. Requests are handled one at a time, in the order they came.
 import { Redactor } from '../../../lib/redact.js'
-import { collectors } from '../collect/collectors/index.js'
 import { shapeProfile } from '../collect/shape.js'
 import type { ProfileRecord, QueuedProfile } from '../profile.js'
 import type { StoreWriter } from '../engine/contract.js'
@@ -34,7 +33,7 @@ export function startWriterService (settings: WriterSettings, send: (message: Wr
         continue
       }
       try {
-        records.push(shapeProfile(item, collectors, redactor))
+        records.push(shapeProfile(item, redactor))
       } catch (err) {
         unshaped.push({ token: item.token, reason: `a profile could not be collected: ${(err as Error).message}` })
       }

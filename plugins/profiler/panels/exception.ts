@@ -1,0 +1,61 @@
+import { STATUS_CODES } from 'node:http'
+import { Type, type Static } from 'typebox'
+import type { Panel } from './panel.js'
+
+const ChainEntrySchema = Type.Object({
+  name: Type.String(),
+  message: Type.String(),
+  /** For 5xx outside production only. */
+  stack: Type.Optional(Type.String())
+}, { additionalProperties: false })
+
+/** Null when the request raised no error. */
+const ExceptionSchema = Type.Union([
+  Type.Object({
+    name: Type.String(),
+    statusCode: Type.Integer(),
+    statusText: Type.String(),
+    message: Type.String(),
+    /** The error and each of its causes, outermost first. */
+    chain: Type.Array(ChainEntrySchema)
+  }, { additionalProperties: false }),
+  Type.Null()
+])
+type ExceptionData = Static<typeof ExceptionSchema>
+type StoredException = Omit<NonNullable<ExceptionData>, 'statusCode' | 'statusText'> | null
+
+/** Exception: the rendered error, its HTTP status, and the whole cause chain (stacks for 5xx outside production). */
+export const exceptionPanel: Panel<typeof ExceptionSchema, StoredException> = {
+  name: 'exception',
+  label: 'Exception',
+  description: 'error, message, cause chain',
+  schema: ExceptionSchema,
+  partial: 'profiler/partials/panel-exception',
+  collect ({ capture, redactor }) {
+    const error = capture.error
+    if (error === null) return null
+    const statusCode = capture.statusCode
+    return {
+      name: error.name,
+      statusCode,
+      statusText: STATUS_CODES[statusCode] ?? '',
+      message: redactor.text(error.message),
+      chain: error.chain.map(entry => {
+        const redacted: { name: string, message: string, stack?: string } = { name: entry.name, message: redactor.text(entry.message) }
+        if (entry.stack !== undefined) redacted.stack = redactor.text(entry.stack)
+        return redacted
+      })
+    }
+  },
+  // The row holds the status.
+  toStored (data) {
+    if (data === null) return null
+    const { statusCode: _statusCode, statusText: _statusText, ...kept } = data
+    return kept
+  },
+  fromStored (stored, row) {
+    if (stored === null) return null
+    const { name, ...rest } = stored
+    return { name, statusCode: row.status, statusText: STATUS_CODES[row.status] ?? '', ...rest }
+  }
+}

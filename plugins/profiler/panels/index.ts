@@ -1,0 +1,16 @@
+import { exceptionPanel } from './exception.js'
+import type { AnyPanel } from './panel.js'
+import { performancePanel } from './performance.js'
+import { requestPanel } from './request/index.js'
+import { routerPanel } from './router.js'
+
+/** Every panel, in menu order. A new panel: its module (schema, collector, view, partial) and one line here. */
+export const panels: readonly AnyPanel[] = [
+  requestPanel,
+  performancePanel,
+  exceptionPanel,
+  routerPanel
+]
+
+/** Every panel's name, in menu order. */
+export const PANEL_NAMES = panels.map(panel => panel.name)

@@ -1,0 +1,60 @@
+// A profiler panel, after Symfony's DataCollector, declared once: its name and label, the schema
+// of its data (the type comes from it), how it collects that data from a finished request, what
+// it leaves out of the stored JSON because the profile's row holds it, and its view for the page.
+import type { Static, TSchema } from 'typebox'
+import type { Redactor } from '../../../lib/redact.js'
+import type { RequestCapture } from '../collect/capture.js'
+
+/** What a panel may read about one finished request (in the writer thread, see collect/shape.ts). */
+export interface CollectContext {
+  /** What the request thread captured, not yet redacted. */
+  capture: RequestCapture
+  /** The absolute request URL, secrets redacted. */
+  url: string
+  /** The response body when it was JSON and small enough to keep, else undefined. */
+  responseBody: unknown
+  /** Every value taken from the request or the reply goes through it. */
+  redactor: Redactor
+}
+
+/** What a profile's row holds of its panels' values. */
+export interface PanelRowValues { method: string, url: string, route: string | null, status: number, durationMs: number }
+
+/**
+ * One panel. `Stored` is what `toStored` leaves of the data; without `toStored` the data is stored
+ * whole. A profile stored whole (seeded, or written before a value moved to the row) must read
+ * the same through `fromStored`: a value the stored JSON holds is kept.
+ *
+ * The functions are methods so that panels of different schemas fit one list (panels/index.ts).
+ */
+export interface Panel<S extends TSchema = TSchema, Stored = Static<S>> {
+  /** The `?panel=` value, the key in the profile's panels, the MCP and CLI panel name. */
+  readonly name: string
+  /** The label in the profile page's menu. */
+  readonly label: string
+  /** What `description` says of the panel to MCP clients (get_profile). */
+  readonly description: string
+  /** The panel's data, exactly: objects declare every property (tests check collect() against it). */
+  readonly schema: S
+  /** Its handlebars partial, under templates/. */
+  readonly partial: string
+  /** Runs in the writer thread, never on the request thread: no validation here (tests do it). */
+  collect (context: CollectContext): Static<S>
+  toStored? (data: Static<S>): Stored
+  fromStored? (stored: Stored, row: PanelRowValues): Static<S>
+  /** What the partial shows besides the data (human units, the cURL box); none: the data only. */
+  view? (data: Static<S>): unknown
+}
+
+/** Any panel of the index, whatever its schema. */
+export type AnyPanel = Panel<TSchema, any>
+
+/** The data the panel's collector gave; undefined when the profile has none (stored before the panel existed). */
+export function panelData<S extends TSchema> (profile: { panels: Record<string, unknown> }, panel: Panel<S, unknown>): Static<S> | undefined {
+  // The stored JSON is what this panel's collect() wrote (through toStored/fromStored): trusted,
+  // not validated on reading (test/profiler/panel-schemas.property.test.ts checks the collectors).
+  return profile.panels[panel.name] as Static<S> | undefined
+}
+
+/** The data type of a declared panel: `PanelData<typeof requestPanel>`. */
+export type PanelData<P> = P extends Panel<infer S, any> ? Static<S> : never

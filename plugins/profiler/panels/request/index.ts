@@ -1,0 +1,32 @@
+import { STATUS_CODES } from 'node:http'
+import type { Panel } from '../panel.js'
+import { collectRequest } from './collect.js'
+import { RequestSchema, type StoredRequest } from './schema.js'
+import { requestView } from './view.js'
+
+export type { RequestData } from './schema.js'
+
+/** Request / Response: what was asked and answered, with its cURL command. */
+export const requestPanel: Panel<typeof RequestSchema, StoredRequest> = {
+  name: 'request',
+  label: 'Request / Response',
+  description: 'query, parsed body, request headers, route params, response status/headers/JSON body',
+  schema: RequestSchema,
+  partial: 'profiler/partials/panel-request',
+  collect: collectRequest,
+  // The row holds the method, URL, route and status (key order kept: the JSON answers show it).
+  toStored ({ method: _method, url: _url, route: _route, ...kept }) {
+    const { statusCode: _statusCode, statusText: _statusText, ...response } = kept.response
+    return { ...kept, response }
+  },
+  fromStored (stored, row) {
+    return {
+      method: row.method,
+      url: row.url,
+      route: row.route,
+      ...stored,
+      response: { statusCode: row.status, statusText: STATUS_CODES[row.status] ?? '', ...stored.response }
+    }
+  },
+  view: requestView
+}
