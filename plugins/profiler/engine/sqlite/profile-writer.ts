@@ -21,6 +21,10 @@ function prepareWriteStatements (db: Database) {
     countAll: db.prepare('SELECT count(*) FROM profiles').pluck(),
     oldestId: db.prepare('SELECT id FROM profiles ORDER BY id LIMIT 1').pluck(),
     nthOldestId: db.prepare('SELECT id FROM profiles ORDER BY id LIMIT 1 OFFSET ?').pluck(),
+    // The oldest profiles' panel bytes added up, oldest first, over a window of them (octet_length
+    // reads a value's size from its record header, not its overflow pages).
+    oldestPanelBytes: db.prepare(`SELECT profile_id AS id, sum(octet_length(panels)) OVER (ORDER BY profile_id) AS bytes
+      FROM (SELECT profile_id, panels FROM profile_data ORDER BY profile_id LIMIT ?)`).raw(),
     deleteData: db.prepare('DELETE FROM profile_data WHERE profile_id <= ?'),
     deleteProfiles: db.prepare('DELETE FROM profiles WHERE id <= ? RETURNING token, id, method, route, status_code AS statusCode, duration_ms AS durationMs, url_id AS urlId, ip'),
     // The URLs and IPs of pruned profiles leave in the same transaction when no profile uses them any
@@ -150,6 +154,19 @@ export class ProfileWriter {
   /** Id of the n-th oldest profile (1 = the oldest). */
   nthOldestId (n: number): number | undefined {
     return this.statements.nthOldestId.get(n - 1) as number | undefined
+  }
+
+  /**
+   * The id through which deleting the oldest profiles frees at least `bytes` of panels, looking at
+   * no more than `window` of them (then the window's last); undefined when the store is empty.
+   */
+  idFreeing (bytes: number, window: number): number | undefined {
+    let last: number | undefined
+    for (const [id, freed] of this.statements.oldestPanelBytes.iterate(window) as IterableIterator<[number, number]>) {
+      last = id
+      if (freed >= bytes) break
+    }
+    return last
   }
 
   /** Deletes every profile with id <= throughId (with its panels), in one transaction. */

@@ -2,6 +2,8 @@ import type { ProfileWriter } from './profile-writer.js'
 import type { RetentionLimits } from '../contract.js'
 import { bytesTarget, countExcess, firstKeptId, PRUNE_BATCH as BATCH, Retention } from '../retention-policy.js'
 
+/** The most profiles makeRoom deletes for one batch. */
+const MAKE_ROOM_WINDOW = 4 * BATCH
 /** Free pages returned to the file system per step. */
 const RECLAIM_PAGES = 1024
 const IP_SWEEP_INTERVAL_MS = 60_000
@@ -60,6 +62,21 @@ export class SqliteRetention extends Retention {
     let steps = 0
     while (this.step(now)) steps++
     return steps
+  }
+
+  /**
+   * Before a batch of `incomingBytes` is written, in its transaction: when it would take the store
+   * past the byte target, the oldest profiles whose panels hold as many bytes go first, and the
+   * batch reuses their pages, so that the file does not grow for it. A batch can hold 4 MiB of
+   * profiles (64 KiB bodies each): written first and pruned after, that overshot an 8 MiB bound by
+   * 40% (the soak). At most MAKE_ROOM_WINDOW profiles go per batch.
+   */
+  makeRoom (incomingBytes: number): void {
+    const { writer, limits } = this
+    const over = writer.usedBytes() + incomingBytes - bytesTarget(limits)
+    if (over <= 0 || writer.count === 0) return
+    const through = writer.idFreeing(over, MAKE_ROOM_WINDOW)
+    if (through !== undefined) writer.deleteThrough(through)
   }
 
   /** Enforces the count bound only (cheap): called after each written batch. */

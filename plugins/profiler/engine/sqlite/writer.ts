@@ -9,13 +9,15 @@ import { openProfileDatabase } from './open-database.js'
 /** The SQLite engine's writer (writer thread): ProfileWriter and its SqliteRetention on one connection. */
 export class SqliteWriter implements StoreWriter {
   /**
-   * A batch and the count bound's deletions in one transaction: the file never holds more than
+   * A batch and the bounds' deletions in one transaction: room made for its bytes first (the batch
+   * reuses the freed pages), the count bound after. The file never holds more than
    * PROFILER_MAX_PROFILES, not even for a batch's moment (readers and other processes see either).
    */
   private readonly writeWithinCount: (batch: ProfileRecord[]) => WriteResult
 
   private constructor (db: Database, private readonly writer: ProfileWriter, private readonly retention: SqliteRetention, private readonly closeDb: () => void) {
     this.writeWithinCount = db.transaction((batch: ProfileRecord[]) => {
+      this.retention.makeRoom(batch.reduce((bytes, profile) => bytes + profile.panels.length + profile.url.length, 0))
       const result = this.writer.write(batch)
       // On what the file holds: several processes may share it.
       this.retention.enforceCount()
