@@ -43,6 +43,11 @@ const EnvSchema = Type.Object({
     default: '2d',
     description: DURATION_RULE
   }),
+  PROFILER_STATS_MAX_AGE: Type.String({
+    pattern: DURATION,
+    default: '30d',
+    description: DURATION_RULE
+  }),
   PROFILER_MAX_BYTES: Type.String({
     pattern: SIZE,
     default: '256MiB',
@@ -95,6 +100,8 @@ export interface Config {
   /** Retention bounds of the profile store: whichever is hit first, the oldest profiles go. */
   profilerMaxProfiles: number
   profilerMaxAgeMs: number
+  /** The route statistics' own bound: rollup rows older than this are deleted (pruning profiles leaves them). */
+  profilerStatsMaxAgeMs: number
   profilerMaxBytes: number
   /** Profiles waiting for the writer (and the batch it is writing) at most, in estimated bytes; past that they are dropped and counted. */
   profilerMaxQueueBytes: number
@@ -278,6 +285,7 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     profilerMaxProfiles: parsed.PROFILER_MAX_PROFILES,
     profilerMaxAgeMs: parseDuration(parsed.PROFILER_MAX_AGE),
     profilerMaxBytes: parseSize(parsed.PROFILER_MAX_BYTES),
+    profilerStatsMaxAgeMs: parseDuration(parsed.PROFILER_STATS_MAX_AGE),
     profilerMaxQueueBytes: parseSize(parsed.PROFILER_MAX_QUEUE_BYTES),
     profilerSecret: parsed.PROFILER_SECRET ?? null,
     profilerRedactHeaders: parseNameList(parsed.PROFILER_REDACT_HEADERS),

@@ -45,11 +45,16 @@ export interface WriteResult {
   rejected: string[]
 }
 
-/** The store's bounds: whichever is hit first, the oldest profiles go. */
+/**
+ * The store's bounds: whichever of the profiles' bounds is hit first, the oldest profiles go. The
+ * route statistics have their own: pruning profiles leaves them alone.
+ */
 export interface RetentionLimits {
   maxProfiles: number
   maxAgeMs: number
   maxBytes: number
+  /** Rollup rows older than this are deleted (PROFILER_STATS_MAX_AGE); minute rows after two days at most. */
+  statsMaxAgeMs: number
 }
 
 /** What a writer tells the request thread on its own, between batches. */

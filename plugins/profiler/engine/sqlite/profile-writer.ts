@@ -2,7 +2,7 @@ import { hostname } from 'node:os'
 import type { Database } from 'better-sqlite3'
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../profile.js'
 import type { WriteResult } from '../contract.js'
-import { applyDelta, emptyValues, fromStoredValues, rollupDeltas, toStoredValues, type RolledProfile, type RollupKey, type RollupRow, type RollupValues, type StoredRollupValues } from '../../stats/rollup.js'
+import { addDelta, countedRequest, emptyValues, expiredRollups, fromStoredValues, rollupDeltas, toStoredValues, type CountedRequest, type RollupKey, type RollupRow, type RollupValues, type StoredRollupValues } from '../../stats/rollup.js'
 
 /** Recently used URL ids and IPs kept in memory, so that repeated URLs cost no lookup. */
 const CACHE_SIZE = 5_000
@@ -22,7 +22,7 @@ function prepareWriteStatements (db: Database) {
     oldestId: db.prepare('SELECT id FROM profiles ORDER BY id LIMIT 1').pluck(),
     nthOldestId: db.prepare('SELECT id FROM profiles ORDER BY id LIMIT 1 OFFSET ?').pluck(),
     deleteData: db.prepare('DELETE FROM profile_data WHERE profile_id <= ?'),
-    deleteProfiles: db.prepare('DELETE FROM profiles WHERE id <= ? RETURNING token, id, method, route, status_code AS statusCode, duration_ms AS durationMs, url_id AS urlId, ip'),
+    deleteProfiles: db.prepare('DELETE FROM profiles WHERE id <= ? RETURNING token, url_id AS urlId, ip'),
     // The URLs and IPs of pruned profiles leave in the same transaction when no profile uses them any
     // more (two index probes each): a sweep after the fact fell behind scanner traffic.
     deleteUrlIfUnused: db.prepare('DELETE FROM profile_urls WHERE id = ? AND NOT EXISTS (SELECT 1 FROM profiles WHERE url_id = ?) RETURNING url').pluck(),
@@ -59,11 +59,13 @@ function prepareRollupStatements (db: Database) {
         status_1xx = excluded.status_1xx, status_2xx = excluded.status_2xx, status_3xx = excluded.status_3xx,
         status_4xx = excluded.status_4xx, status_5xx = excluded.status_5xx, sum_ms = excluded.sum_ms,
         max_ms = excluded.max_ms, histogram = excluded.histogram`),
-    deleteRollup: db.prepare(`DELETE FROM profile_route_stats WHERE ${ROLLUP_KEY}`)
+    // The statistics' bound: a span's oldest rows, a batch at a time (a primary-key range).
+    deleteExpiredRollups: db.prepare(`DELETE FROM profile_route_stats WHERE (span_ms, start_ms, method, route, status) IN (
+      SELECT span_ms, start_ms, method, route, status FROM profile_route_stats WHERE span_ms = ? AND start_ms <= ? LIMIT ?)`)
   }
 }
 
-interface DeletedProfile { token: string, id: number, method: string, route: string | null, statusCode: number, durationMs: number, urlId: number, ip: string }
+interface DeletedProfile { token: string, urlId: number, ip: string }
 
 /**
  * The profile store's writer: every INSERT and DELETE, on its own connection. It runs in the
@@ -89,25 +91,23 @@ export class ProfileWriter {
     this.count = this.statements.countAll.get() as number
     this.insertBatch = db.transaction((batch: ProfileRecord[]) => {
       const result: WriteResult = { written: 0, rejected: [] }
-      const written: RolledProfile[] = []
+      // Every request of the batch is counted, its profile stored or not (a token taken elsewhere);
+      // only a profile this very batch stored before (retried after its commit) is counted already.
+      const counted: CountedRequest[] = []
       for (const profile of batch) {
         const id = this.insertOne(profile)
         if (id === 'stored') continue
-        if (id === null) {
-          result.rejected.push(profile.token)
-          continue
-        }
-        result.written++
-        written.push({ startMs: Math.floor(id / ID_SLOTS_PER_MS), method: profile.method, route: profile.route, statusCode: profile.statusCode, durationMs: profile.durationMs })
+        counted.push(countedRequest(profile))
+        if (id === null) result.rejected.push(profile.token)
+        else result.written++
       }
-      this.updateRollups(written, 1)
+      this.addToRollups(counted)
       return result
     })
     this.deleteBatch = db.transaction((throughId: number) => {
       this.statements.deleteData.run(throughId)
+      // The route statistics stay: they count requests, and have their own bound (deleteExpiredRollups).
       const deleted = this.statements.deleteProfiles.all(throughId) as DeletedProfile[]
-      // Pruned profiles leave the route statistics in the same transaction.
-      this.updateRollups(deleted.map(profile => ({ ...profile, startMs: Math.floor(profile.id / ID_SLOTS_PER_MS) })), -1)
       this.deleteUnusedKeys(deleted)
       return deleted.map(profile => profile.token)
     })
@@ -209,13 +209,23 @@ export class ProfileWriter {
     this.db.pragma(`incremental_vacuum(${Math.max(1, Math.floor(pages))})`)
   }
 
-  /** Adds written profiles to (sign 1), or takes pruned ones from (-1), their rollup rows. */
-  private updateRollups (profiles: RolledProfile[], sign: 1 | -1): void {
-    for (const delta of rollupDeltas(profiles)) {
-      const next = applyDelta(this.readRollup(delta), delta, sign)
-      if (next === null) this.statements.deleteRollup.run(rollupKey(delta))
-      else this.statements.putRollup.run(rollupParams(delta, next))
+  /** Adds recorded requests to their rollup rows (in the caller's transaction). */
+  private addToRollups (requests: CountedRequest[]): void {
+    for (const delta of rollupDeltas(requests)) {
+      this.statements.putRollup.run(rollupParams(delta, addDelta(this.readRollup(delta), delta)))
     }
+  }
+
+  /**
+   * Deletes up to `limit` rollup rows past the statistics' bound at `nowMs` (PROFILER_STATS_MAX_AGE;
+   * minutes after two days at most); returns how many went.
+   */
+  deleteExpiredRollups (nowMs: number, statsMaxAgeMs: number, limit: number): number {
+    let deleted = 0
+    for (const { spanMs, startThroughMs } of expiredRollups(nowMs, statsMaxAgeMs)) {
+      if (deleted < limit) deleted += this.statements.deleteExpiredRollups.run(spanMs, startThroughMs, limit - deleted).changes
+    }
+    return deleted
   }
 
   private readRollup (key: RollupKey): RollupValues {
