@@ -98,10 +98,11 @@ function profilerMcpServer (reader: () => Promise<ReadOnlyStore>, version: strin
       'Use it to find the slowest or most failing routes, then search_profiles (method, status, from = the window\'s start) for examples. ' +
       'Percentiles come from histograms (within 4.4% of the exact value); counts, mean and max are exact.',
     inputSchema: {
-      window: z.enum(WINDOW_NAMES).optional().describe('How far back from now: 1h (default), 24h or 7d')
+      window: z.enum(WINDOW_NAMES).optional().describe(`How far back from now: ${WINDOW_NAMES.join(', ')} (default 1h)`),
+      deployment: z.string().max(64).optional().describe('Only the requests recorded by this deployment (exact name; a store may be shared by several). Default: all')
     },
     annotations: { title: 'Route statistics', ...READ_ONLY }
-  }, async ({ window }) => answer(async () => await routeStatsJson(await reader(), window)))
+  }, async ({ window, deployment }) => answer(async () => await routeStatsJson(await reader(), { window, deployment })))
 
   server.registerTool('export_profile', {
     title: 'Export a recorded request (curl or HAR)',

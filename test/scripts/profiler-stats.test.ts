@@ -6,7 +6,9 @@ import { recordedApp } from '../helpers/profile-store.js'
 
 t.test('stats: the page\'s lines for each window, as JSON or a table; a bad window is the page\'s message', async t => {
   const { app, env } = await recordedApp(t)
-  for (const [args, query] of [[[], ''], [['--window', '24h'], '?window=24h'], [['--window', '7d'], '?window=7d']] as const) {
+  const deployment = app.config.profilerDeployment
+  for (const [args, query] of [[[], ''], [['--window', '24h'], '?window=24h'], [['--window', '7d'], '?window=7d'],
+    [['--deployment', deployment], `?deployment=${deployment}`], [['--deployment', 'elsewhere'], '?deployment=elsewhere']] as const) {
     const before = await statsJson(app, query)
     const res = await profiler(['stats', '--json', ...args], env)
     const after = await statsJson(app, query)

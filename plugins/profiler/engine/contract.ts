@@ -25,8 +25,11 @@ export interface StoreReader {
   latest: (type: string) => Promise<StoredProfile | undefined>
   /** The tokens of the profiles just before (older) and just after (newer) this one, of the same type. */
   neighbours: (token: string, type: string) => Promise<{ previous: string | null, next: string | null }>
-  /** Route statistics over the window ending at `nowMs`, read from the rollups the writer keeps. */
-  routeStats: (nowMs: number, windowMs: number) => Promise<{ fromMs: number, routes: RouteStats[] }>
+  /**
+   * Route statistics over the window ending at `nowMs`, read from the rollups the writer keeps: of
+   * every deployment, or of the one named (exactly).
+   */
+  routeStats: (nowMs: number, windowMs: number, deployment?: string) => Promise<{ fromMs: number, routes: RouteStats[] }>
   /** Bytes the stored profiles take (what the byte bound is measured on). */
   storeBytes: () => Promise<number>
   /** The deployments that ever wrote to this store, by name. */

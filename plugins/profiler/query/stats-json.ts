@@ -12,17 +12,21 @@ export const DEFAULT_WINDOW = '1h'
 
 /** Where the rollups are read from: the service's store, or the command line's read-only one. */
 export interface RouteStatsSource {
-  routeStats: (nowMs: number, windowMs: number) => Promise<{ fromMs: number, routes: RouteStats[] }>
+  routeStats: (nowMs: number, windowMs: number, deployment?: string) => Promise<{ fromMs: number, routes: RouteStats[] }>
 }
+
+/** What the statistics are asked for: a window's name (`1h` when empty or absent) and, if any, one deployment (exact name). */
+export interface RouteStatsQuery { window?: string, deployment?: string }
 
 interface RouteStatsLine extends RouteStats {
   /** The listing filtered to this line's requests, from the window's start (a page URL). */
   listing: string
 }
 
-/** The listing filtered to one line of the statistics, from the window's start. */
-function listingHref (line: RouteStats, fromMs: number): string {
+/** The listing filtered to one line of the statistics (and its deployment, if one), from the window's start. */
+function listingHref (line: RouteStats, fromMs: number, deployment: string | null): string {
   const params = new URLSearchParams()
+  if (deployment !== null) params.append('deployment', deployment)
   if (line.method !== null) params.append('method', line.method)
   if (line.status !== null) params.append('status_code', String(line.status))
   params.append('route', line.route ?? NO_ROUTE)
@@ -32,19 +36,28 @@ function listingHref (line: RouteStats, fromMs: number): string {
   return `/_profiler/empty/search/results?${params.toString()}`
 }
 
-export interface RouteStatsAnswer { window: string, from: string, to: string, routes: RouteStatsLine[] }
+export interface RouteStatsAnswer {
+  window: string
+  /** The deployment the lines are of; null: every deployment together. */
+  deployment: string | null
+  from: string
+  to: string
+  routes: RouteStatsLine[]
+}
 
 /**
- * The statistics of the window named (`1h` when empty or absent) ending at `nowMs`; an unknown
- * window is the page's 400, naming the parameter as the caller spells it (`--window` on the command line).
+ * The statistics of the window named (`1h` when empty or absent) ending at `nowMs`, of one
+ * deployment or all; an unknown window is the page's 400, naming the parameter as the caller
+ * spells it (`--window` on the command line).
  */
-export async function routeStatsJson (source: RouteStatsSource, window: string | undefined, parameterName = 'window', nowMs = Date.now()): Promise<RouteStatsAnswer> {
-  const name = window === undefined || window === '' ? DEFAULT_WINDOW : window
+export async function routeStatsJson (source: RouteStatsSource, query: RouteStatsQuery, parameterName = 'window', nowMs = Date.now()): Promise<RouteStatsAnswer> {
+  const name = query.window === undefined || query.window === '' ? DEFAULT_WINDOW : query.window
   const windowMs = Object.hasOwn(WINDOWS, name) ? WINDOWS[name] : undefined
   if (windowMs === undefined) throw invalid(parameterName, WINDOW_NAMES.join(', '), name)
-  const { fromMs, routes } = await source.routeStats(nowMs, windowMs)
-  const lines = routes.map(line => ({ ...line, listing: listingHref(line, fromMs) }))
-  return { window: name, from: new Date(fromMs).toISOString(), to: new Date(nowMs).toISOString(), routes: lines }
+  const deployment = query.deployment === undefined || query.deployment === '' ? null : query.deployment
+  const { fromMs, routes } = await source.routeStats(nowMs, windowMs, deployment ?? undefined)
+  const lines = routes.map(line => ({ ...line, listing: listingHref(line, fromMs, deployment) }))
+  return { window: name, deployment, from: new Date(fromMs).toISOString(), to: new Date(nowMs).toISOString(), routes: lines }
 }
 
 /** A line's cells for people: the route (or that none matched), the method, the status, durations in ms. */

@@ -10,10 +10,12 @@ export const HOUR_MS = 3_600_000
 /** Each profile is counted in its minute's row and its hour's row: a window reads whole hours, and minutes at its start. */
 const SPANS = [MINUTE_MS, HOUR_MS]
 
-/** What a rollup row is keyed by: a period, a route and method, or (no route matched) a status. */
+/** What a rollup row is keyed by: a period, a deployment, a route and method, or (no route matched) a status. */
 export interface RollupKey {
   spanMs: number
   startMs: number
+  /** The deployment that recorded the requests ('' for rows from before the column existed, when it was not known). */
+  deployment: string
   /** '' when no route matched. */
   method: string
   /** The route pattern; '' when no route matched. */
@@ -44,11 +46,13 @@ export interface CountedRequest {
   route: string | null
   statusCode: number
   durationMs: number
+  /** The deployment that recorded it (PROFILER_DEPLOYMENT). */
+  deployment: string
 }
 
-/** A profile's request as the rollups count it (its start is the one its id encodes). */
-export function countedRequest (profile: Pick<ProfileRecord, 'id' | 'method' | 'route' | 'statusCode' | 'durationMs'>): CountedRequest {
-  return { startMs: Math.floor(profile.id / ID_SLOTS_PER_MS), method: profile.method, route: profile.route, statusCode: profile.statusCode, durationMs: profile.durationMs }
+/** A profile's request, recorded by `deployment`, as the rollups count it (its start is the one its id encodes). */
+export function countedRequest (profile: Pick<ProfileRecord, 'id' | 'method' | 'route' | 'statusCode' | 'durationMs'>, deployment: string): CountedRequest {
+  return { startMs: Math.floor(profile.id / ID_SLOTS_PER_MS), method: profile.method, route: profile.route, statusCode: profile.statusCode, durationMs: profile.durationMs, deployment }
 }
 
 /**
@@ -75,6 +79,7 @@ function keyOf (profile: CountedRequest, spanMs: number): RollupKey {
   return {
     spanMs,
     startMs: Math.floor(profile.startMs / spanMs) * spanMs,
+    deployment: profile.deployment,
     method: matched ? profile.method : '',
     route: profile.route ?? '',
     status: matched ? 0 : profile.statusCode
@@ -82,8 +87,8 @@ function keyOf (profile: CountedRequest, spanMs: number): RollupKey {
 }
 
 // A string key per row, without a JSON.stringify per profile: the numbers and the method (an HTTP
-// token) hold no newline, and the route, which may, comes last.
-const keyText = (key: RollupKey): string => `${key.spanMs}\n${key.startMs}\n${key.status}\n${key.method}\n${key.route}`
+// token) hold no newline, the deployment's length says where it ends, and the route comes last.
+const keyText = (key: RollupKey): string => `${key.spanMs}\n${key.startMs}\n${key.status}\n${key.method}\n${key.deployment.length}:${key.deployment}${key.route}`
 
 /** The rows a batch of requests touches, each with what the batch adds to it. */
 export function rollupDeltas (profiles: Iterable<CountedRequest>): RollupRow[] {

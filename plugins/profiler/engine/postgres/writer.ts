@@ -195,7 +195,7 @@ export class PostgresWriter implements StoreWriter {
       // Every request of the batch is counted, its profile stored or not (a token taken); only one this
       // very profile stored before (a batch retried after its commit) is counted already. The route as stored: NULs replaced.
       await addToRollups(client, batch.filter(profile => !before.has(profile.token))
-        .map(profile => countedRequest({ ...profile, method: noNul(profile.method), route: profile.route === null ? null : noNul(profile.route) })))
+        .map(profile => countedRequest({ ...profile, method: noNul(profile.method), route: profile.route === null ? null : noNul(profile.route) }, this.deployment)))
       if (stored.length === 0) return 0
       await client.query(`INSERT INTO profiles (id, token, deployment, parent_token, type, ip, method, url, status_code, duration_ms, route)
         SELECT id, token, $3, parent_token, type, ip, method, url, status_code, duration_ms, route

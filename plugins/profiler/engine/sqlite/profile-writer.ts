@@ -45,23 +45,23 @@ function prepareWriteStatements (db: Database) {
   }
 }
 
-const ROLLUP_KEY = 'span_ms = @spanMs AND start_ms = @startMs AND method = @method AND route = @route AND status = @status'
+const ROLLUP_KEY = 'span_ms = @spanMs AND start_ms = @startMs AND deployment = @deployment AND method = @method AND route = @route AND status = @status'
 
-/** The route statistics' rollup rows (migrations/profiler/sqlite/002-route-stats.sql), one row at a time by key. */
+/** The route statistics' rollup rows (migrations/profiler/sqlite/002-route-stats.sql, 004), one row at a time by key. */
 function prepareRollupStatements (db: Database) {
   return {
     getRollup: db.prepare(`SELECT count, status_1xx AS c1, status_2xx AS c2, status_3xx AS c3, status_4xx AS c4, status_5xx AS c5,
       sum_ms AS sumMs, max_ms AS maxMs, histogram FROM profile_route_stats WHERE ${ROLLUP_KEY}`),
     putRollup: db.prepare(`INSERT INTO profile_route_stats
-      (span_ms, start_ms, method, route, status, count, status_1xx, status_2xx, status_3xx, status_4xx, status_5xx, sum_ms, max_ms, histogram)
-      VALUES (@spanMs, @startMs, @method, @route, @status, @count, @c1, @c2, @c3, @c4, @c5, @sumMs, @maxMs, @histogram)
-      ON CONFLICT (span_ms, start_ms, method, route, status) DO UPDATE SET count = excluded.count,
+      (span_ms, start_ms, deployment, method, route, status, count, status_1xx, status_2xx, status_3xx, status_4xx, status_5xx, sum_ms, max_ms, histogram)
+      VALUES (@spanMs, @startMs, @deployment, @method, @route, @status, @count, @c1, @c2, @c3, @c4, @c5, @sumMs, @maxMs, @histogram)
+      ON CONFLICT (span_ms, start_ms, deployment, method, route, status) DO UPDATE SET count = excluded.count,
         status_1xx = excluded.status_1xx, status_2xx = excluded.status_2xx, status_3xx = excluded.status_3xx,
         status_4xx = excluded.status_4xx, status_5xx = excluded.status_5xx, sum_ms = excluded.sum_ms,
         max_ms = excluded.max_ms, histogram = excluded.histogram`),
     // The statistics' bound: a span's oldest rows, a batch at a time (a primary-key range).
-    deleteExpiredRollups: db.prepare(`DELETE FROM profile_route_stats WHERE (span_ms, start_ms, method, route, status) IN (
-      SELECT span_ms, start_ms, method, route, status FROM profile_route_stats WHERE span_ms = ? AND start_ms <= ? LIMIT ?)`)
+    deleteExpiredRollups: db.prepare(`DELETE FROM profile_route_stats WHERE (span_ms, start_ms, deployment, method, route, status) IN (
+      SELECT span_ms, start_ms, deployment, method, route, status FROM profile_route_stats WHERE span_ms = ? AND start_ms <= ? LIMIT ?)`)
   }
 }
 
@@ -97,7 +97,7 @@ export class ProfileWriter {
       for (const profile of batch) {
         const id = this.insertOne(profile)
         if (id === 'stored') continue
-        counted.push(countedRequest(profile))
+        counted.push(countedRequest(profile, this.deployment))
         if (id === null) result.rejected.push(profile.token)
         else result.written++
       }
@@ -276,7 +276,7 @@ export class ProfileWriter {
   }
 }
 
-const rollupKey = ({ spanMs, startMs, method, route, status }: RollupKey) => ({ spanMs, startMs, method, route, status })
+const rollupKey = ({ spanMs, startMs, deployment, method, route, status }: RollupKey) => ({ spanMs, startMs, deployment, method, route, status })
 
 function rollupParams (key: RollupRow, values: RollupValues) {
   return { ...rollupKey(key), ...toStoredValues(values) }
