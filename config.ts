@@ -16,10 +16,11 @@ const DURATION = '^([0-9]+)(ms|s|m|h|d)$'
 const SIZE = '^([0-9]+)(B|KiB|MiB|GiB)?$'
 const DURATION_RULE = 'must be a duration such as 500ms, 90s, 30m, 12h or 2d'
 
-/** The variables that name the profile store: all that the profiler's command line reads. */
+/** The variables that name the profile store, and how long it keeps statistics: all that the profiler's command line reads. */
 const STORE_VARIABLES = {
   PROFILER_DATABASE_PATH: Type.String({ minLength: 1, default: 'var/profiler.sqlite' }),
-  PROFILER_DATABASE_URL: Type.Optional(Type.String({ pattern: POSTGRES_URL, description: POSTGRES_URL_RULE }))
+  PROFILER_DATABASE_URL: Type.Optional(Type.String({ pattern: POSTGRES_URL, description: POSTGRES_URL_RULE })),
+  PROFILER_STATS_MAX_AGE: Type.String({ pattern: DURATION, default: '30d', description: DURATION_RULE })
 }
 const StoreEnvSchema = Type.Object(STORE_VARIABLES)
 
@@ -43,11 +44,7 @@ const EnvSchema = Type.Object({
     default: '2d',
     description: DURATION_RULE
   }),
-  PROFILER_STATS_MAX_AGE: Type.String({
-    pattern: DURATION,
-    default: '30d',
-    description: DURATION_RULE
-  }),
+  PROFILER_STATS_MAX_AGE: STORE_VARIABLES.PROFILER_STATS_MAX_AGE,
   PROFILER_MAX_BYTES: Type.String({
     pattern: SIZE,
     default: '256MiB',
@@ -235,7 +232,7 @@ function eitherUrlOrPath (env: Record<string, string | undefined>, url: string, 
 }
 
 /** What the profiler's command line needs: where the store is, and the version its exports name. */
-export type StoreConfig = Pick<Config, 'profilerDatabasePath' | 'profilerDatabaseUrl' | 'version'>
+export type StoreConfig = Pick<Config, 'profilerDatabasePath' | 'profilerDatabaseUrl' | 'profilerStatsMaxAgeMs' | 'version'>
 
 /**
  * Reads and validates only the variables that name the profile store: the command line reads
@@ -248,6 +245,7 @@ export function loadStoreConfig (env: Record<string, string | undefined> = proce
   return {
     profilerDatabasePath: resolvePath(parsed.PROFILER_DATABASE_PATH),
     profilerDatabaseUrl: parsed.PROFILER_DATABASE_URL ?? null,
+    profilerStatsMaxAgeMs: parseDuration(parsed.PROFILER_STATS_MAX_AGE),
     version: readVersion()
   }
 }

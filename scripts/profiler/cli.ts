@@ -132,7 +132,7 @@ function buildProgram ({ env, stdout, stderr, stdin, interrupted }: ProfilerIo):
     .option('--deployment <name>', 'requests recorded by this deployment, exact (PROFILER_DEPLOYMENT of the instance); default: all')
     .option('--json', 'JSON for machines (the page\'s JSON)')
     .action(async (options: { window?: string, deployment?: string, json?: boolean }) => {
-      const stats = await withStore(env, reader => routeStatsJson(reader, options, '--window'))
+      const stats = await withStore(env, reader => routeStatsJson(reader, options, config(env).profilerStatsMaxAgeMs, '--window'))
       write(options.json === true ? `${JSON.stringify(stats)}\n` : statsTable(stats, colour))
     })
 
@@ -163,7 +163,7 @@ function buildProgram ({ env, stdout, stderr, stdin, interrupted }: ProfilerIo):
       try {
         // Loaded here: the SDK and zod are only needed by this command.
         const { serveMcp } = await import('./mcp.js')
-        await serveMcp(open, settings.version, stdin ?? process.stdin, stdout)
+        await serveMcp(open, settings, stdin ?? process.stdin, stdout)
       } finally {
         await (await store.opening?.catch(() => null))?.close()
       }

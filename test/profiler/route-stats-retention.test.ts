@@ -97,6 +97,7 @@ for (const engine of engines) {
       await app.profileStore.prune(Date.now() + 61_000)
       t.same(await listProfiles(app), [], 'the age bound pruned every profile')
       await expectExact(t, app, sent, 'after the age bound')
+      for (const window of ['24h', '7d', '30d']) await expectExact(t, app, sent, `the ${window} window`, window)
       t.same((await statsJson(app)).routes, lines, 'every line as it was')
     })
 

@@ -86,12 +86,32 @@ t.test('GET /_profiler/stats: per route and method, unmatched per status, percen
   t.equal((await app.inject({ url: '/_profiler/stats', headers: JSON_ACCEPT })).json().window, '1h', 'default window')
 })
 
-t.test('a window other than 1h, 24h or 7d is a 400 naming the parameter', async t => {
+t.test('each window says the span it covers: 30d and 7d from a whole hour; a statistics bound shorter than the window is said', async t => {
+  const app = await buildTestApp(t, { PROFILER_STATS_MAX_AGE: '7d' })
+  for (let i = 0; i < 3; i++) await app.inject({ method: 'POST', url: '/monitor/MonitorPooling' })
+  await app.profileStore.flush()
+  const answer = async (window: string) => (await app.inject({ url: `/_profiler/stats?window=${window}`, headers: JSON_ACCEPT })).json()
+  const week = await answer('7d')
+  t.equal(week.bound, null, 'the bound covers the window')
+  t.equal(Date.parse(week.from) % 3_600_000, 0, 'from a whole hour')
+  t.ok(Date.parse(week.to) - Date.parse(week.from) >= 7 * 86_400_000 && Date.parse(week.to) - Date.parse(week.from) < 7 * 86_400_000 + 3_600_000)
+  t.match(week.routes, [{ route: '/monitor/MonitorPooling', count: 3 }])
+  const month = await answer('30d')
+  t.same(month.bound, { statsMaxAge: '7d', from: week.from }, 'kept 7 days: the 30-day window holds 7')
+  t.equal(month.from, week.from, 'the span covered starts with the bound')
+  t.same(month.routes.map((r: { count: number }) => r.count), [3])
+  const page = (await app.inject({ url: '/_profiler/stats?window=30d' })).body
+  t.match(page, /<a href="\/_profiler\/stats\?window&#x3D;30d" class="active" aria-current="page">Last 30d<\/a>/)
+  t.match(page, new RegExp(`From <time datetime="${week.from}">${week.from}</time> to <time datetime="[^"]+">[^<]+</time> \\(UTC\\)\\. <strong id="stats-bound">Statistics are kept 7d \\(PROFILER_STATS_MAX_AGE\\): this window holds none from before <time datetime="${week.from}">`))
+  t.notMatch((await app.inject({ url: '/_profiler/stats?window=7d' })).body, 'id="stats-bound"', 'not for a window the bound covers')
+})
+
+t.test('a window other than 1h, 24h, 7d or 30d is a 400 naming the parameter', async t => {
   const app = await buildTestApp(t)
   for (const window of ['2h', '1H', 'constructor', '__proto__', '<b>']) {
     const res = await app.inject({ url: `/_profiler/stats?window=${encodeURIComponent(window)}`, headers: JSON_ACCEPT })
     t.equal(res.statusCode, 400, window)
-    t.equal(res.json().message, `Invalid "window" parameter "${window}": expected 1h, 24h, 7d`)
+    t.equal(res.json().message, `Invalid "window" parameter "${window}": expected 1h, 24h, 7d, 30d`)
     t.ok(res.headers['x-debug-token'], 'the error is profiled')
   }
   const html = await app.inject({ url: '/_profiler/stats?window=%3Cb%3E', headers: { accept: 'text/html' } })

@@ -29,17 +29,24 @@ function statsHref (window: string, deployment: string | null): string {
 }
 
 /** /_profiler/stats: per route and method (unmatched requests per status), from the writer's rollups. */
-export const statsRoutes: FastifyPluginAsyncTypebox<{ store: ProfileStore }> = async (app, { store }) => {
+export const statsRoutes: FastifyPluginAsyncTypebox<{ store: ProfileStore, statsMaxAgeMs: number }> = async (app, { store, statsMaxAgeMs }) => {
   app.get('/stats', {
     config: { profile: false },
     schema: {
       querystring: StatsQuery,
       response: {
-        200: Type.Object({ window: Type.String(), deployment: Type.Union([Type.String(), Type.Null()]), from: Type.String(), to: Type.String(), routes: Type.Array(StatsLine) })
+        200: Type.Object({
+          window: Type.String(),
+          deployment: Type.Union([Type.String(), Type.Null()]),
+          from: Type.String(),
+          to: Type.String(),
+          bound: Type.Union([Type.Object({ statsMaxAge: Type.String(), from: Type.String() }), Type.Null()]),
+          routes: Type.Array(StatsLine)
+        })
       }
     }
   }, async (request, reply) => {
-    const body = await routeStatsJson(store, request.query)
+    const body = await routeStatsJson(store, request.query, statsMaxAgeMs)
     if (wantsJson(request)) return body
     // A choice of deployment only when several share this store (or one is asked for).
     const names = await store.deployments()

@@ -1,12 +1,12 @@
 // The route statistics of a window, as the page's JSON twin answers them: shared by the page, the
 // command line (`profiler stats`) and the MCP tool (`route_stats`), so that all three say the same.
 import { STATUS_CODES } from 'node:http'
-import type { RouteStats } from '../stats/rollup.js'
+import { statsKeptFrom, type RouteStats } from '../stats/rollup.js'
 import { invalid, NO_ROUTE } from './search-filters.js'
 import { formatMs } from './units.js'
 
 /** The windows offered, and the default. */
-const WINDOWS: Record<string, number> = { '1h': 3_600_000, '24h': 86_400_000, '7d': 604_800_000 }
+const WINDOWS: Record<string, number> = { '1h': 3_600_000, '24h': 86_400_000, '7d': 604_800_000, '30d': 2_592_000_000 }
 export const WINDOW_NAMES = Object.keys(WINDOWS) as [string, ...string[]]
 export const DEFAULT_WINDOW = '1h'
 
@@ -40,24 +40,38 @@ export interface RouteStatsAnswer {
   window: string
   /** The deployment the lines are of; null: every deployment together. */
   deployment: string | null
+  /** The span the lines cover: the window's start (a whole minute; a whole hour past a day), or the statistics' bound's if later. */
   from: string
   to: string
+  /** When the statistics' bound (PROFILER_STATS_MAX_AGE) is shorter than the window: the bound, and since when rows are left. */
+  bound: { statsMaxAge: string, from: string } | null
   routes: RouteStatsLine[]
+}
+
+const UNITS: Array<[string, number]> = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000], ['ms', 1]]
+
+/** A duration as the configuration spells it: 30d, 12h, 90s. */
+function durationText (ms: number): string {
+  const [unit, size] = UNITS.find(([, size]) => ms % size === 0) ?? ['ms', 1]
+  return `${ms / size}${unit}`
 }
 
 /**
  * The statistics of the window named (`1h` when empty or absent) ending at `nowMs`, of one
- * deployment or all; an unknown window is the page's 400, naming the parameter as the caller
- * spells it (`--window` on the command line).
+ * deployment or all, kept for `statsMaxAgeMs` (PROFILER_STATS_MAX_AGE); an unknown window is the
+ * page's 400, naming the parameter as the caller spells it (`--window` on the command line).
  */
-export async function routeStatsJson (source: RouteStatsSource, query: RouteStatsQuery, parameterName = 'window', nowMs = Date.now()): Promise<RouteStatsAnswer> {
+export async function routeStatsJson (source: RouteStatsSource, query: RouteStatsQuery, statsMaxAgeMs: number, parameterName = 'window', nowMs = Date.now()): Promise<RouteStatsAnswer> {
   const name = query.window === undefined || query.window === '' ? DEFAULT_WINDOW : query.window
   const windowMs = Object.hasOwn(WINDOWS, name) ? WINDOWS[name] : undefined
   if (windowMs === undefined) throw invalid(parameterName, WINDOW_NAMES.join(', '), name)
   const deployment = query.deployment === undefined || query.deployment === '' ? null : query.deployment
-  const { fromMs, routes } = await source.routeStats(nowMs, windowMs, deployment ?? undefined)
+  const { fromMs: windowFromMs, routes } = await source.routeStats(nowMs, windowMs, deployment ?? undefined)
+  const keptFromMs = statsKeptFrom(nowMs, statsMaxAgeMs)
+  const fromMs = Math.max(windowFromMs, keptFromMs)
+  const bound = keptFromMs > windowFromMs ? { statsMaxAge: durationText(statsMaxAgeMs), from: new Date(keptFromMs).toISOString() } : null
   const lines = routes.map(line => ({ ...line, listing: listingHref(line, fromMs, deployment) }))
-  return { window: name, deployment, from: new Date(fromMs).toISOString(), to: new Date(nowMs).toISOString(), routes: lines }
+  return { window: name, deployment, from: new Date(fromMs).toISOString(), to: new Date(nowMs).toISOString(), bound, routes: lines }
 }
 
 /** A line's cells for people: the route (or that none matched), the method, the status, durations in ms. */

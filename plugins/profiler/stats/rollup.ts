@@ -242,9 +242,24 @@ export class WindowTotals {
   }
 }
 
-/** Which rows make up a window ending now: minute rows up to the first whole hour, then hour rows. */
+/** The longest window that starts with minute rows (they are kept two days at most: MINUTE_ROWS_MAX_AGE_MS). */
+const MINUTE_WINDOW_MAX_MS = 86_400_000
+
+/**
+ * Which rows make up a window ending now: up to a day, minute rows up to the first whole hour, then
+ * hour rows; a longer window (7d, 30d) starts at the hour its start falls in, and reads hours only.
+ */
 export function windowRanges (nowMs: number, windowMs: number): { fromMs: number, minutes: [number, number], hoursFrom: number } {
+  if (windowMs > MINUTE_WINDOW_MAX_MS) {
+    const fromMs = Math.floor((nowMs - windowMs) / HOUR_MS) * HOUR_MS
+    return { fromMs, minutes: [fromMs, fromMs], hoursFrom: fromMs }
+  }
   const fromMs = Math.floor((nowMs - windowMs) / MINUTE_MS) * MINUTE_MS
   const firstHour = Math.ceil(fromMs / HOUR_MS) * HOUR_MS
   return { fromMs, minutes: [fromMs, firstHour], hoursFrom: firstHour }
+}
+
+/** The oldest hour the statistics' bound leaves at `nowMs` (see expiredRollups). */
+export function statsKeptFrom (nowMs: number, statsMaxAgeMs: number): number {
+  return Math.floor((nowMs - statsMaxAgeMs) / HOUR_MS) * HOUR_MS
 }
