@@ -106,7 +106,7 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
       production: config.production,
       secret: config.profilerSecret,
       redaction: redactionRules(config),
-      retention: { maxProfiles: config.profilerMaxProfiles, maxAgeMs: config.profilerMaxAgeMs, maxBytes: config.profilerMaxBytes },
+      retention: { maxProfiles: config.profilerMaxProfiles, maxAgeMs: config.profilerMaxAgeMs, maxBytes: config.profilerMaxBytes, statsMaxAgeMs: config.profilerStatsMaxAgeMs },
       maxQueueBytes: config.profilerMaxQueueBytes,
       ...overrides.profiler
     })

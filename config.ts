@@ -16,10 +16,11 @@ const DURATION = '^([0-9]+)(ms|s|m|h|d)$'
 const SIZE = '^([0-9]+)(B|KiB|MiB|GiB)?$'
 const DURATION_RULE = 'must be a duration such as 500ms, 90s, 30m, 12h or 2d'
 
-/** The variables that name the profile store: all that the profiler's command line reads. */
+/** The variables that name the profile store, and how long it keeps statistics: all that the profiler's command line reads. */
 const STORE_VARIABLES = {
   PROFILER_DATABASE_PATH: Type.String({ minLength: 1, default: 'var/profiler.sqlite' }),
-  PROFILER_DATABASE_URL: Type.Optional(Type.String({ pattern: POSTGRES_URL, description: POSTGRES_URL_RULE }))
+  PROFILER_DATABASE_URL: Type.Optional(Type.String({ pattern: POSTGRES_URL, description: POSTGRES_URL_RULE })),
+  PROFILER_STATS_MAX_AGE: Type.String({ pattern: DURATION, default: '30d', description: DURATION_RULE })
 }
 const StoreEnvSchema = Type.Object(STORE_VARIABLES)
 
@@ -43,6 +44,7 @@ const EnvSchema = Type.Object({
     default: '2d',
     description: DURATION_RULE
   }),
+  PROFILER_STATS_MAX_AGE: STORE_VARIABLES.PROFILER_STATS_MAX_AGE,
   PROFILER_MAX_BYTES: Type.String({
     pattern: SIZE,
     default: '256MiB',
@@ -95,6 +97,8 @@ export interface Config {
   /** Retention bounds of the profile store: whichever is hit first, the oldest profiles go. */
   profilerMaxProfiles: number
   profilerMaxAgeMs: number
+  /** The route statistics' own bound: rollup rows older than this are deleted (pruning profiles leaves them). */
+  profilerStatsMaxAgeMs: number
   profilerMaxBytes: number
   /** Profiles waiting for the writer (and the batch it is writing) at most, in estimated bytes; past that they are dropped and counted. */
   profilerMaxQueueBytes: number
@@ -228,7 +232,7 @@ function eitherUrlOrPath (env: Record<string, string | undefined>, url: string, 
 }
 
 /** What the profiler's command line needs: where the store is, and the version its exports name. */
-export type StoreConfig = Pick<Config, 'profilerDatabasePath' | 'profilerDatabaseUrl' | 'version'>
+export type StoreConfig = Pick<Config, 'profilerDatabasePath' | 'profilerDatabaseUrl' | 'profilerStatsMaxAgeMs' | 'version'>
 
 /**
  * Reads and validates only the variables that name the profile store: the command line reads
@@ -241,6 +245,7 @@ export function loadStoreConfig (env: Record<string, string | undefined> = proce
   return {
     profilerDatabasePath: resolvePath(parsed.PROFILER_DATABASE_PATH),
     profilerDatabaseUrl: parsed.PROFILER_DATABASE_URL ?? null,
+    profilerStatsMaxAgeMs: parseDuration(parsed.PROFILER_STATS_MAX_AGE),
     version: readVersion()
   }
 }
@@ -278,6 +283,7 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     profilerMaxProfiles: parsed.PROFILER_MAX_PROFILES,
     profilerMaxAgeMs: parseDuration(parsed.PROFILER_MAX_AGE),
     profilerMaxBytes: parseSize(parsed.PROFILER_MAX_BYTES),
+    profilerStatsMaxAgeMs: parseDuration(parsed.PROFILER_STATS_MAX_AGE),
     profilerMaxQueueBytes: parseSize(parsed.PROFILER_MAX_QUEUE_BYTES),
     profilerSecret: parsed.PROFILER_SECRET ?? null,
     profilerRedactHeaders: parseNameList(parsed.PROFILER_REDACT_HEADERS),

@@ -14,7 +14,7 @@ import { PostgresWriter } from '../plugins/profiler/engine/postgres/writer.js'
 import { ProfileWriter } from '../plugins/profiler/engine/sqlite/profile-writer.js'
 import { seedProfiles, type SeedOptions } from './seed.js'
 
-const UNBOUNDED_LIMITS = { maxProfiles: 1e12, maxAgeMs: 1e13, maxBytes: 1e15 }
+const UNBOUNDED_LIMITS = { maxProfiles: 1e12, maxAgeMs: 1e13, maxBytes: 1e15, statsMaxAgeMs: 1e13 }
 
 interface Searcher {
   search: (filters: SearchFilters) => unknown

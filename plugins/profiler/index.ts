@@ -87,6 +87,6 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
   installRecorder(app, recorderOptions)
   // Requests the HTTP parser rejected (and CONNECT) never reach the hooks: recorded apart.
   app.addRejectionRecorder((rejected, answer) => recordRejection(recorderOptions, rejected, answer))
-  await app.register(profilerRoutes, { prefix: '/_profiler', store, secret: options.secret, loginRateLimit: options.loginRateLimit })
+  await app.register(profilerRoutes, { prefix: '/_profiler', store, secret: options.secret, loginRateLimit: options.loginRateLimit, statsMaxAgeMs: options.retention.statsMaxAgeMs })
   app.addHook('onClose', async () => { await store.close() })
 }, { name: 'profiler', dependencies: ['routing-errors', 'error-renderer', 'views', 'rejected-requests'] })

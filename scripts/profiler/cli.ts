@@ -130,9 +130,10 @@ function buildProgram ({ env, stdout, stderr, stdin, interrupted }: ProfilerIo):
   program.command('stats')
     .description('Route statistics: per route and method (unmatched requests per status), slowest p95 first (the /_profiler/stats page)')
     .option('--window <window>', `${WINDOW_NAMES.join(', ')} (default ${DEFAULT_WINDOW})`)
+    .option('--deployment <name>', 'requests recorded by this deployment, exact (PROFILER_DEPLOYMENT of the instance); default: all')
     .option('--json', 'JSON for machines (the page\'s JSON)')
-    .action(async (options: { window?: string, json?: boolean }) => {
-      const stats = await withStore(env, reader => routeStatsJson(reader, options.window, '--window'))
+    .action(async (options: { window?: string, deployment?: string, json?: boolean }) => {
+      const stats = await withStore(env, reader => routeStatsJson(reader, options, config(env).profilerStatsMaxAgeMs, '--window'))
       write(options.json === true ? `${JSON.stringify(stats)}\n` : statsTable(stats, colour))
     })
 
@@ -163,7 +164,7 @@ function buildProgram ({ env, stdout, stderr, stdin, interrupted }: ProfilerIo):
       try {
         // Loaded here: the SDK and zod are only needed by this command.
         const { serveMcp } = await import('./mcp.js')
-        await serveMcp(open, settings.version, stdin ?? process.stdin, stdout)
+        await serveMcp(open, settings, stdin ?? process.stdin, stdout)
       } finally {
         await (await store.opening?.catch(() => null))?.close()
       }

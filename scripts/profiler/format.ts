@@ -85,7 +85,9 @@ const STATS_NUMBERS = new Set([...STATS_COLUMNS.keys()].filter(i => i >= STATS_C
 
 /** The route statistics as the page shows them: the window, then one line per route (slowest p95 first). */
 export function statsTable (stats: RouteStatsAnswer, colour: boolean): string {
-  const heading = `Route statistics, last ${stats.window}: ${listTime(stats.from)} to ${listTime(stats.to)} (UTC)\n`
+  const of = stats.deployment === null ? '' : `, deployment ${printable(stats.deployment)}`
+  const bound = stats.bound === null ? '' : `Statistics are kept ${stats.bound.statsMaxAge} (PROFILER_STATS_MAX_AGE): none from before ${listTime(stats.bound.from)} (UTC).\n`
+  const heading = `Route statistics, last ${stats.window}${of}: ${listTime(stats.from)} to ${listTime(stats.to)} (UTC)\n${bound}`
   if (stats.routes.length === 0) return `${heading}No request was recorded in this window.\n`
   return heading + alignedTable(STATS_COLUMNS, stats.routes.map(line => {
     const text = routeStatsText(line)

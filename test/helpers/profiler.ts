@@ -38,7 +38,7 @@ export async function profilerPage (app: FastifyInstance, path: string): Promise
 }
 
 /** The route statistics page's JSON twin (`query`: e.g. `?window=24h`). */
-export async function statsJson (app: FastifyInstance, query = ''): Promise<{ window: string, from: string, to: string, routes: Array<Record<string, any>> }> {
+export async function statsJson (app: FastifyInstance, query = ''): Promise<{ window: string, deployment: string | null, from: string, to: string, routes: Array<Record<string, any>> }> {
   const res = await profilerPage(app, `/stats${query}`)
   if (res.statusCode !== 200) throw new Error(`stats answered ${res.statusCode}: ${res.body}`)
   return JSON.parse(res.body)

@@ -52,10 +52,15 @@ t.test('a window starting inside an hour adds its minute rows and its hour rows 
   for (let i = 0; i < records.length; i += 100) t.same(writer.write(records.slice(i, i + 100)).rejected, [])
 
   // Windows of one hour whose start falls at a whole hour, inside one, and inside the first minute.
-  for (const startOffsetMs of [0, HOUR_MS, 17 * MINUTE_MS + 20_000, HOUR_MS + 42 * MINUTE_MS, 2 * HOUR_MS + 59 * MINUTE_MS]) {
-    const nowMs = START_MS + startOffsetMs + HOUR_MS
-    const { fromMs, routes } = search.routeStats(nowMs, HOUR_MS)
-    t.equal(fromMs, Math.floor((START_MS + startOffsetMs) / MINUTE_MS) * MINUTE_MS)
+  // Windows longer than a day (minute rows are kept two days) start at the hour their start falls in.
+  const windows = [
+    ...[0, HOUR_MS, 17 * MINUTE_MS + 20_000, HOUR_MS + 42 * MINUTE_MS, 2 * HOUR_MS + 59 * MINUTE_MS].map(startOffsetMs => ({ windowMs: HOUR_MS, startOffsetMs, unit: MINUTE_MS })),
+    ...[17 * MINUTE_MS, HOUR_MS + 42 * MINUTE_MS].map(startOffsetMs => ({ windowMs: 7 * 24 * HOUR_MS, startOffsetMs, unit: HOUR_MS }))
+  ]
+  for (const { windowMs, startOffsetMs, unit } of windows) {
+    const nowMs = START_MS + startOffsetMs + windowMs
+    const { fromMs, routes } = search.routeStats(nowMs, windowMs)
+    t.equal(fromMs, Math.floor((START_MS + startOffsetMs) / unit) * unit)
     // The hour rows after the first whole hour hold everything up to now and beyond.
     const covered = written.filter(p => p.startMs >= fromMs)
     const expected = new Map<string, Written[]>()

@@ -77,7 +77,8 @@ t.test('GET /_profiler/stats: per route and method, unmatched per status, percen
   const page = await app.inject({ url: '/_profiler/stats?window=24h', headers: { accept: 'text/html' } })
   t.equal(page.statusCode, 200)
   t.match(page.body, /<h1>Route statistics<\/h1>/)
-  t.match(page.body, /<a href="\/_profiler\/stats\?window=24h" class="active" aria-current="page">Last 24h<\/a>/)
+  t.match(page.body, /<a href="\/_profiler\/stats\?window&#x3D;24h" class="active" aria-current="page">Last 24h<\/a>/)
+  t.notMatch(page.body, 'id="stats-deployments"', 'one deployment: no choice of deployment')
   t.match(page.body, /<td class="url"><a href="\/_profiler\/empty\/search\/results\?method&#x3D;GET&amp;route&#x3D;%2Ftest%2Fslow%2F%3Ams&amp;start&#x3D;\d+&amp;limit&#x3D;10&amp;type&#x3D;request" class="mono">\/test\/slow\/:ms<\/a><\/td>/)
   t.match(page.body, /\(no route matched\)<\/a> <span class="label status-error">404 Not Found<\/span>/)
   t.match(page.body, /<td class="num nowrap">\d+(\.\d+)? ms<\/td>/, 'durations in ms')
@@ -85,12 +86,32 @@ t.test('GET /_profiler/stats: per route and method, unmatched per status, percen
   t.equal((await app.inject({ url: '/_profiler/stats', headers: JSON_ACCEPT })).json().window, '1h', 'default window')
 })
 
-t.test('a window other than 1h, 24h or 7d is a 400 naming the parameter', async t => {
+t.test('each window says the span it covers: 30d and 7d from a whole hour; a statistics bound shorter than the window is said', async t => {
+  const app = await buildTestApp(t, { PROFILER_STATS_MAX_AGE: '7d' })
+  for (let i = 0; i < 3; i++) await app.inject({ method: 'POST', url: '/monitor/MonitorPooling' })
+  await app.profileStore.flush()
+  const answer = async (window: string) => (await app.inject({ url: `/_profiler/stats?window=${window}`, headers: JSON_ACCEPT })).json()
+  const week = await answer('7d')
+  t.equal(week.bound, null, 'the bound covers the window')
+  t.equal(Date.parse(week.from) % 3_600_000, 0, 'from a whole hour')
+  t.ok(Date.parse(week.to) - Date.parse(week.from) >= 7 * 86_400_000 && Date.parse(week.to) - Date.parse(week.from) < 7 * 86_400_000 + 3_600_000)
+  t.match(week.routes, [{ route: '/monitor/MonitorPooling', count: 3 }])
+  const month = await answer('30d')
+  t.same(month.bound, { statsMaxAge: '7d', from: week.from }, 'kept 7 days: the 30-day window holds 7')
+  t.equal(month.from, week.from, 'the span covered starts with the bound')
+  t.same(month.routes.map((r: { count: number }) => r.count), [3])
+  const page = (await app.inject({ url: '/_profiler/stats?window=30d' })).body
+  t.match(page, /<a href="\/_profiler\/stats\?window&#x3D;30d" class="active" aria-current="page">Last 30d<\/a>/)
+  t.match(page, new RegExp(`From <time datetime="${week.from}">${week.from}</time> to <time datetime="[^"]+">[^<]+</time> \\(UTC\\)\\. <strong id="stats-bound">Statistics are kept 7d \\(PROFILER_STATS_MAX_AGE\\): this window holds none from before <time datetime="${week.from}">`))
+  t.notMatch((await app.inject({ url: '/_profiler/stats?window=7d' })).body, 'id="stats-bound"', 'not for a window the bound covers')
+})
+
+t.test('a window other than 1h, 24h, 7d or 30d is a 400 naming the parameter', async t => {
   const app = await buildTestApp(t)
   for (const window of ['2h', '1H', 'constructor', '__proto__', '<b>']) {
     const res = await app.inject({ url: `/_profiler/stats?window=${encodeURIComponent(window)}`, headers: JSON_ACCEPT })
     t.equal(res.statusCode, 400, window)
-    t.equal(res.json().message, `Invalid "window" parameter "${window}": expected 1h, 24h, 7d`)
+    t.equal(res.json().message, `Invalid "window" parameter "${window}": expected 1h, 24h, 7d, 30d`)
     t.ok(res.headers['x-debug-token'], 'the error is profiled')
   }
   const html = await app.inject({ url: '/_profiler/stats?window=%3Cb%3E', headers: { accept: 'text/html' } })
@@ -100,7 +121,7 @@ t.test('a window other than 1h, 24h or 7d is a 400 naming the parameter', async 
   t.match(bad.json().message, /^Invalid "route" parameter "abc": expected a route pattern/)
 })
 
-t.test('the rollups are written with the profiles and pruned with them; the page never reads the profiles', async t => {
+t.test('the rollups are written with the profiles and outlive them; the page never reads the profiles', async t => {
   const config = testConfig(t, { PROFILER_MAX_PROFILES: '5' })
   const app = await buildApp(config)
   t.teardown(async () => { await app.close() })
@@ -109,10 +130,10 @@ t.test('the rollups are written with the profiles and pruned with them; the page
   await app.profileStore.flush()
   const total = async (): Promise<number> => (await app.inject({ url: '/_profiler/stats?window=7d', headers: JSON_ACCEPT })).json().routes
     .reduce((sum: number, r: { count: number }) => sum + r.count, 0)
-  t.ok(await total() >= 5)
+  t.equal(await total(), 12)
   await app.profileStore.prune()
   t.equal((await listProfiles(app)).length, 5)
-  t.equal(await total(), 5, 'pruned profiles leave the statistics')
+  t.equal(await total(), 12, 'pruned profiles stay in the statistics')
 
   const db = new Database(config.profilerDatabasePath)
   t.teardown(() => db.close())
@@ -120,5 +141,5 @@ t.test('the rollups are written with the profiles and pruned with them; the page
   // Profiles gone from under the page: the statistics still answer from the rollups alone.
   db.prepare('DELETE FROM profile_data').run()
   db.prepare('DELETE FROM profiles').run()
-  t.equal(await total(), 5)
+  t.equal(await total(), 12)
 })

@@ -11,7 +11,7 @@ import { freePort } from '../helpers/throwaway-cluster.js'
 import { testConfig } from '../helpers/app.js'
 import { blockedDir } from '../helpers/blocked.js'
 
-const retention = { maxProfiles: 1000, maxAgeMs: 86_400_000, maxBytes: 64 * 1024 * 1024 }
+const retention = { maxProfiles: 1000, maxAgeMs: 86_400_000, maxBytes: 64 * 1024 * 1024, statsMaxAgeMs: 30 * 86_400_000 }
 /** Both ways of running the writer, each with the name its messages use. */
 const WRITERS = [[WriterThread, 'writer thread'], [InlineWriter, 'inline writer']] as const
 

@@ -32,7 +32,7 @@ t.test('statistics: numbers aligned right, the status of unmatched requests colo
     maxMs: 1500,
     listing: ''
   })
-  const stats = { window: '1h', from: '2026-11-22T09:30:00.000Z', to: '2026-11-22T10:30:12.345Z', routes: [line('/a\u001b[2J', null, 1200), line(null, 404, 7)] }
+  const stats = { window: '1h', deployment: null, bound: null, from: '2026-11-22T09:30:00.000Z', to: '2026-11-22T10:30:12.345Z', routes: [line('/a\u001b[2J', null, 1200), line(null, 404, 7)] }
   const plain = statsTable(stats, false).split('\n')
   t.equal(plain[0], 'Route statistics, last 1h: 22-Nov-2026 09:30:00 to 22-Nov-2026 10:30:12 (UTC)')
   t.equal(plain[1], 'Route               Method  Status         Requests  1xx  2xx  3xx   4xx  5xx      p50      p95      p99     Max')
@@ -41,4 +41,7 @@ t.test('statistics: numbers aligned right, the status of unmatched requests colo
   const coloured = statsTable(stats, true).split('\n')
   t.equal(coloured[3], plain[3]?.replace('404 Not Found', '\u001b[31m404 Not Found\u001b[39m'), 'red, padded as without colour')
   t.equal(statsTable({ ...stats, routes: [] }, false), `${plain[0]}\nNo request was recorded in this window.\n`)
+  t.equal(statsTable({ ...stats, window: '30d', bound: { statsMaxAge: '7d', from: '2026-11-15T10:00:00.000Z' } }, false).split('\n')[1],
+    'Statistics are kept 7d (PROFILER_STATS_MAX_AGE): none from before 15-Nov-2026 10:00:00 (UTC).', 'a bound shorter than the window is said')
+  t.equal(statsTable({ ...stats, deployment: 'A\u001b[2J' }, false).split('\n')[0], 'Route statistics, last 1h, deployment A\\u001b[2J: 22-Nov-2026 09:30:00 to 22-Nov-2026 10:30:12 (UTC)', 'the deployment named, printable')
 })

@@ -6,7 +6,9 @@ import { recordedApp, SECRET_BEARER } from '../helpers/profile-store.js'
 t.test('route_stats answers what the statistics page answers, for each window', async t => {
   const { app, env } = await recordedApp(t)
   const client = await mcpClientInProcess(t, env)
-  for (const [args, query] of [[{}, ''], [{ window: '24h' }, '?window=24h'], [{ window: '7d' }, '?window=7d']] as const) {
+  const deployment = app.config.profilerDeployment
+  for (const [args, query] of [[{}, ''], [{ window: '24h' }, '?window=24h'], [{ window: '7d' }, '?window=7d'], [{ window: '30d' }, '?window=30d'],
+    [{ deployment }, `?deployment=${deployment}`], [{ deployment: 'elsewhere', window: '24h' }, '?deployment=elsewhere&window=24h']] as const) {
     const before = await statsJson(app, query)
     const answer = await json(client, 'route_stats', args)
     sameStats(t, answer, before, await statsJson(app, query))

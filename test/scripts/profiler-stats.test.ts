@@ -6,7 +6,9 @@ import { recordedApp } from '../helpers/profile-store.js'
 
 t.test('stats: the page\'s lines for each window, as JSON or a table; a bad window is the page\'s message', async t => {
   const { app, env } = await recordedApp(t)
-  for (const [args, query] of [[[], ''], [['--window', '24h'], '?window=24h'], [['--window', '7d'], '?window=7d']] as const) {
+  const deployment = app.config.profilerDeployment
+  for (const [args, query] of [[[], ''], [['--window', '24h'], '?window=24h'], [['--window', '7d'], '?window=7d'], [['--window', '30d'], '?window=30d'],
+    [['--deployment', deployment], `?deployment=${deployment}`], [['--deployment', 'elsewhere'], '?deployment=elsewhere']] as const) {
     const before = await statsJson(app, query)
     const res = await profiler(['stats', '--json', ...args], env)
     const after = await statsJson(app, query)
@@ -35,9 +37,9 @@ t.test('stats: the page\'s lines for each window, as JSON or a table; a bad wind
 
   const page = await profilerPage(app, '/stats?window=2h')
   t.equal(page.statusCode, 400)
-  t.equal(JSON.parse(page.body).message, 'Invalid "window" parameter "2h": expected 1h, 24h, 7d')
-  await usageError(t, ['stats', '--window', '2h'], env, 'Invalid "--window" parameter "2h": expected 1h, 24h, 7d')
-  await usageError(t, ['stats', '--window', 'constructor'], env, 'Invalid "--window" parameter "constructor": expected 1h, 24h, 7d')
+  t.equal(JSON.parse(page.body).message, 'Invalid "window" parameter "2h": expected 1h, 24h, 7d, 30d')
+  await usageError(t, ['stats', '--window', '2h'], env, 'Invalid "--window" parameter "2h": expected 1h, 24h, 7d, 30d')
+  await usageError(t, ['stats', '--window', 'constructor'], env, 'Invalid "--window" parameter "constructor": expected 1h, 24h, 7d, 30d')
 })
 
 t.test('stats on a store with no request yet: the window, and the page\'s sentence', async t => {

@@ -25,8 +25,11 @@ export interface StoreReader {
   latest: (type: string) => Promise<StoredProfile | undefined>
   /** The tokens of the profiles just before (older) and just after (newer) this one, of the same type. */
   neighbours: (token: string, type: string) => Promise<{ previous: string | null, next: string | null }>
-  /** Route statistics over the window ending at `nowMs`, read from the rollups the writer keeps. */
-  routeStats: (nowMs: number, windowMs: number) => Promise<{ fromMs: number, routes: RouteStats[] }>
+  /**
+   * Route statistics over the window ending at `nowMs`, read from the rollups the writer keeps: of
+   * every deployment, or of the one named (exactly).
+   */
+  routeStats: (nowMs: number, windowMs: number, deployment?: string) => Promise<{ fromMs: number, routes: RouteStats[] }>
   /** Bytes the stored profiles take (what the byte bound is measured on). */
   storeBytes: () => Promise<number>
   /** The deployments that ever wrote to this store, by name. */
@@ -45,11 +48,16 @@ export interface WriteResult {
   rejected: string[]
 }
 
-/** The store's bounds: whichever is hit first, the oldest profiles go. */
+/**
+ * The store's bounds: whichever of the profiles' bounds is hit first, the oldest profiles go. The
+ * route statistics have their own: pruning profiles leaves them alone.
+ */
 export interface RetentionLimits {
   maxProfiles: number
   maxAgeMs: number
   maxBytes: number
+  /** Rollup rows older than this are deleted (PROFILER_STATS_MAX_AGE); minute rows after two days at most. */
+  statsMaxAgeMs: number
 }
 
 /** What a writer tells the request thread on its own, between batches. */

@@ -48,7 +48,7 @@ export async function openReadOnlyStore (config: StoreConfig): Promise<ReadOnlyS
     search: async filters => await read(async () => await reader.search(filters)),
     find: async token => await read(async () => await reader.find(token)),
     latest: async () => await read(async () => await reader.latest('request')),
-    routeStats: async (nowMs, windowMs) => await read(async () => await reader.routeStats(nowMs, windowMs)),
+    routeStats: async (nowMs, windowMs, deployment) => await read(async () => await reader.routeStats(nowMs, windowMs, deployment)),
     close: async () => { await reader.close() }
   }
 }

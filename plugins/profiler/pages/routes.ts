@@ -20,6 +20,8 @@ export interface ProfilerRoutesOptions {
   secret: string | null
   /** Wrong passwords allowed per client IP and window (tests shorten the window). */
   loginRateLimit?: LoginRateLimit
+  /** How long the route statistics are kept (PROFILER_STATS_MAX_AGE): the statistics page says when a window is longer. */
+  statsMaxAgeMs: number
 }
 
 const HOME_TARGET = `/_profiler/empty/search/results?limit=${DEFAULT_LIMIT}`
@@ -45,7 +47,7 @@ function sendHar (reply: FastifyReply, name: string, document: string): FastifyR
 }
 
 /** /_profiler: the search listing and the profile pages, each with a JSON twin. Profiled only when they fail. */
-export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = async (app, { store, secret, loginRateLimit }) => {
+export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = async (app, { store, secret, loginRateLimit, statsMaxAgeMs }) => {
   const config = { profile: false }
   boundPageConcurrency(app, PAGE_CONCURRENCY)
   await securePages(app, secret, loginRateLimit)
@@ -117,7 +119,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
     return reply.type('text/plain; charset=utf-8').send(curlText(profile))
   })
 
-  await app.register(statsRoutes, { store })
+  await app.register(statsRoutes, { store, statsMaxAgeMs })
 
   app.get('/:token', { config, schema: { params: TokenParams, querystring: PanelQuery, response: { 200: ProfileResponseSchema } } }, async (request, reply) => {
     const profile = await findStoredProfile(store, request.params.token)

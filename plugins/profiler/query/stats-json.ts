@@ -1,28 +1,32 @@
 // The route statistics of a window, as the page's JSON twin answers them: shared by the page, the
 // command line (`profiler stats`) and the MCP tool (`route_stats`), so that all three say the same.
 import { STATUS_CODES } from 'node:http'
-import type { RouteStats } from '../stats/rollup.js'
+import { statsKeptFrom, type RouteStats } from '../stats/rollup.js'
 import { invalid, NO_ROUTE } from './search-filters.js'
 import { formatMs } from '../units.js'
 
 /** The windows offered, and the default. */
-const WINDOWS: Record<string, number> = { '1h': 3_600_000, '24h': 86_400_000, '7d': 604_800_000 }
+const WINDOWS: Record<string, number> = { '1h': 3_600_000, '24h': 86_400_000, '7d': 604_800_000, '30d': 2_592_000_000 }
 export const WINDOW_NAMES = Object.keys(WINDOWS) as [string, ...string[]]
 export const DEFAULT_WINDOW = '1h'
 
 /** Where the rollups are read from: the service's store, or the command line's read-only one. */
 export interface RouteStatsSource {
-  routeStats: (nowMs: number, windowMs: number) => Promise<{ fromMs: number, routes: RouteStats[] }>
+  routeStats: (nowMs: number, windowMs: number, deployment?: string) => Promise<{ fromMs: number, routes: RouteStats[] }>
 }
+
+/** What the statistics are asked for: a window's name (`1h` when empty or absent) and, if any, one deployment (exact name). */
+export interface RouteStatsQuery { window?: string, deployment?: string }
 
 interface RouteStatsLine extends RouteStats {
   /** The listing filtered to this line's requests, from the window's start (a page URL). */
   listing: string
 }
 
-/** The listing filtered to one line of the statistics, from the window's start. */
-function listingHref (line: RouteStats, fromMs: number): string {
+/** The listing filtered to one line of the statistics (and its deployment, if one), from the window's start. */
+function listingHref (line: RouteStats, fromMs: number, deployment: string | null): string {
   const params = new URLSearchParams()
+  if (deployment !== null) params.append('deployment', deployment)
   if (line.method !== null) params.append('method', line.method)
   if (line.status !== null) params.append('status_code', String(line.status))
   params.append('route', line.route ?? NO_ROUTE)
@@ -32,19 +36,42 @@ function listingHref (line: RouteStats, fromMs: number): string {
   return `/_profiler/empty/search/results?${params.toString()}`
 }
 
-export interface RouteStatsAnswer { window: string, from: string, to: string, routes: RouteStatsLine[] }
+export interface RouteStatsAnswer {
+  window: string
+  /** The deployment the lines are of; null: every deployment together. */
+  deployment: string | null
+  /** The span the lines cover: the window's start (a whole minute; a whole hour past a day), or the statistics' bound's if later. */
+  from: string
+  to: string
+  /** When the statistics' bound (PROFILER_STATS_MAX_AGE) is shorter than the window: the bound, and since when rows are left. */
+  bound: { statsMaxAge: string, from: string } | null
+  routes: RouteStatsLine[]
+}
+
+const UNITS: Array<[string, number]> = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000], ['ms', 1]]
+
+/** A duration as the configuration spells it: 30d, 12h, 90s. */
+function durationText (ms: number): string {
+  const [unit, size] = UNITS.find(([, size]) => ms % size === 0) ?? ['ms', 1]
+  return `${ms / size}${unit}`
+}
 
 /**
- * The statistics of the window named (`1h` when empty or absent) ending at `nowMs`; an unknown
- * window is the page's 400, naming the parameter as the caller spells it (`--window` on the command line).
+ * The statistics of the window named (`1h` when empty or absent) ending at `nowMs`, of one
+ * deployment or all, kept for `statsMaxAgeMs` (PROFILER_STATS_MAX_AGE); an unknown window is the
+ * page's 400, naming the parameter as the caller spells it (`--window` on the command line).
  */
-export async function routeStatsJson (source: RouteStatsSource, window: string | undefined, parameterName = 'window', nowMs = Date.now()): Promise<RouteStatsAnswer> {
-  const name = window === undefined || window === '' ? DEFAULT_WINDOW : window
+export async function routeStatsJson (source: RouteStatsSource, query: RouteStatsQuery, statsMaxAgeMs: number, parameterName = 'window', nowMs = Date.now()): Promise<RouteStatsAnswer> {
+  const name = query.window === undefined || query.window === '' ? DEFAULT_WINDOW : query.window
   const windowMs = Object.hasOwn(WINDOWS, name) ? WINDOWS[name] : undefined
   if (windowMs === undefined) throw invalid(parameterName, WINDOW_NAMES.join(', '), name)
-  const { fromMs, routes } = await source.routeStats(nowMs, windowMs)
-  const lines = routes.map(line => ({ ...line, listing: listingHref(line, fromMs) }))
-  return { window: name, from: new Date(fromMs).toISOString(), to: new Date(nowMs).toISOString(), routes: lines }
+  const deployment = query.deployment === undefined || query.deployment === '' ? null : query.deployment
+  const { fromMs: windowFromMs, routes } = await source.routeStats(nowMs, windowMs, deployment ?? undefined)
+  const keptFromMs = statsKeptFrom(nowMs, statsMaxAgeMs)
+  const fromMs = Math.max(windowFromMs, keptFromMs)
+  const bound = keptFromMs > windowFromMs ? { statsMaxAge: durationText(statsMaxAgeMs), from: new Date(keptFromMs).toISOString() } : null
+  const lines = routes.map(line => ({ ...line, listing: listingHref(line, fromMs, deployment) }))
+  return { window: name, deployment, from: new Date(fromMs).toISOString(), to: new Date(nowMs).toISOString(), bound, routes: lines }
 }
 
 /** A line's cells for people: the route (or that none matched), the method, the status, durations in ms. */

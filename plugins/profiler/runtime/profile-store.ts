@@ -155,9 +155,9 @@ export class ProfileStore {
     return await this.reader.use(reader => reader.deployments())
   }
 
-  /** Route statistics over the window ending at `nowMs`, from the rollups (never the profiles). */
-  async routeStats (nowMs: number, windowMs: number): Promise<{ fromMs: number, routes: RouteStats[] }> {
-    return await this.reader.use(reader => reader.routeStats(nowMs, windowMs))
+  /** Route statistics over the window ending at `nowMs` (of one deployment, if named), from the rollups (never the profiles). */
+  async routeStats (nowMs: number, windowMs: number, deployment?: string): Promise<{ fromMs: number, routes: RouteStats[] }> {
+    return await this.reader.use(reader => reader.routeStats(nowMs, windowMs, deployment))
   }
 
   /** The tokens of the profiles just before (older) and just after (newer) this one, of the same type. */

@@ -25,18 +25,9 @@ function bucketValue (bucket: number): number {
   return bucket === 0 ? 0 : LOWEST_MS * 2 ** ((bucket - 0.5) / STEPS)
 }
 
-/** The exclusive upper bound of a bucket. */
-function bucketEnd (bucket: number): number {
-  return LOWEST_MS * 2 ** (bucket / STEPS)
-}
-
-/** `into` += sign * `from`; buckets that reach 0 are removed. */
-export function addHistogram (into: Histogram, from: Histogram, sign: 1 | -1 = 1): void {
-  for (const [bucket, count] of from) {
-    const next = (into.get(bucket) ?? 0) + sign * count
-    if (next > 0) into.set(bucket, next)
-    else into.delete(bucket)
-  }
+/** `into` += `from`. */
+export function addHistogram (into: Histogram, from: Histogram): void {
+  for (const [bucket, count] of from) into.set(bucket, (into.get(bucket) ?? 0) + count)
 }
 
 /** Stored form: (uint16 bucket, uint32 count) little-endian pairs, buckets ascending. */
@@ -91,11 +82,4 @@ export function percentiles (histogram: DenseHistogram, percents: number[], maxM
     values.push(seen >= rank ? Math.min(bucketValue(bucket), maxMs) : maxMs)
   }
   return values
-}
-
-/** The highest duration the histogram can still hold: where a max that lost its profile is capped. */
-export function histogramCeiling (histogram: Histogram): number {
-  let top = -1
-  for (const bucket of histogram.keys()) top = Math.max(top, bucket)
-  return top <= 0 ? 0 : bucketEnd(top)
 }

@@ -1,17 +1,21 @@
-// Route statistics, engine-neutral: what a batch of profiles adds to (or a pruned batch takes from)
-// the per-minute and per-hour rollup rows, and how rows of a window add up to one line per route.
-// The SQL that reads and writes the rows lives with each engine's writer and reader.
-import { addEncodedHistogram, addHistogram, bucketOf, decodeHistogram, denseHistogram, encodeHistogram, histogramCeiling, percentiles, type Histogram } from './histogram.js'
+// Route statistics, engine-neutral: what a batch of recorded requests adds to the per-minute and
+// per-hour rollup rows, how long those rows are kept, and how rows of a window add up to one line
+// per route. The SQL that reads and writes the rows lives with each engine's writer and reader.
+// The rows count requests, not stored profiles: pruning profiles leaves them alone.
+import { ID_SLOTS_PER_MS, type ProfileRecord } from '../profile.js'
+import { addEncodedHistogram, addHistogram, bucketOf, decodeHistogram, denseHistogram, encodeHistogram, percentiles, type Histogram } from './histogram.js'
 
 export const MINUTE_MS = 60_000
 export const HOUR_MS = 3_600_000
 /** Each profile is counted in its minute's row and its hour's row: a window reads whole hours, and minutes at its start. */
 const SPANS = [MINUTE_MS, HOUR_MS]
 
-/** What a rollup row is keyed by: a period, a route and method, or (no route matched) a status. */
+/** What a rollup row is keyed by: a period, a deployment, a route and method, or (no route matched) a status. */
 export interface RollupKey {
   spanMs: number
   startMs: number
+  /** The deployment that recorded the requests ('' for rows from before the column existed, when it was not known). */
+  deployment: string
   /** '' when no route matched. */
   method: string
   /** The route pattern; '' when no route matched. */
@@ -31,22 +35,51 @@ export interface RollupValues {
 
 export interface RollupRow extends RollupKey, RollupValues {}
 
-/** The fields of a profile the rollups need (as written, or as returned by a delete). */
-export interface RolledProfile {
+/**
+ * What the rollups count of one request: its values as recorded, whether or not a profile of it is
+ * stored (a request recorded for the statistics only goes through the same path).
+ */
+export interface CountedRequest {
+  /** The request's start, epoch milliseconds. */
   startMs: number
   method: string
   route: string | null
   statusCode: number
   durationMs: number
+  /** The deployment that recorded it (PROFILER_DEPLOYMENT). */
+  deployment: string
+}
+
+/** A profile's request, recorded by `deployment`, as the rollups count it (its start is the one its id encodes). */
+export function countedRequest (profile: Pick<ProfileRecord, 'id' | 'method' | 'route' | 'statusCode' | 'durationMs'>, deployment: string): CountedRequest {
+  return { startMs: Math.floor(profile.id / ID_SLOTS_PER_MS), method: profile.method, route: profile.route, statusCode: profile.statusCode, durationMs: profile.durationMs, deployment }
+}
+
+/**
+ * Minute rows are kept two days at most (less when the statistics' bound is shorter): only windows
+ * of a day or less read minutes (see windowRanges); longer ones read whole hours.
+ */
+const MINUTE_ROWS_MAX_AGE_MS = 2 * 86_400_000
+
+/**
+ * The rows the statistics' bound deletes at `nowMs`, per span: those whose period ended by the
+ * bound's start (start_ms <= the value). An hour that straddles the bound's start stays whole.
+ */
+export function expiredRollups (nowMs: number, statsMaxAgeMs: number): Array<{ spanMs: number, startThroughMs: number }> {
+  return [
+    { spanMs: MINUTE_MS, startThroughMs: nowMs - Math.min(statsMaxAgeMs, MINUTE_ROWS_MAX_AGE_MS) - MINUTE_MS },
+    { spanMs: HOUR_MS, startThroughMs: nowMs - statsMaxAgeMs - HOUR_MS }
+  ]
 }
 
 export const emptyValues = (): RollupValues => ({ count: 0, classes: [0, 0, 0, 0, 0], sumMs: 0, maxMs: 0, histogram: new Map() })
 
-function keyOf (profile: RolledProfile, spanMs: number): RollupKey {
+function keyOf (profile: CountedRequest, spanMs: number): RollupKey {
   const matched = profile.route !== null
   return {
     spanMs,
     startMs: Math.floor(profile.startMs / spanMs) * spanMs,
+    deployment: profile.deployment,
     method: matched ? profile.method : '',
     route: profile.route ?? '',
     status: matched ? 0 : profile.statusCode
@@ -54,11 +87,11 @@ function keyOf (profile: RolledProfile, spanMs: number): RollupKey {
 }
 
 // A string key per row, without a JSON.stringify per profile: the numbers and the method (an HTTP
-// token) hold no newline, and the route, which may, comes last.
-const keyText = (key: RollupKey): string => `${key.spanMs}\n${key.startMs}\n${key.status}\n${key.method}\n${key.route}`
+// token) hold no newline, the deployment's length says where it ends, and the route comes last.
+const keyText = (key: RollupKey): string => `${key.spanMs}\n${key.startMs}\n${key.status}\n${key.method}\n${key.deployment.length}:${key.deployment}${key.route}`
 
-/** The rows a batch of profiles touches, each with what the batch adds to it. */
-export function rollupDeltas (profiles: Iterable<RolledProfile>): RollupRow[] {
+/** The rows a batch of requests touches, each with what the batch adds to it. */
+export function rollupDeltas (profiles: Iterable<CountedRequest>): RollupRow[] {
   const rows = new Map<string, RollupRow>()
   for (const profile of profiles) {
     for (const spanMs of SPANS) {
@@ -81,21 +114,15 @@ export function rollupDeltas (profiles: Iterable<RolledProfile>): RollupRow[] {
   return [...rows.values()]
 }
 
-/**
- * A stored row after a delta: added when profiles are written, taken away when they are pruned.
- * A max cannot be taken away exactly: once its profile may be gone it is capped at the top of the
- * histogram's highest remaining bucket. Null when the row is left empty.
- */
-export function applyDelta (stored: RollupValues, delta: RollupValues, sign: 1 | -1): RollupValues | null {
-  const count = stored.count + sign * delta.count
-  if (count <= 0) return null
+/** A stored row with a batch's delta added (rows only grow; the statistics' bound deletes them whole). */
+export function addDelta (stored: RollupValues, delta: RollupValues): RollupValues {
   const histogram = new Map(stored.histogram)
-  addHistogram(histogram, delta.histogram, sign)
+  addHistogram(histogram, delta.histogram)
   return {
-    count,
-    classes: stored.classes.map((n, i) => Math.max(0, n + sign * (delta.classes[i] ?? 0))) as RollupValues['classes'],
-    sumMs: Math.max(0, stored.sumMs + sign * delta.sumMs),
-    maxMs: sign === 1 ? Math.max(stored.maxMs, delta.maxMs) : Math.min(stored.maxMs, histogramCeiling(histogram)),
+    count: stored.count + delta.count,
+    classes: stored.classes.map((n, i) => n + (delta.classes[i] ?? 0)) as RollupValues['classes'],
+    sumMs: stored.sumMs + delta.sumMs,
+    maxMs: Math.max(stored.maxMs, delta.maxMs),
     histogram
   }
 }
@@ -215,9 +242,24 @@ export class WindowTotals {
   }
 }
 
-/** Which rows make up a window ending now: minute rows up to the first whole hour, then hour rows. */
+/** The longest window that starts with minute rows (they are kept two days at most: MINUTE_ROWS_MAX_AGE_MS). */
+const MINUTE_WINDOW_MAX_MS = 86_400_000
+
+/**
+ * Which rows make up a window ending now: up to a day, minute rows up to the first whole hour, then
+ * hour rows; a longer window (7d, 30d) starts at the hour its start falls in, and reads hours only.
+ */
 export function windowRanges (nowMs: number, windowMs: number): { fromMs: number, minutes: [number, number], hoursFrom: number } {
+  if (windowMs > MINUTE_WINDOW_MAX_MS) {
+    const fromMs = Math.floor((nowMs - windowMs) / HOUR_MS) * HOUR_MS
+    return { fromMs, minutes: [fromMs, fromMs], hoursFrom: fromMs }
+  }
   const fromMs = Math.floor((nowMs - windowMs) / MINUTE_MS) * MINUTE_MS
   const firstHour = Math.ceil(fromMs / HOUR_MS) * HOUR_MS
   return { fromMs, minutes: [fromMs, firstHour], hoursFrom: firstHour }
+}
+
+/** The oldest hour the statistics' bound leaves at `nowMs` (see expiredRollups). */
+export function statsKeptFrom (nowMs: number, statsMaxAgeMs: number): number {
+  return Math.floor((nowMs - statsMaxAgeMs) / HOUR_MS) * HOUR_MS
 }

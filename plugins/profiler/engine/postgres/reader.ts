@@ -141,16 +141,17 @@ export class PostgresReader implements StoreReader {
     return { previous: previous[0]?.token ?? null, next: next[0]?.token ?? null }
   }
 
-  /** As on SQLite: the rollup rows of the minutes before the window's first whole hour, then the hours (a primary-key range each). */
-  async routeStats (nowMs: number, windowMs: number): Promise<{ fromMs: number, routes: RouteStats[] }> {
+  /** As on SQLite: the rollup rows of the minutes before the window's first whole hour, then the hours (a primary-key range each), of every deployment or one. */
+  async routeStats (nowMs: number, windowMs: number, deployment?: string): Promise<{ fromMs: number, routes: RouteStats[] }> {
     const { fromMs, minutes, hoursFrom } = windowRanges(nowMs, windowMs)
     // Added up per route and method, or status (sums of bigint are numeric: cast back to be numbers).
     const sql = `SELECT method, route, status, sum(count)::bigint, sum(status_1xx)::bigint, sum(status_2xx)::bigint, sum(status_3xx)::bigint,
       sum(status_4xx)::bigint, sum(status_5xx)::bigint, sum(sum_ms), max(max_ms), string_agg(histogram, ''::bytea)
-      FROM profile_route_stats WHERE span_ms = $1 AND start_ms >= $2 AND start_ms < $3 GROUP BY method, route, status`
+      FROM profile_route_stats WHERE span_ms = $1 AND start_ms >= $2 AND start_ms < $3 AND ($4::text IS NULL OR deployment = $4)
+      GROUP BY method, route, status`
     const [minuteRows, hourRows] = await Promise.all([
-      this.queryArrays<WindowRow>(sql, [MINUTE_MS, minutes[0], minutes[1]]),
-      this.queryArrays<WindowRow>(sql, [HOUR_MS, hoursFrom, Number.MAX_SAFE_INTEGER])
+      this.queryArrays<WindowRow>(sql, [MINUTE_MS, minutes[0], minutes[1], deployment ?? null]),
+      this.queryArrays<WindowRow>(sql, [HOUR_MS, hoursFrom, Number.MAX_SAFE_INTEGER, deployment ?? null])
     ])
     const totals = new WindowTotals()
     for (const row of minuteRows) totals.add(row)

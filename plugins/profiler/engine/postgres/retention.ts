@@ -3,8 +3,7 @@ import type { RetentionLimits } from '../contract.js'
 import { inTransaction } from '../../../../lib/postgres/pool.js'
 import { ID_SLOTS_PER_MS } from '../../profile.js'
 import { storeBytes, type Partition, type Partitions } from './partitions.js'
-import { updateRollups } from './rollups.js'
-import type { RolledProfile } from '../../stats/rollup.js'
+import { deleteExpiredRollups } from './rollups.js'
 import { bytesTarget, countExcess, firstKeptId, PRUNE_BATCH as BATCH, Retention } from '../retention-policy.js'
 
 /** Token claims deleted per sweep step: a short transaction. */
@@ -20,10 +19,9 @@ const SIDE_TABLES = ['profile_tokens', 'profile_urls', 'profile_ips', 'profile_r
 /** One instance prunes at a time (the others skip their step). */
 const RETENTION_LOCK = 0x72657465
 
-/** What a pruned profile leaves behind: its token, and what the route statistics counted. */
-const PRUNED_COLUMNS = 'id, token, method, route, status_code AS "statusCode", duration_ms AS "durationMs"'
-interface PrunedRow { id: number, token: string, method: string, route: string | null, statusCode: number, durationMs: number }
-const rolled = (row: PrunedRow): RolledProfile => ({ ...row, startMs: Math.floor(row.id / ID_SLOTS_PER_MS) })
+/** What a pruned profile leaves behind: its token (the route statistics keep counting its request). */
+const PRUNED_COLUMNS = 'id, token'
+interface PrunedRow { id: number, token: string }
 
 export interface RetentionEvents {
   /** Profiles pruned (their tokens are free again), with the stored count after. */
@@ -73,6 +71,12 @@ export class PostgresRetention extends Retention {
       } else {
         const locked = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [RETENTION_LOCK])
         if (locked.rows[0]?.ok !== true) return false
+      }
+      // The statistics' own bound first (a primary-key range probe per span): their rows, not profiles.
+      const expiredStats = await deleteExpiredRollups(client, now, this.limits.statsMaxAgeMs, BATCH)
+      if (expiredStats > 0) {
+        this.deletedSinceVacuum += expiredStats
+        return true
       }
       const partitions = await this.partitions.list(client)
       const oldest = partitions[0]
@@ -201,9 +205,8 @@ export class PostgresRetention extends Retention {
   }
 
   private async dropPartition (client: pg.PoolClient, partition: Partition): Promise<boolean> {
+    // Its tokens are released; the route statistics keep its requests (they have their own bound).
     const { rows } = await client.query<PrunedRow>(`SELECT ${PRUNED_COLUMNS} FROM profiles_p${partition.n}`)
-    // Its profiles leave the route statistics in the same transaction as the partition goes.
-    await updateRollups(client, rows.map(rolled), -1)
     await this.partitions.drop(client, partition)
     this.budget = undefined
     await this.raiseHorizon(client, partition.highId)
@@ -228,7 +231,6 @@ export class PostgresRetention extends Retention {
       panels AS (DELETE FROM profile_data d USING gone WHERE d.token = gone.token AND d.id = gone.id)
       SELECT * FROM gone`, [throughId, limit])
     if (rows.length === 0) return []
-    await updateRollups(client, rows.map(rolled), -1)
     const newest = Math.max(...rows.map(row => row.id))
     await this.raiseHorizon(client, newest + 1)
     this.deletedSinceVacuum += rows.length

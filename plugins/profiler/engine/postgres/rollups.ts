@@ -1,25 +1,25 @@
 import type pg from 'pg'
-import { applyDelta, fromStoredValues, rollupDeltas, toStoredValues, type RolledProfile, type RollupKey, type StoredRollupRow } from '../../stats/rollup.js'
+import { addDelta, expiredRollups, fromStoredValues, rollupDeltas, toStoredValues, type CountedRequest, type RollupKey, type StoredRollupRow } from '../../stats/rollup.js'
 
 /** The rollup columns, aliased as StoredRollupRow names them (what the writer reads back). */
-const ROLLUP_COLUMNS = `span_ms AS "spanMs", start_ms AS "startMs", method, route, status, count,
+const ROLLUP_COLUMNS = `span_ms AS "spanMs", start_ms AS "startMs", deployment, method, route, status, count,
   status_1xx AS c1, status_2xx AS c2, status_3xx AS c3, status_4xx AS c4, status_5xx AS c5, sum_ms AS "sumMs", max_ms AS "maxMs", histogram`
-const KEY_COLUMNS = 'span_ms, start_ms, method, route, status'
-const KEY_TYPES = '$1::int[], $2::bigint[], $3::text[], $4::text[], $5::smallint[]'
+const KEY_COLUMNS = 'span_ms, start_ms, deployment, method, route, status'
+const KEY_TYPES = '$1::int[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::smallint[]'
 
-const keyOf = (row: { spanMs: number, startMs: number, method: string, route: string, status: number }): string =>
-  JSON.stringify([row.spanMs, row.startMs, row.method, row.route, row.status])
+const keyOf = (row: RollupKey): string => JSON.stringify([row.spanMs, row.startMs, row.deployment, row.method, row.route, row.status])
+const keyArrays = (rows: RollupKey[]) => [rows.map(r => r.spanMs), rows.map(r => r.startMs), rows.map(r => r.deployment), rows.map(r => r.method), rows.map(r => r.route), rows.map(r => r.status)]
 
 /**
- * Adds written profiles to (sign 1), or takes pruned ones from (-1), their route-statistics rows,
- * inside the caller's transaction: the same rows and arithmetic as on SQLite (stats/rollup.ts).
- * Several instances write the same rows: each row is locked (upserted) before it is read, in one
- * statement and in one order, and written back before the transaction ends.
+ * Adds recorded requests to their route-statistics rows, inside the caller's transaction: the same
+ * rows and arithmetic as on SQLite (stats/rollup.ts). Several instances write the same rows: each
+ * row is locked (upserted) before it is read, in one statement and in one order, and written back
+ * before the transaction ends.
  */
-export async function updateRollups (client: pg.PoolClient, profiles: RolledProfile[], sign: 1 | -1): Promise<void> {
-  const deltas = rollupDeltas(profiles).sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1))
+export async function addToRollups (client: pg.PoolClient, requests: CountedRequest[]): Promise<void> {
+  const deltas = rollupDeltas(requests).sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : 1))
   if (deltas.length === 0) return
-  const keys = [deltas.map(d => d.spanMs), deltas.map(d => d.startMs), deltas.map(d => d.method), deltas.map(d => d.route), deltas.map(d => d.status)]
+  const keys = keyArrays(deltas)
   // A missing row starts empty (count 0); an existing one is locked as it is read.
   const { rows } = await client.query<StoredRollupRow>(`INSERT INTO profile_route_stats
       (${KEY_COLUMNS}, count, status_1xx, status_2xx, status_3xx, status_4xx, status_5xx, sum_ms, max_ms, histogram)
@@ -27,29 +27,31 @@ export async function updateRollups (client: pg.PoolClient, profiles: RolledProf
     ON CONFLICT (${KEY_COLUMNS}) DO UPDATE SET count = profile_route_stats.count
     RETURNING ${ROLLUP_COLUMNS}`, keys)
   const stored = new Map(rows.map(row => [keyOf(row), fromStoredValues(row)]))
-  const updated: StoredRollupRow[] = []
-  const emptied: RollupKey[] = []
-  for (const delta of deltas) {
+  const updated: StoredRollupRow[] = deltas.map(delta => {
     const current = stored.get(keyOf(delta))
     if (current === undefined) throw new Error(`route statistics: row ${keyOf(delta)} was not returned`)
-    const next = applyDelta(current, delta, sign)
-    const key = { spanMs: delta.spanMs, startMs: delta.startMs, method: delta.method, route: delta.route, status: delta.status }
-    if (next === null) emptied.push(key)
-    else updated.push({ ...key, ...toStoredValues(next) })
+    const key = { spanMs: delta.spanMs, startMs: delta.startMs, deployment: delta.deployment, method: delta.method, route: delta.route, status: delta.status }
+    return { ...key, ...toStoredValues(addDelta(current, delta)) }
+  })
+  await client.query(`UPDATE profile_route_stats r SET count = v.count, status_1xx = v.c1, status_2xx = v.c2, status_3xx = v.c3,
+      status_4xx = v.c4, status_5xx = v.c5, sum_ms = v.sum_ms, max_ms = v.max_ms, histogram = v.histogram
+    FROM unnest(${KEY_TYPES}, $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::float8[], $14::float8[], $15::bytea[])
+      AS v (span_ms, start_ms, deployment, method, route, status, count, c1, c2, c3, c4, c5, sum_ms, max_ms, histogram)
+    WHERE (r.span_ms, r.start_ms, r.deployment, r.method, r.route, r.status) = (v.span_ms, v.start_ms, v.deployment, v.method, v.route, v.status)`, [
+    ...keyArrays(updated),
+    updated.map(r => r.count), updated.map(r => r.c1), updated.map(r => r.c2), updated.map(r => r.c3), updated.map(r => r.c4), updated.map(r => r.c5),
+    updated.map(r => r.sumMs), updated.map(r => r.maxMs), updated.map(r => Buffer.from(r.histogram))
+  ])
+}
+
+/** Deletes up to `limit` rollup rows past the statistics' bound at `nowMs` (as on SQLite); returns how many went. */
+export async function deleteExpiredRollups (client: pg.PoolClient, nowMs: number, statsMaxAgeMs: number, limit: number): Promise<number> {
+  let deleted = 0
+  for (const { spanMs, startThroughMs } of expiredRollups(nowMs, statsMaxAgeMs)) {
+    if (deleted >= limit) break
+    const { rowCount } = await client.query(`DELETE FROM profile_route_stats WHERE ctid = ANY (ARRAY(
+      SELECT ctid FROM profile_route_stats WHERE span_ms = $1 AND start_ms <= $2 LIMIT $3))`, [spanMs, startThroughMs, limit - deleted])
+    deleted += rowCount ?? 0
   }
-  if (updated.length > 0) {
-    await client.query(`UPDATE profile_route_stats r SET count = v.count, status_1xx = v.c1, status_2xx = v.c2, status_3xx = v.c3,
-        status_4xx = v.c4, status_5xx = v.c5, sum_ms = v.sum_ms, max_ms = v.max_ms, histogram = v.histogram
-      FROM unnest(${KEY_TYPES}, $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::float8[], $13::float8[], $14::bytea[])
-        AS v (span_ms, start_ms, method, route, status, count, c1, c2, c3, c4, c5, sum_ms, max_ms, histogram)
-      WHERE (r.span_ms, r.start_ms, r.method, r.route, r.status) = (v.span_ms, v.start_ms, v.method, v.route, v.status)`, [
-      updated.map(r => r.spanMs), updated.map(r => r.startMs), updated.map(r => r.method), updated.map(r => r.route), updated.map(r => r.status),
-      updated.map(r => r.count), updated.map(r => r.c1), updated.map(r => r.c2), updated.map(r => r.c3), updated.map(r => r.c4), updated.map(r => r.c5),
-      updated.map(r => r.sumMs), updated.map(r => r.maxMs), updated.map(r => Buffer.from(r.histogram))
-    ])
-  }
-  if (emptied.length > 0) {
-    await client.query(`DELETE FROM profile_route_stats WHERE (${KEY_COLUMNS}) IN (SELECT * FROM unnest(${KEY_TYPES}))`,
-      [emptied.map(r => r.spanMs), emptied.map(r => r.startMs), emptied.map(r => r.method), emptied.map(r => r.route), emptied.map(r => r.status)])
-  }
+  return deleted
 }

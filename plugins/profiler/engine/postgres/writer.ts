@@ -4,11 +4,12 @@ import { migratePostgres } from '../../../../lib/postgres/migrate.js'
 import { createPool, inTransaction } from '../../../../lib/postgres/pool.js'
 import { noNul } from '../../../../lib/postgres/text.js'
 import { profilerPostgresMigrationsDir } from '../../../../paths.js'
-import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../profile.js'
+import type { ProfileRecord } from '../../profile.js'
 import type { RetentionLimits, StoreTarget, StoreWriter, WriteResult, WriterEvents } from '../contract.js'
 import { DEFAULT_PARTITION_MS, Partitions } from './partitions.js'
 import { PostgresRetention } from './retention.js'
-import { updateRollups } from './rollups.js'
+import { addToRollups } from './rollups.js'
+import { countedRequest } from '../../stats/rollup.js'
 
 /** The migrations' bookkeeping table of the profile store (the advisors may share the database). */
 export const PROFILER_MIGRATIONS_TABLE = 'profiler_schema_migrations'
@@ -191,6 +192,10 @@ export class PostgresWriter implements StoreWriter {
         if (!before.has(profile.token)) rejected.push(profile.token)
         return false
       })
+      // Every request of the batch is counted, its profile stored or not (a token taken); only one this
+      // very profile stored before (a batch retried after its commit) is counted already. The route as stored: NULs replaced.
+      await addToRollups(client, batch.filter(profile => !before.has(profile.token))
+        .map(profile => countedRequest({ ...profile, method: noNul(profile.method), route: profile.route === null ? null : noNul(profile.route) }, this.deployment)))
       if (stored.length === 0) return 0
       await client.query(`INSERT INTO profiles (id, token, deployment, parent_token, type, ip, method, url, status_code, duration_ms, route)
         SELECT id, token, $3, parent_token, type, ip, method, url, status_code, duration_ms, route
@@ -203,8 +208,6 @@ export class PostgresWriter implements StoreWriter {
       await client.query('INSERT INTO profile_data (id, token, panels) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])',
         [stored.map(p => p.id), stored.map(p => p.token), stored.map(p => p.panels)])
       await upsertSearchKeys(client, stored.map(p => p.id), stored.map(p => noNul(p.url)), stored.map(p => noNul(p.ip)))
-      // The route statistics, in the same transaction (the route as stored: NULs replaced).
-      await updateRollups(client, stored.map(p => ({ ...p, method: noNul(p.method), route: p.route === null ? null : noNul(p.route), startMs: Math.floor(p.id / ID_SLOTS_PER_MS) })), 1)
       return stored.length
     })
     this.retention.count += written

@@ -50,11 +50,12 @@ function prepareReadStatements (db: Database) {
     matchingIps: db.prepare(`SELECT ip FROM profile_ips WHERE instr(ip, ?) > 0 LIMIT ${MAX_KEYED_LOOKUPS + 1}`).pluck(),
     older: db.prepare('SELECT token FROM profiles WHERE type = ? AND id < (SELECT id FROM profiles WHERE token = ?) ORDER BY id DESC LIMIT 1').pluck(),
     newer: db.prepare('SELECT token FROM profiles WHERE type = ? AND id > (SELECT id FROM profiles WHERE token = ?) ORDER BY id LIMIT 1').pluck(),
-    // A span's rollup rows over a range of periods (a primary-key range, never the profiles) added
-    // up per route and method, or status: the histograms as hex, one after the other.
+    // A span's rollup rows over a range of periods (a primary-key range, never the profiles), of
+    // every deployment or one, added up per route and method, or status: the histograms as hex, one after the other.
     rollups: db.prepare(`SELECT method, route, status, sum(count), sum(status_1xx), sum(status_2xx), sum(status_3xx), sum(status_4xx), sum(status_5xx),
       sum(sum_ms), max(max_ms), group_concat(hex(histogram), '')
-      FROM profile_route_stats WHERE span_ms = ? AND start_ms >= ? AND start_ms < ? GROUP BY method, route, status`).raw(),
+      FROM profile_route_stats WHERE span_ms = @span AND start_ms >= @from AND start_ms < @to AND (@deployment IS NULL OR deployment = @deployment)
+      GROUP BY method, route, status`).raw(),
     allTokens: db.prepare('SELECT token FROM profiles').pluck(),
     deployments: db.prepare('SELECT name FROM profile_deployments ORDER BY name').pluck(),
     countAll: db.prepare('SELECT count(*) FROM profiles').pluck(),
@@ -106,12 +107,12 @@ export class ProfileSearch {
    * Route statistics over the window ending at `nowMs`, from the rollup rows the writer keeps:
    * the minutes before the window's first whole hour, then the hours, each added up by SQLite.
    */
-  routeStats (nowMs: number, windowMs: number): { fromMs: number, routes: RouteStats[] } {
+  routeStats (nowMs: number, windowMs: number, deployment?: string): { fromMs: number, routes: RouteStats[] } {
     const { fromMs, minutes, hoursFrom } = windowRanges(nowMs, windowMs)
     const totals = new WindowTotals()
     for (const [span, from, to] of [[MINUTE_MS, minutes[0], minutes[1]], [HOUR_MS, hoursFrom, Number.MAX_SAFE_INTEGER]] as const) {
       // The histograms come as hex (group_concat joins text): back to bytes.
-      for (const row of this.statements.rollups.all(span, from, to) as unknown[][]) {
+      for (const row of this.statements.rollups.all({ span, from, to, deployment: deployment ?? null }) as unknown[][]) {
         totals.add([...row.slice(0, 11), Buffer.from(row[11] as string, 'hex')] as unknown as WindowRow)
       }
     }

@@ -2,7 +2,7 @@ import { hostname } from 'node:os'
 import type { Database } from 'better-sqlite3'
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../profile.js'
 import type { WriteResult } from '../contract.js'
-import { applyDelta, emptyValues, fromStoredValues, rollupDeltas, toStoredValues, type RolledProfile, type RollupKey, type RollupRow, type RollupValues, type StoredRollupValues } from '../../stats/rollup.js'
+import { addDelta, countedRequest, emptyValues, expiredRollups, fromStoredValues, rollupDeltas, toStoredValues, type CountedRequest, type RollupKey, type RollupRow, type RollupValues, type StoredRollupValues } from '../../stats/rollup.js'
 
 /** Recently used URL ids and IPs kept in memory, so that repeated URLs cost no lookup. */
 const CACHE_SIZE = 5_000
@@ -26,7 +26,7 @@ function prepareWriteStatements (db: Database) {
     oldestPanelBytes: db.prepare(`SELECT profile_id AS id, sum(octet_length(panels)) OVER (ORDER BY profile_id) AS bytes
       FROM (SELECT profile_id, panels FROM profile_data ORDER BY profile_id LIMIT ?)`).raw(),
     deleteData: db.prepare('DELETE FROM profile_data WHERE profile_id <= ?'),
-    deleteProfiles: db.prepare('DELETE FROM profiles WHERE id <= ? RETURNING token, id, method, route, status_code AS statusCode, duration_ms AS durationMs, url_id AS urlId, ip'),
+    deleteProfiles: db.prepare('DELETE FROM profiles WHERE id <= ? RETURNING token, url_id AS urlId, ip'),
     // The URLs and IPs of pruned profiles leave in the same transaction when no profile uses them any
     // more (two index probes each): a sweep after the fact fell behind scanner traffic.
     deleteUrlIfUnused: db.prepare('DELETE FROM profile_urls WHERE id = ? AND NOT EXISTS (SELECT 1 FROM profiles WHERE url_id = ?) RETURNING url').pluck(),
@@ -49,25 +49,27 @@ function prepareWriteStatements (db: Database) {
   }
 }
 
-const ROLLUP_KEY = 'span_ms = @spanMs AND start_ms = @startMs AND method = @method AND route = @route AND status = @status'
+const ROLLUP_KEY = 'span_ms = @spanMs AND start_ms = @startMs AND deployment = @deployment AND method = @method AND route = @route AND status = @status'
 
-/** The route statistics' rollup rows (migrations/profiler/sqlite/002-route-stats.sql), one row at a time by key. */
+/** The route statistics' rollup rows (migrations/profiler/sqlite/002-route-stats.sql, 004), one row at a time by key. */
 function prepareRollupStatements (db: Database) {
   return {
     getRollup: db.prepare(`SELECT count, status_1xx AS c1, status_2xx AS c2, status_3xx AS c3, status_4xx AS c4, status_5xx AS c5,
       sum_ms AS sumMs, max_ms AS maxMs, histogram FROM profile_route_stats WHERE ${ROLLUP_KEY}`),
     putRollup: db.prepare(`INSERT INTO profile_route_stats
-      (span_ms, start_ms, method, route, status, count, status_1xx, status_2xx, status_3xx, status_4xx, status_5xx, sum_ms, max_ms, histogram)
-      VALUES (@spanMs, @startMs, @method, @route, @status, @count, @c1, @c2, @c3, @c4, @c5, @sumMs, @maxMs, @histogram)
-      ON CONFLICT (span_ms, start_ms, method, route, status) DO UPDATE SET count = excluded.count,
+      (span_ms, start_ms, deployment, method, route, status, count, status_1xx, status_2xx, status_3xx, status_4xx, status_5xx, sum_ms, max_ms, histogram)
+      VALUES (@spanMs, @startMs, @deployment, @method, @route, @status, @count, @c1, @c2, @c3, @c4, @c5, @sumMs, @maxMs, @histogram)
+      ON CONFLICT (span_ms, start_ms, deployment, method, route, status) DO UPDATE SET count = excluded.count,
         status_1xx = excluded.status_1xx, status_2xx = excluded.status_2xx, status_3xx = excluded.status_3xx,
         status_4xx = excluded.status_4xx, status_5xx = excluded.status_5xx, sum_ms = excluded.sum_ms,
         max_ms = excluded.max_ms, histogram = excluded.histogram`),
-    deleteRollup: db.prepare(`DELETE FROM profile_route_stats WHERE ${ROLLUP_KEY}`)
+    // The statistics' bound: a span's oldest rows, a batch at a time (a primary-key range).
+    deleteExpiredRollups: db.prepare(`DELETE FROM profile_route_stats WHERE (span_ms, start_ms, deployment, method, route, status) IN (
+      SELECT span_ms, start_ms, deployment, method, route, status FROM profile_route_stats WHERE span_ms = ? AND start_ms <= ? LIMIT ?)`)
   }
 }
 
-interface DeletedProfile { token: string, id: number, method: string, route: string | null, statusCode: number, durationMs: number, urlId: number, ip: string }
+interface DeletedProfile { token: string, urlId: number, ip: string }
 
 /**
  * The profile store's writer: every INSERT and DELETE, on its own connection. It runs in the
@@ -93,25 +95,23 @@ export class ProfileWriter {
     this.count = this.statements.countAll.get() as number
     this.insertBatch = db.transaction((batch: ProfileRecord[]) => {
       const result: WriteResult = { written: 0, rejected: [] }
-      const written: RolledProfile[] = []
+      // Every request of the batch is counted, its profile stored or not (a token taken elsewhere);
+      // only a profile this very batch stored before (retried after its commit) is counted already.
+      const counted: CountedRequest[] = []
       for (const profile of batch) {
         const id = this.insertOne(profile)
         if (id === 'stored') continue
-        if (id === null) {
-          result.rejected.push(profile.token)
-          continue
-        }
-        result.written++
-        written.push({ startMs: Math.floor(id / ID_SLOTS_PER_MS), method: profile.method, route: profile.route, statusCode: profile.statusCode, durationMs: profile.durationMs })
+        counted.push(countedRequest(profile, this.deployment))
+        if (id === null) result.rejected.push(profile.token)
+        else result.written++
       }
-      this.updateRollups(written, 1)
+      this.addToRollups(counted)
       return result
     })
     this.deleteBatch = db.transaction((throughId: number) => {
       this.statements.deleteData.run(throughId)
+      // The route statistics stay: they count requests, and have their own bound (deleteExpiredRollups).
       const deleted = this.statements.deleteProfiles.all(throughId) as DeletedProfile[]
-      // Pruned profiles leave the route statistics in the same transaction.
-      this.updateRollups(deleted.map(profile => ({ ...profile, startMs: Math.floor(profile.id / ID_SLOTS_PER_MS) })), -1)
       this.deleteUnusedKeys(deleted)
       return deleted.map(profile => profile.token)
     })
@@ -226,13 +226,23 @@ export class ProfileWriter {
     this.db.pragma(`incremental_vacuum(${Math.max(1, Math.floor(pages))})`)
   }
 
-  /** Adds written profiles to (sign 1), or takes pruned ones from (-1), their rollup rows. */
-  private updateRollups (profiles: RolledProfile[], sign: 1 | -1): void {
-    for (const delta of rollupDeltas(profiles)) {
-      const next = applyDelta(this.readRollup(delta), delta, sign)
-      if (next === null) this.statements.deleteRollup.run(rollupKey(delta))
-      else this.statements.putRollup.run(rollupParams(delta, next))
+  /** Adds recorded requests to their rollup rows (in the caller's transaction). */
+  private addToRollups (requests: CountedRequest[]): void {
+    for (const delta of rollupDeltas(requests)) {
+      this.statements.putRollup.run(rollupParams(delta, addDelta(this.readRollup(delta), delta)))
     }
+  }
+
+  /**
+   * Deletes up to `limit` rollup rows past the statistics' bound at `nowMs` (PROFILER_STATS_MAX_AGE;
+   * minutes after two days at most); returns how many went.
+   */
+  deleteExpiredRollups (nowMs: number, statsMaxAgeMs: number, limit: number): number {
+    let deleted = 0
+    for (const { spanMs, startThroughMs } of expiredRollups(nowMs, statsMaxAgeMs)) {
+      if (deleted < limit) deleted += this.statements.deleteExpiredRollups.run(spanMs, startThroughMs, limit - deleted).changes
+    }
+    return deleted
   }
 
   private readRollup (key: RollupKey): RollupValues {
@@ -283,7 +293,7 @@ export class ProfileWriter {
   }
 }
 
-const rollupKey = ({ spanMs, startMs, method, route, status }: RollupKey) => ({ spanMs, startMs, method, route, status })
+const rollupKey = ({ spanMs, startMs, deployment, method, route, status }: RollupKey) => ({ spanMs, startMs, deployment, method, route, status })
 
 function rollupParams (key: RollupRow, values: RollupValues) {
   return { ...rollupKey(key), ...toStoredValues(values) }

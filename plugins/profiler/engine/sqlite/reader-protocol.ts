@@ -7,7 +7,7 @@ export type ReaderCall =
   | { method: 'searchHar', args: [SearchFilters, string] }
   | { method: 'find' | 'latest', args: [string] }
   | { method: 'neighbours', args: [string, string] }
-  | { method: 'routeStats', args: [number, number] }
+  | { method: 'routeStats', args: [number, number, string | undefined] }
   | { method: 'storeBytes' | 'deployments' | 'tokens' | 'close', args: [] }
 
 export type ReaderRequest = ReaderCall & { id: number }

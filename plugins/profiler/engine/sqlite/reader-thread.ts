@@ -70,8 +70,8 @@ export class SqliteReaderThread implements StoreReader {
     return await this.call({ method: 'neighbours', args: [token, type] }) as { previous: string | null, next: string | null }
   }
 
-  async routeStats (nowMs: number, windowMs: number): Promise<{ fromMs: number, routes: RouteStats[] }> {
-    return await this.call({ method: 'routeStats', args: [nowMs, windowMs] }) as { fromMs: number, routes: RouteStats[] }
+  async routeStats (nowMs: number, windowMs: number, deployment?: string): Promise<{ fromMs: number, routes: RouteStats[] }> {
+    return await this.call({ method: 'routeStats', args: [nowMs, windowMs, deployment] }) as { fromMs: number, routes: RouteStats[] }
   }
 
   async storeBytes (): Promise<number> {

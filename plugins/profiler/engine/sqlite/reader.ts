@@ -49,8 +49,8 @@ export class SqliteReader implements StoreReader {
     return this.searches.neighbours(token, type)
   }
 
-  async routeStats (nowMs: number, windowMs: number): Promise<{ fromMs: number, routes: RouteStats[] }> {
-    return this.searches.routeStats(nowMs, windowMs)
+  async routeStats (nowMs: number, windowMs: number, deployment?: string): Promise<{ fromMs: number, routes: RouteStats[] }> {
+    return this.searches.routeStats(nowMs, windowMs, deployment)
   }
 
   async storeBytes (): Promise<number> {

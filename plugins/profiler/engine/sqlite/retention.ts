@@ -40,6 +40,8 @@ export class SqliteRetention extends Retention {
 
   /** One step; returns true when it deleted or reclaimed something (more may be left). */
   step (now = Date.now()): boolean {
+    // The statistics' own bound first: a primary-key range probe per span, nothing when none expired.
+    if (this.writer.deleteExpiredRollups(now, this.limits.statsMaxAgeMs, BATCH) > 0) return true
     this.writer.recount()
     const through = this.pruneTarget(now)
     if (through !== undefined) {
