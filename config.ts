@@ -38,6 +38,7 @@ const EnvSchema = Type.Object({
   }),
   LOG_LEVEL: Type.Union(LOG_LEVELS.map(level => Type.Literal(level)), { default: 'info' }),
   PROFILER_MAX_PROFILES: Type.Integer({ minimum: 1, default: 100_000 }),
+  PROFILER_SLOW_QUERY: Type.String({ pattern: DURATION, default: '10ms', description: DURATION_RULE }),
   PROFILER_MAX_AGE: Type.String({
     pattern: DURATION,
     default: '2d',
@@ -95,6 +96,8 @@ export interface Config {
   /** Retention bounds of the profile store: whichever is hit first, the oldest profiles go. */
   profilerMaxProfiles: number
   profilerMaxAgeMs: number
+  /** The database panel marks statements slower than this as slow. */
+  profilerSlowQueryMs: number
   profilerMaxBytes: number
   /** Profiles waiting for the writer (and the batch it is writing) at most, in estimated bytes; past that they are dropped and counted. */
   profilerMaxQueueBytes: number
@@ -277,6 +280,7 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     version: readVersion(),
     profilerMaxProfiles: parsed.PROFILER_MAX_PROFILES,
     profilerMaxAgeMs: parseDuration(parsed.PROFILER_MAX_AGE),
+    profilerSlowQueryMs: parseDuration(parsed.PROFILER_SLOW_QUERY),
     profilerMaxBytes: parseSize(parsed.PROFILER_MAX_BYTES),
     profilerMaxQueueBytes: parseSize(parsed.PROFILER_MAX_QUEUE_BYTES),
     profilerSecret: parsed.PROFILER_SECRET ?? null,

@@ -60,11 +60,15 @@ function profilerMcpServer (reader: () => Promise<ReadOnlyStore>, version: strin
       from: z.string().max(40).optional().describe('Started at or after: a date (2026-11-22), a date-time (2026-11-22T10:30, UTC unless a zone is given) or Unix seconds'),
       until: z.string().max(40).optional().describe('Started at or before, inclusive at the precision given (a date covers the whole day)'),
       limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`How many, 1 to ${MAX_LIMIT} (default 10)`),
-      deployment: z.string().max(64).optional().describe('Recorded by this deployment (exact name; a store may be shared by several)')
+      deployment: z.string().max(64).optional().describe('Recorded by this deployment (exact name; a store may be shared by several)'),
+      minQueries: z.number().int().min(0).optional().describe("Ran at least this many statements on the advisors' database"),
+      minQueryMs: z.number().min(0).optional().describe('Spent at least this many milliseconds in those statements, all together')
     },
     annotations: { title: 'Search recorded requests', ...READ_ONLY }
-  }, async ({ status, limit, ...text }) => answer(async () => ({
-    results: await searchProfiles(await reader(), { ...text, status: status?.toString(), limit: limit?.toString() }, ARGUMENT_NAMES)
+  }, async ({ status, limit, minQueries, minQueryMs, ...text }) => answer(async () => ({
+    results: await searchProfiles(await reader(), {
+      ...text, status: status?.toString(), limit: limit?.toString(), minQueries: minQueries?.toString(), minQueryMs: minQueryMs?.toString()
+    }, ARGUMENT_NAMES)
   })))
 
   server.registerTool('get_profile', {
