@@ -86,7 +86,7 @@ function profilerMcpServer (reader: () => Promise<ReadOnlyStore>, version: strin
   server.registerTool('compare_profiles', {
     title: 'Compare two recorded requests',
     description: 'Two recorded requests side by side, e.g. a failing call and a working one: status of each, time per phase ' +
-      '(total, before the handler, in the handler, sending; deltaMs is b - a), the request and response headers that differ ' +
+      '(total, before the handler, in the handler, sending; deltaMs is b - a), the statements run on the database (queries: count, queryMs: time; delta is b - a), the request and response headers that differ ' +
       `(a header only one side has is null on the other; ${IGNORED_HEADERS.join(', ')} always differ and are left out), and the request and response bodies when they differ. ${UNTRUSTED_DATA}`,
     inputSchema: { a: TOKEN, b: TOKEN },
     annotations: { title: 'Compare two recorded requests', ...READ_ONLY }

@@ -103,6 +103,21 @@ for (const engine of engines) {
     const client = await mcpClientInProcess(t, storeEnv(app))
     t.same((await json(client, 'get_profile', { token, panels: ['db'] })).panels.db, db, 'MCP get_profile')
     t.same((await json(client, 'search_profiles', { minQueries: 1 })).results.map((r: { token: string }) => r.token), [token], 'MCP minQueries')
+
+    // HAR keeps the statements; compare_profiles compares their count and time.
+    const har = await app.inject(`/_profiler/${token}/har`)
+    t.same(har.json().log.entries[0]._queries, {
+      count: 1,
+      totalMs: db.queryMs,
+      statements: [{ sql: select.sql, kind: 'SELECT', params: ['ADV1001'], startMs: select.startMs, durationMs: select.durationMs, rows: 1, error: null }]
+    }, 'HAR _queries')
+    const more = String((await app.inject('/test/lookups/2')).headers['x-debug-token'])
+    await app.profileStore.flush()
+    const moreDb = await dbPanel(app, more)
+    const compared = await json(client, 'compare_profiles', { a: token, b: more })
+    t.same(compared.queries, { a: 1, b: 3, delta: 2 })
+    t.same(compared.queryMs, { a: db.queryMs, b: moreDb.queryMs, deltaMs: Math.round((moreDb.queryMs - db.queryMs) * 1000) / 1000 })
+    t.notOk('server-timing' in compared.responseHeaders, 'Server-Timing differs every time: left out')
   })
 
   t.test(`${engine.name}: the status poll's statements in order, a write's changed rows`, async t => {
