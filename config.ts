@@ -39,6 +39,7 @@ const EnvSchema = Type.Object({
   }),
   LOG_LEVEL: Type.Union(LOG_LEVELS.map(level => Type.Literal(level)), { default: 'info' }),
   PROFILER_MAX_PROFILES: Type.Integer({ minimum: 1, default: 100_000 }),
+  PROFILER_SLOW_QUERY: Type.String({ pattern: DURATION, default: '10ms', description: DURATION_RULE }),
   PROFILER_MAX_AGE: Type.String({
     pattern: DURATION,
     default: '2d',
@@ -99,6 +100,8 @@ export interface Config {
   profilerMaxAgeMs: number
   /** The route statistics' own bound: rollup rows older than this are deleted (pruning profiles leaves them). */
   profilerStatsMaxAgeMs: number
+  /** The database panel marks statements slower than this as slow. */
+  profilerSlowQueryMs: number
   profilerMaxBytes: number
   /** Profiles waiting for the writer (and the batch it is writing) at most, in estimated bytes; past that they are dropped and counted. */
   profilerMaxQueueBytes: number
@@ -282,6 +285,7 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     version: readVersion(),
     profilerMaxProfiles: parsed.PROFILER_MAX_PROFILES,
     profilerMaxAgeMs: parseDuration(parsed.PROFILER_MAX_AGE),
+    profilerSlowQueryMs: parseDuration(parsed.PROFILER_SLOW_QUERY),
     profilerMaxBytes: parseSize(parsed.PROFILER_MAX_BYTES),
     profilerStatsMaxAgeMs: parseDuration(parsed.PROFILER_STATS_MAX_AGE),
     profilerMaxQueueBytes: parseSize(parsed.PROFILER_MAX_QUEUE_BYTES),

@@ -7,6 +7,7 @@ import { withoutPassword } from '../lib/postgres/url.js'
 import { appSqliteMigrationsDir, appPostgresMigrationsDir } from '../paths.js'
 import { databaseUnavailable, isDatabaseUnavailable } from '../lib/sqlite/faults.js'
 import { openSqlite } from '../lib/sqlite/open.js'
+import type { StatementLog } from '../lib/statement-log.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -18,6 +19,10 @@ declare module 'fastify' {
     databaseOutages: DatabaseOutages
     /** The open connection (throws a 503 while the database is unavailable). */
     db: Database
+  }
+  interface FastifyRequest {
+    /** Where the statements this request runs on the advisors' database are recorded (the profiler sets it), or null. */
+    databaseStatements: StatementLog | null
   }
 }
 
@@ -168,6 +173,7 @@ export default fp<DatabaseOptions>(async function databasePlugin (app, options) 
     info: message => { app.log.info(message) },
     error: message => { app.log.error(message) }
   }
+  app.decorateRequest('databaseStatements', null)
   const url = app.config.databaseUrl
   if (url !== null) {
     const postgres = new PostgresBusinessDatabase(url, log, options.retryDelayMs)

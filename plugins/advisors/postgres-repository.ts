@@ -3,6 +3,7 @@ import { isPostgresFault } from '../../lib/postgres/faults.js'
 import { inTransaction } from '../../lib/postgres/pool.js'
 import { storableParams } from '../../lib/postgres/text.js'
 import { databaseUnavailable } from '../../lib/sqlite/faults.js'
+import { recordAsync, type StatementLog } from '../../lib/statement-log.js'
 import { toAdvisor, type AdvisorRow, type AdvisorStore } from './store.js'
 import type { Advisor, AdvisorInput } from './record.js'
 
@@ -14,6 +15,9 @@ const UPSERT = `
     team = excluded.team, phone_extension = excluded.phone_extension, status = excluded.status,
     last_seen_at = COALESCE(excluded.last_seen_at, advisors.last_seen_at), updated_at = excluded.updated_at`
 
+/** Rows returned (SELECT) or changed (INSERT, UPDATE, DELETE): what node-postgres calls rowCount. */
+const changedRows = (result: pg.QueryResult): number => result.rowCount ?? result.rows.length
+
 /**
  * All SQL on the advisors table, on PostgreSQL: the same answers as AdvisorRepository (SQLite).
  * `pool` gives the open pool or throws the 503 while the database cannot be opened; a query that
@@ -21,10 +25,21 @@ const UPSERT = `
  * stored and looked up as U+FFFD (a code with NUL is then simply not found, as on SQLite).
  */
 export class PostgresAdvisorRepository implements AdvisorStore {
-  /** Last `last_seen_at` write per code (epoch seconds): the status poll writes at most once a second. */
-  private readonly lastSeenWrites = new Map<string, number>()
+  /**
+   * `log`: where this view records the statements it runs (a profiled request's), or null.
+   * `lastSeenWrites`: last `last_seen_at` write per code (epoch seconds), shared by every view:
+   * the status poll writes at most once a second.
+   */
+  constructor (
+    private readonly pool: () => Promise<pg.Pool>,
+    private readonly log: StatementLog | null = null,
+    private readonly lastSeenWrites = new Map<string, number>()
+  ) {}
 
-  constructor (private readonly pool: () => Promise<pg.Pool>) {}
+  /** The same repository, its statements recorded in `log`. */
+  recordingInto (log: StatementLog): PostgresAdvisorRepository {
+    return new PostgresAdvisorRepository(this.pool, log, this.lastSeenWrites)
+  }
 
   async findByCode (code: string): Promise<Advisor | undefined> {
     const rows = await this.query<AdvisorRow>('SELECT * FROM advisors WHERE code = $1', [code])
@@ -43,7 +58,8 @@ export class PostgresAdvisorRepository implements AdvisorStore {
     await this.unavailableOnFault(async () => {
       await inTransaction(await this.pool(), async client => {
         for (const a of advisors) {
-          await client.query(UPSERT, storableParams([a.code, a.firstName, a.lastName, a.email, a.team, a.phoneExtension, a.status, a.lastSeenAt, updatedAt]))
+          const params = storableParams([a.code, a.firstName, a.lastName, a.email, a.team, a.phoneExtension, a.status, a.lastSeenAt, updatedAt])
+          await recordAsync(this.log, UPSERT, params, async () => await client.query(UPSERT, params), changedRows)
         }
       })
     })
@@ -59,7 +75,9 @@ export class PostgresAdvisorRepository implements AdvisorStore {
   }
 
   private async query<R extends pg.QueryResultRow = pg.QueryResultRow> (sql: string, params: unknown[]): Promise<R[]> {
-    return await this.unavailableOnFault(async () => (await (await this.pool()).query<R>(sql, storableParams(params))).rows)
+    const pool = await this.unavailableOnFault(this.pool)
+    const values = storableParams(params)
+    return await this.unavailableOnFault(async () => (await recordAsync(this.log, sql, values, async () => await pool.query<R>(sql, values), changedRows)).rows)
   }
 
   private async unavailableOnFault<T> (work: () => Promise<T>): Promise<T> {

@@ -13,6 +13,9 @@ export interface ProfileRecord {
   statusCode: number
   durationMs: number
   route: string | null
+  /** Statements run on the advisors' database, and their total time in ms; absent: none. */
+  queryCount?: number
+  queryMs?: number
   /** Panel name -> panel data, already JSON-encoded. */
   panels: string
 }
@@ -36,6 +39,10 @@ export interface SearchFilters {
   route?: string | null
   start?: number
   end?: number
+  /** At least this many statements on the advisors' database. */
+  minQueries?: number
+  /** At least this much time (ms) in them, all together. */
+  minQueryMs?: number
   type: string
   limit: number
 }

@@ -12,7 +12,10 @@ const ProfileSummarySchema = Type.Object({
   time: Type.String(),
   durationMs: Type.Number(),
   /** The deployment that recorded it (PROFILER_DEPLOYMENT). */
-  deployment: Type.String()
+  deployment: Type.String(),
+  /** Statements run on the advisors' database, and their total time in ms (the db panel). */
+  queries: Type.Integer(),
+  queryMs: Type.Number()
 })
 export type ProfileSummary = Static<typeof ProfileSummarySchema>
 

@@ -7,7 +7,7 @@ import { GetAdvisorByCodeSchema } from './schemas.js'
 const ccenterRoutes: FastifyPluginAsyncTypebox = async app => {
   app.post('/getConseillerByCode', { schema: GetAdvisorByCodeSchema }, async request => {
     const code = request.body.code.trim()
-    const advisor = await app.advisors.findByCode(code)
+    const advisor = await request.advisors.findByCode(code)
     if (advisor === undefined) throw new HttpError(404, noAdvisorMessage(code), { name: 'NotFoundHttpError' })
     return advisor
   })

@@ -15,7 +15,7 @@ const monitorRoutes: FastifyPluginAsyncTypebox = async app => {
       version: app.config.version
     }
     try {
-      await app.advisors.check()
+      await request.advisors.check()
       app.databaseOutages.reportRecovery()
     } catch (err) {
       // The database logs the outage once; each failed poll does not log again.
@@ -26,9 +26,9 @@ const monitorRoutes: FastifyPluginAsyncTypebox = async app => {
     const poll = { status: 'ok' as const, ...base, checks: { database: 'ok' as const } }
     if (request.body.code === undefined) return poll
     const code = request.body.code.trim()
-    const advisor = await app.advisors.findByCode(code)
+    const advisor = await request.advisors.findByCode(code)
     if (advisor === undefined) throw new HttpError(404, noAdvisorMessage(code), { name: 'NotFoundHttpError' })
-    await app.advisors.recordSeen(code, now)
+    await request.advisors.recordSeen(code, now)
     return { ...poll, advisor: { code: advisor.code, status: advisor.status } }
   })
 }

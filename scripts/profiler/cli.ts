@@ -64,6 +64,8 @@ function withFilters (command: Command, { token }: { token: boolean }): Command 
     .option('--until <time>', 'started at or before, inclusive at the precision given (a date covers the whole day)')
     .option('--limit <n>', `how many, 1 to 100 (default ${DEFAULT_LIMIT})`)
     .option('--deployment <name>', 'recorded by this deployment, exact (PROFILER_DEPLOYMENT of the instance)')
+    .option('--min-queries <n>', "ran at least this many statements on the advisors' database")
+    .option('--min-query-ms <ms>', 'spent at least this many milliseconds in them, all together')
     .option('--json', 'JSON for machines')
 }
 

@@ -5,7 +5,7 @@ import { requestPanel } from '../../plugins/profiler/panels/request/index.js'
 import type { StoredProfile } from '../../plugins/profiler/profile.js'
 
 /** Headers that differ on every request by design: leaving them out keeps the differences that matter. */
-export const IGNORED_HEADERS = ['date', 'x-debug-token', 'x-debug-token-link']
+export const IGNORED_HEADERS = ['date', 'x-debug-token', 'x-debug-token-link', 'server-timing']
 const PHASES = ['totalMs', 'beforeHandlerMs', 'handlerMs', 'sendingMs'] as const
 
 type Headers = Record<string, unknown>
@@ -45,6 +45,9 @@ export function compareProfiles (a: StoredProfile, b: StoredProfile) {
     b: summary(b),
     status: { a: a.status, b: b.status, same: a.status === b.status },
     durations,
+    // The statements on the advisors' database: how many, and their time (b - a).
+    queries: { a: a.queries, b: b.queries, delta: b.queries - a.queries },
+    queryMs: { a: a.queryMs, b: b.queryMs, deltaMs: Math.round((b.queryMs - a.queryMs) * 1000) / 1000 },
     requestHeaders: headerDifferences(requestA?.requestHeaders, requestB?.requestHeaders),
     responseHeaders: headerDifferences(requestA?.response.headers, requestB?.response.headers),
     requestBody: bodyDifference(requestA?.body, requestB?.body),

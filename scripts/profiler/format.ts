@@ -112,6 +112,7 @@ export function profileText (profile: StoredProfile, panel: string, colour: bool
     ['IP', printable(profile.ip)],
     ['Time', `${listTime(profile.time)} (${profile.time})`],
     ['Duration', `${profile.durationMs} ms`],
+    ['Database', `${profile.queries} ${profile.queries === 1 ? 'query' : 'queries'} in ${profile.queryMs} ms`],
     ['Route', printable(profile.route ?? '(none)')]
   ]
   const summary = fields.map(([name, value]) => `${name.padEnd(10)}${value}`).join('\n')

@@ -60,11 +60,15 @@ function profilerMcpServer (reader: () => Promise<ReadOnlyStore>, { version, pro
       from: z.string().max(40).optional().describe('Started at or after: a date (2026-11-22), a date-time (2026-11-22T10:30, UTC unless a zone is given) or Unix seconds'),
       until: z.string().max(40).optional().describe('Started at or before, inclusive at the precision given (a date covers the whole day)'),
       limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`How many, 1 to ${MAX_LIMIT} (default 10)`),
-      deployment: z.string().max(64).optional().describe('Recorded by this deployment (exact name; a store may be shared by several)')
+      deployment: z.string().max(64).optional().describe('Recorded by this deployment (exact name; a store may be shared by several)'),
+      minQueries: z.number().int().min(0).optional().describe("Ran at least this many statements on the advisors' database"),
+      minQueryMs: z.number().min(0).optional().describe('Spent at least this many milliseconds in those statements, all together')
     },
     annotations: { title: 'Search recorded requests', ...READ_ONLY }
-  }, async ({ status, limit, ...text }) => answer(async () => ({
-    results: await searchProfiles(await reader(), { ...text, status: status?.toString(), limit: limit?.toString() }, ARGUMENT_NAMES)
+  }, async ({ status, limit, minQueries, minQueryMs, ...text }) => answer(async () => ({
+    results: await searchProfiles(await reader(), {
+      ...text, status: status?.toString(), limit: limit?.toString(), minQueries: minQueries?.toString(), minQueryMs: minQueryMs?.toString()
+    }, ARGUMENT_NAMES)
   })))
 
   server.registerTool('get_profile', {
@@ -82,7 +86,7 @@ function profilerMcpServer (reader: () => Promise<ReadOnlyStore>, { version, pro
   server.registerTool('compare_profiles', {
     title: 'Compare two recorded requests',
     description: 'Two recorded requests side by side, e.g. a failing call and a working one: status of each, time per phase ' +
-      '(total, before the handler, in the handler, sending; deltaMs is b - a), the request and response headers that differ ' +
+      '(total, before the handler, in the handler, sending; deltaMs is b - a), the statements run on the database (queries: count, queryMs: time; delta is b - a), the request and response headers that differ ' +
       `(a header only one side has is null on the other; ${IGNORED_HEADERS.join(', ')} always differ and are left out), and the request and response bodies when they differ. ${UNTRUSTED_DATA}`,
     inputSchema: { a: TOKEN, b: TOKEN },
     annotations: { title: 'Compare two recorded requests', ...READ_ONLY }

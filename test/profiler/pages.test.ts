@@ -82,7 +82,7 @@ t.test('the listing as JSON', async t => {
   t.equal(res.statusCode, 200)
   const { results } = res.json()
   t.equal(results.length, 2)
-  t.same(Object.keys(results[0]), ['token', 'ip', 'method', 'url', 'status', 'time', 'durationMs', 'deployment'])
+  t.same(Object.keys(results[0]), ['token', 'ip', 'method', 'url', 'status', 'time', 'durationMs', 'deployment', 'queries', 'queryMs'])
   t.match(results[0], { method: 'GET', url: 'http://localhost/_profiler', status: 301, ip: '127.0.0.1' })
 })
 
@@ -161,7 +161,7 @@ t.test('the profile page: summary, menu, default panel, latest, JSON twin', asyn
   t.match(html, /<dt>IP<\/dt><dd>10.0.0.7<\/dd>/)
   t.match(html, new RegExp(`<dt>Token</dt><dd class="mono">${token}</dd>`))
   t.match(html, /<div class="panel" id="panel-exception">/, 'exception is the default panel when there was one')
-  for (const panel of ['request', 'performance', 'exception', 'router']) {
+  for (const panel of ['request', 'performance', 'exception', 'router', 'db']) {
     t.match(html, new RegExp(`href="/_profiler/${token}\\?panel=${panel}&amp;type=request"`))
   }
   const [ok] = await listProfiles(app, 'status_code=200&method=POST&limit=1')
@@ -173,7 +173,7 @@ t.test('the profile page: summary, menu, default panel, latest, JSON twin', asyn
   t.equal(latest.json().token, newest?.token)
   const json = await app.inject({ url: `/_profiler/${token}`, headers: JSON_ACCEPT })
   t.match(json.json(), { token, status: 404, statusText: 'Not Found', method: 'GET', url: 'http://localhost/robots.txt', ip: '10.0.0.7', route: null, type: 'request', panel: 'exception' })
-  t.same(Object.keys(json.json().panels), ['request', 'performance', 'exception', 'router'])
+  t.same(Object.keys(json.json().panels), ['request', 'performance', 'exception', 'router', 'db'])
   const one = await app.inject({ url: `/_profiler/${token}?panel=router&type=request`, headers: JSON_ACCEPT })
   t.same(Object.keys(one.json().panels), ['router'])
 })

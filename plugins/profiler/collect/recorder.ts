@@ -3,6 +3,7 @@ import { bodyPreview, bodySizeKnown, receivedBodyBytes } from '../../request-bod
 import { requestOrigin } from '../../routing/request-origin.js'
 import { hasRejectedTarget, originFormTarget } from '../../routing/request-target.js'
 import { getHeapStatistics } from 'node:v8'
+import { StatementLog } from '../../../lib/statement-log.js'
 import { captureError } from './capture.js'
 import { MAX_BODY_BYTES, previewIfLarge, unparsedBody } from './body-preview.js'
 import type { Redactor } from '../../../lib/redact.js'
@@ -38,6 +39,15 @@ export interface RecorderOptions {
   tokenSource?: () => string
 }
 
+/**
+ * The Server-Timing header of a profiled response: the database's statements so far and the time
+ * until the reply began (browsers' devtools and `curl -v` show them).
+ */
+function serverTiming (statements: StatementLog | null, elapsedMs: number): string {
+  const count = statements?.count ?? 0
+  return `db;dur=${(statements?.totalMs ?? 0).toFixed(3)};desc="${count} ${count === 1 ? 'query' : 'queries'}", app;dur=${elapsedMs.toFixed(3)}`
+}
+
 /** IPv4-mapped IPv6 addresses (::ffff:127.0.0.1) are shown as IPv4. */
 export function displayIp (ip: string): string {
   return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip
@@ -58,7 +68,11 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
   app.decorateRequest('profilerHandlerStartMs', null)
 
   app.addHook('preHandler', (request, reply, done) => {
-    request.profilerHandlerStartMs = reply.elapsedTime
+    const elapsed = reply.elapsedTime
+    request.profilerHandlerStartMs = elapsed
+    // The handler's statements on the advisors' database are recorded here (plugins/advisors/:
+    // request.advisors), offsets from the request's start (reply.elapsedTime is on performance.now()'s clock).
+    if (request.routeOptions.config.profile !== false) request.databaseStatements = new StatementLog(performance.now() - elapsed)
     done()
   })
 
@@ -78,6 +92,7 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
       }
       reply.header('x-debug-token', token)
       reply.header('x-debug-token-link', `${origin}/_profiler/${token}`)
+      reply.header('server-timing', serverTiming(request.databaseStatements, reply.elapsedTime))
     } catch (err) {
       store.drop(`a request could not be profiled: ${(err as Error).message}`)
     }
@@ -130,7 +145,8 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
         error: captureError(request.renderedError, statusCode >= 500 && !production),
         // V8's own figure: process.memoryUsage() also reads the RSS from /proc, ten times the cost.
         heapUsedBytes: getHeapStatistics().used_heap_size,
-        droppedProfiles: store.dropped
+        droppedProfiles: store.dropped,
+        statements: request.databaseStatements ?? undefined
       })
     } catch (err) {
       store.releaseToken(state.token)

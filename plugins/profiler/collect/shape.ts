@@ -38,6 +38,8 @@ export function shapeProfile (capture: RequestCapture, redactor: Redactor): Prof
     statusCode: capture.statusCode,
     durationMs: Math.round(capture.totalMs * 1000) / 1000,
     route: capture.route,
+    queryCount: capture.statements?.count ?? 0,
+    queryMs: Math.round((capture.statements?.totalMs ?? 0) * 1000) / 1000,
     // Stored without what the row holds (method, URL, status...): the readers put it back.
     panels: JSON.stringify(toStoredPanels(collected))
   }

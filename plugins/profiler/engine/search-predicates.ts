@@ -41,6 +41,8 @@ export function filterTerms (filters: SearchFilters, params: SqlParameters, dial
   }
   if (filters.route === null) terms.push('p.route IS NULL')
   else if (filters.route !== undefined) terms.push(`p.route = ${params.add(filters.route)}`)
+  if (filters.minQueries !== undefined) terms.push(`p.query_count >= ${params.add(filters.minQueries)}`)
+  if (filters.minQueryMs !== undefined) terms.push(`p.query_ms >= ${params.add(filters.minQueryMs)}`)
   if (filters.start !== undefined || filters.end !== undefined) {
     const { low, high } = idRangeOf(filters.start, filters.end)
     terms.push(`p.id BETWEEN ${params.add(low)} AND ${params.add(high)}`)

@@ -1,6 +1,7 @@
 // HAR 1.2 export (http://www.softwareishard.com/blog/har-12-spec/) of stored profiles. Pure: it
 // reads the stored, already redacted panels, so nothing redacted can come back in clear.
 import { multipartParams } from '../../../lib/multipart-parts.js'
+import { dbPanel } from '../panels/db/index.js'
 import { panelData } from '../panels/panel.js'
 import { performancePanel } from '../panels/performance.js'
 import { requestPanel, type RequestData } from '../panels/request/index.js'
@@ -119,6 +120,17 @@ export function noRequestPanel (profile: StoredProfile): never {
   throw new Error(`Profile ${profile.token} has no request panel`)
 }
 
+/** The statements run on the advisors' database, as stored (parameters redacted); null for a profile without the db panel. */
+function harQueries (profile: StoredProfile) {
+  const db = panelData(profile, dbPanel)
+  if (db === undefined) return null
+  return {
+    count: db.queryCount,
+    totalMs: db.queryMs,
+    statements: db.statements.map(({ sql, kind, params, startMs, durationMs, rows, error }) => ({ sql, kind, params, startMs, durationMs, rows, error }))
+  }
+}
+
 /** One profile as one HAR entry; the profiler's own fields are `_`-prefixed, as HAR allows. */
 function harEntry (profile: StoredProfile) {
   const request = panelData(profile, requestPanel) ?? noRequestPanel(profile)
@@ -137,7 +149,8 @@ function harEntry (profile: StoredProfile) {
     _route: profile.route,
     _phases: performance === undefined
       ? null
-      : { beforeHandlerMs: performance.beforeHandlerMs, handlerMs: performance.handlerMs, sendingMs: performance.sendingMs }
+      : { beforeHandlerMs: performance.beforeHandlerMs, handlerMs: performance.handlerMs, sendingMs: performance.sendingMs },
+    _queries: harQueries(profile)
   }
 }
 

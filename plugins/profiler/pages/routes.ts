@@ -130,7 +130,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
       title: `${profile.method} ${profile.url} (${profile.token}) - Profiler`,
       profile: profileSummary(profile),
       menu: panelMenu(profile, panel),
-      panel: panelOnPage(profile, panel),
+      panel: panelOnPage(profile, panel, { slowQueryMs: app.config.profilerSlowQueryMs }),
       pager: await store.neighbours(profile.token),
       search: searchForm({})
     })

@@ -1,3 +1,4 @@
+import { dbPanel } from './db/index.js'
 import { exceptionPanel } from './exception.js'
 import type { AnyPanel } from './panel.js'
 import { performancePanel } from './performance.js'
@@ -9,7 +10,8 @@ export const panels: readonly AnyPanel[] = [
   requestPanel,
   performancePanel,
   exceptionPanel,
-  routerPanel
+  routerPanel,
+  dbPanel
 ]
 
 /** Every panel's name, in menu order. */

@@ -18,7 +18,13 @@ export interface CollectContext {
 }
 
 /** What a profile's row holds of its panels' values. */
-export interface PanelRowValues { method: string, url: string, route: string | null, status: number, durationMs: number }
+export interface PanelRowValues { method: string, url: string, route: string | null, status: number, durationMs: number, queries: number, queryMs: number }
+
+/** What a panel's view may read of the configuration. */
+export interface ViewSettings {
+  /** Statements slower than this are marked slow (PROFILER_SLOW_QUERY). */
+  slowQueryMs: number
+}
 
 /**
  * One panel. `Stored` is what `toStored` leaves of the data; without `toStored` the data is stored
@@ -43,7 +49,7 @@ export interface Panel<S extends TSchema = TSchema, Stored = Static<S>> {
   toStored? (data: Static<S>): Stored
   fromStored? (stored: Stored, row: PanelRowValues): Static<S>
   /** What the partial shows besides the data (human units, the cURL box); none: the data only. */
-  view? (data: Static<S>): unknown
+  view? (data: Static<S>, settings: ViewSettings): unknown
 }
 
 /** Any panel of the index, whatever its schema. */

@@ -1,0 +1,22 @@
+import type { Panel } from '../panel.js'
+import { collectDb } from './collect.js'
+import { DbSchema, type StoredDb } from './schema.js'
+import { dbView } from './view.js'
+
+/** Database: every statement the request ran on the advisors' database, grouped, timed, runnable. */
+export const dbPanel: Panel<typeof DbSchema, StoredDb> = {
+  name: 'db',
+  label: 'Database',
+  description: "statements run on the advisors' database: SQL, redacted parameters, kind, time (ms), rows, error; query count and time",
+  schema: DbSchema,
+  partial: 'profiler/partials/panel-db',
+  collect: collectDb,
+  // The row holds the query count and time.
+  toStored ({ queryCount: _queryCount, queryMs: _queryMs, ...kept }) {
+    return kept
+  },
+  fromStored (stored, row) {
+    return { queryCount: row.queries, queryMs: row.queryMs, ...stored }
+  },
+  view: dbView
+}
