@@ -12,7 +12,10 @@ const ProfileSummarySchema = Type.Object({
   time: Type.String(),
   durationMs: Type.Number(),
   /** The deployment that recorded it (PROFILER_DEPLOYMENT). */
-  deployment: Type.String()
+  deployment: Type.String(),
+  /** Log lines at warn, and at error or above, the request wrote (the logs panel). */
+  warnings: Type.Integer(),
+  errors: Type.Integer()
 })
 export type ProfileSummary = Static<typeof ProfileSummarySchema>
 

@@ -64,6 +64,7 @@ function withFilters (command: Command, { token }: { token: boolean }): Command 
     .option('--until <time>', 'started at or before, inclusive at the precision given (a date covers the whole day)')
     .option('--limit <n>', `how many, 1 to 100 (default ${DEFAULT_LIMIT})`)
     .option('--deployment <name>', 'recorded by this deployment, exact (PROFILER_DEPLOYMENT of the instance)')
+    .option('--min-level <level>', 'logged at least one line at this level or above: warn or error')
     .option('--json', 'JSON for machines')
 }
 

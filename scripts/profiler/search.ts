@@ -18,16 +18,18 @@ export interface SearchOptions {
   limit?: string
   /** Which deployment recorded it, exact (stores shared by several deployments). */
   deployment?: string
+  /** [min_level] warn or error: requests that logged at that level or above. */
+  minLevel?: string
 }
 
 /** The command line's spelling of each page parameter, for error messages (`Invalid "--status" parameter ...`). */
 export const OPTION_NAMES: ParameterNames = {
-  ip: '--ip', method: '--method', status_code: '--status', url: '--url', start: '--from', end: '--until', limit: '--limit'
+  ip: '--ip', method: '--method', status_code: '--status', url: '--url', start: '--from', end: '--until', limit: '--limit', min_level: '--min-level'
 }
 
 /** The MCP tools' spelling: their argument names. */
 export const ARGUMENT_NAMES: ParameterNames = {
-  ip: 'ip', method: 'method', status_code: 'status', url: 'url', start: 'from', end: 'until', limit: 'limit'
+  ip: 'ip', method: 'method', status_code: 'status', url: 'url', start: 'from', end: 'until', limit: 'limit', min_level: 'min_level'
 }
 
 /** The page's validation and semantics, on our option names; throws the page's 400 (a usage error here). */
@@ -40,12 +42,13 @@ export function searchFilters (options: SearchOptions, names: ParameterNames): S
     start: options.from,
     end: options.until,
     limit: options.limit,
-    deployment: options.deployment
+    deployment: options.deployment,
+    min_level: options.minLevel
   }, names)
 }
 
-function summaryOf ({ token, ip, method, url, status, time, durationMs, deployment }: ProfileSummary): ProfileSummary {
-  return { token, ip, method, url, status, time, durationMs, deployment }
+function summaryOf ({ token, ip, method, url, status, time, durationMs, deployment, warnings, errors }: ProfileSummary): ProfileSummary {
+  return { token, ip, method, url, status, time, durationMs, deployment, warnings, errors }
 }
 
 /**

@@ -2,6 +2,7 @@
 // (no redaction, no parsing, no serialising) and handed to the writer thread as it is, where
 // shape.ts redacts it and the collectors turn it into panels. ARCHITECTURE.md: "onResponse
 // (capture, cheaply) -> bounded queue".
+import type { RequestLogs } from './log-capture.js'
 
 /** The rendered error and its causes, as plain data (not yet redacted). */
 export interface CapturedError {
@@ -60,6 +61,8 @@ export interface RequestCapture {
   /** The request thread's heap after the request (V8's figure: cheap). */
   heapUsedBytes: number
   droppedProfiles: number
+  /** The request's log lines (collect/log-capture.ts); undefined when none were captured (a rejected request). */
+  logs?: RequestLogs
 }
 
 const MAX_CHAIN = 20

@@ -4,6 +4,7 @@ import { requestOrigin } from '../../routing/request-origin.js'
 import { hasRejectedTarget, originFormTarget } from '../../routing/request-target.js'
 import { getHeapStatistics } from 'node:v8'
 import { captureError } from './capture.js'
+import { requestLogs } from './log-capture.js'
 import { MAX_BODY_BYTES, previewIfLarge, unparsedBody } from './body-preview.js'
 import type { Redactor } from '../../../lib/redact.js'
 import type { ProfileStore } from '../runtime/profile-store.js'
@@ -130,7 +131,9 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
         error: captureError(request.renderedError, statusCode >= 500 && !production),
         // V8's own figure: process.memoryUsage() also reads the RSS from /proc, ten times the cost.
         heapUsedBytes: getHeapStatistics().used_heap_size,
-        droppedProfiles: store.dropped
+        droppedProfiles: store.dropped,
+        // Fastify's "request completed" line is added after this hook, before the batch leaves.
+        logs: requestLogs(request.log)
       })
     } catch (err) {
       store.releaseToken(state.token)

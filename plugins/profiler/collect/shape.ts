@@ -39,6 +39,8 @@ export function shapeProfile (capture: RequestCapture, redactor: Redactor): Prof
     durationMs: Math.round(capture.totalMs * 1000) / 1000,
     route: capture.route,
     // Stored without what the row holds (method, URL, status...): the readers put it back.
-    panels: JSON.stringify(toStoredPanels(collected))
+    panels: JSON.stringify(toStoredPanels(collected)),
+    logWarnings: capture.logs?.warnings ?? 0,
+    logErrors: capture.logs?.errors ?? 0
   }
 }

@@ -41,6 +41,8 @@ export function filterTerms (filters: SearchFilters, params: SqlParameters, dial
   }
   if (filters.route === null) terms.push('p.route IS NULL')
   else if (filters.route !== undefined) terms.push(`p.route = ${params.add(filters.route)}`)
+  if (filters.minLevel === 'warn') terms.push('(p.log_warnings > 0 OR p.log_errors > 0)')
+  else if (filters.minLevel === 'error') terms.push('p.log_errors > 0')
   if (filters.start !== undefined || filters.end !== undefined) {
     const { low, high } = idRangeOf(filters.start, filters.end)
     terms.push(`p.id BETWEEN ${params.add(low)} AND ${params.add(high)}`)

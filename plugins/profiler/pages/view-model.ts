@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http'
 import type { ProfileSummary, StoredProfile } from '../profile.js'
 import { DEFAULT_LIMIT, MAX_LIMIT, type SearchQuery } from '../query/search-filters.js'
 import { panels } from '../panels/index.js'
+import type { PageQuery } from '../panels/panel.js'
 import { formatMs, listTime, statusClass } from '../units.js'
 
 export function resultRow (summary: ProfileSummary) {
@@ -46,10 +47,10 @@ export function panelMenu (profile: StoredProfile, active: string) {
 }
 
 /** The panel shown: its label, partial, data and view (what the partial shows besides the data). */
-export function panelOnPage (profile: StoredProfile, name: string) {
+export function panelOnPage (profile: StoredProfile, name: string, query: PageQuery = {}) {
   const panel = panels.find(candidate => candidate.name === name)
   const data = profile.panels[name]
   // choosePanel (query/profile-lookup.ts) answered 404 for a name the index does not hold.
   if (panel === undefined) throw new Error(`No panel "${name}"`)
-  return { name, label: panel.label, partial: panel.partial, data, view: data === null || data === undefined || panel.view === undefined ? null : panel.view(data) }
+  return { name, label: panel.label, partial: panel.partial, data, view: data === null || data === undefined || panel.view === undefined ? null : panel.view(data, query) }
 }

@@ -1,4 +1,5 @@
 import { exceptionPanel } from './exception.js'
+import { logsPanel } from './logs.js'
 import type { AnyPanel } from './panel.js'
 import { performancePanel } from './performance.js'
 import { requestPanel } from './request/index.js'
@@ -9,7 +10,8 @@ export const panels: readonly AnyPanel[] = [
   requestPanel,
   performancePanel,
   exceptionPanel,
-  routerPanel
+  routerPanel,
+  logsPanel
 ]
 
 /** Every panel's name, in menu order. */

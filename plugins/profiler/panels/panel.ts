@@ -17,6 +17,9 @@ export interface CollectContext {
   redactor: Redactor
 }
 
+/** A profile page's query string, as the page was asked for (`?panel=logs&level=warn`). */
+export type PageQuery = Readonly<Record<string, unknown>>
+
 /** What a profile's row holds of its panels' values. */
 export interface PanelRowValues { method: string, url: string, route: string | null, status: number, durationMs: number }
 
@@ -42,8 +45,11 @@ export interface Panel<S extends TSchema = TSchema, Stored = Static<S>> {
   collect (context: CollectContext): Static<S>
   toStored? (data: Static<S>): Stored
   fromStored? (stored: Stored, row: PanelRowValues): Static<S>
-  /** What the partial shows besides the data (human units, the cURL box); none: the data only. */
-  view? (data: Static<S>): unknown
+  /**
+   * What the partial shows besides the data (human units, the cURL box); none: the data only.
+   * `query` is the page's query string as given (unvalidated: a value may be missing or a list).
+   */
+  view? (data: Static<S>, query: PageQuery): unknown
 }
 
 /** Any panel of the index, whatever its schema. */

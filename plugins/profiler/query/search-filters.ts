@@ -14,20 +14,23 @@ export const SearchQuerySchema = Type.Object({
   end: Type.Optional(Type.String({ maxLength: 40 })),
   limit: Type.Optional(Type.String({ maxLength: 10 })),
   type: Type.Optional(Type.String({ maxLength: 20 })),
-  deployment: Type.Optional(Type.String({ maxLength: 64 }))
+  deployment: Type.Optional(Type.String({ maxLength: 64 })),
+  min_level: Type.Optional(Type.String({ maxLength: 10 }))
 })
 
 export type SearchQuery = Static<typeof SearchQuerySchema>
 
 /** The filters a search passes on, in Symfony's order (`route` and `deployment` are ours; the form has no field for `route`). */
-export const SEARCH_PARAMETERS = ['ip', 'method', 'status_code', 'url', 'route', 'start', 'end', 'limit', 'type', 'deployment'] as const
+export const SEARCH_PARAMETERS = ['ip', 'method', 'status_code', 'url', 'route', 'start', 'end', 'limit', 'type', 'deployment',
+  'min_level'] as const
 /** The `route` value that selects the requests no route matched (route patterns start with "/"). */
 export const NO_ROUTE = 'none'
 export const DEFAULT_LIMIT = 10
 export const MAX_LIMIT = 100
 
 /** How a caller spells each parameter in its error messages (the command line says `--status`); the query's names by default. */
-export type ParameterNames = Partial<Record<'ip' | 'method' | 'status_code' | 'url' | 'route' | 'start' | 'end' | 'limit' | 'type', string>>
+export type ParameterNames = Partial<Record<'ip' | 'method' | 'status_code' | 'url' | 'route' | 'start' | 'end' | 'limit' | 'type' |
+  'min_level', string>>
 
 export function invalid (name: string, expected: string, value: string): HttpError {
   return new HttpError(400, `Invalid "${name}" parameter "${value}": expected ${expected}`, { name: 'BadRequestError' })
@@ -114,6 +117,11 @@ export function parseSearchFilters (query: SearchQuery, names: ParameterNames = 
   if (route !== undefined) {
     if (route !== NO_ROUTE && !route.startsWith('/')) throw invalid(nameOf('route'), `a route pattern such as /monitor/MonitorPooling, or "${NO_ROUTE}"`, route)
     filters.route = route === NO_ROUTE ? null : route
+  }
+  const minLevel = given(query.min_level)
+  if (minLevel !== undefined) {
+    if (minLevel !== 'warn' && minLevel !== 'error') throw invalid(nameOf('min_level'), '"warn" or "error"', minLevel)
+    filters.minLevel = minLevel
   }
   const start = given(query.start)
   if (start !== undefined) filters.start = parseTimeBound('start', start, nameOf('start'))
