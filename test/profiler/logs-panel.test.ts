@@ -4,7 +4,9 @@
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import { buildTestApp } from '../helpers/app.js'
+import { json, mcpClientInProcess } from '../helpers/mcp-client.js'
 import { listProfiles, profileJson, profilerPage } from '../helpers/profiler.js'
+import { profiler } from '../helpers/profiler-cli.js'
 import { storeEngines } from '../helpers/store-engines.js'
 
 const engines = storeEngines(t)
@@ -118,6 +120,32 @@ for (const engine of engines) {
       const invalid = await profilerPage(app, '/empty/search/results?min_level=info')
       t.equal(invalid.statusCode, 400)
       t.match(invalid.body, 'Invalid \\"min_level\\" parameter \\"info\\": expected \\"warn\\" or \\"error\\"')
+    })
+
+    t.test('the command line (show --panel logs, search --min-level) and MCP (get_profile, search_profiles, compare_profiles)', async t => {
+      const env = await fresh(t)
+      const app = await buildTestApp(t, env, loggingRoutes)
+      const logged = tokenOf(await app.inject({ url: '/test/logs' }))
+      const quiet = tokenOf(await app.inject({ url: '/test/secret' }))
+      const page = await profileJson(app, logged, '?panel=logs')
+      await app.close()
+
+      const shown = await profiler(['show', logged, '--panel', 'logs', '--json'], env)
+      t.same(JSON.parse(shown.stdout), page, 'show --json: the page\'s JSON')
+      const text = await profiler(['show', logged, '--panel', 'logs'], env)
+      t.match(text.stdout, /\nLogs {6}1 warning\(s\), 1 error\(s\)\n/)
+      t.match(text.stdout, /\n\[logs\]\n\{\n {2}"lines": \[/)
+      const search = await profiler(['search', '--min-level', 'warn', '--json'], env)
+      t.same(JSON.parse(search.stdout).results.map((row: { token: string }) => row.token), [logged])
+      const bad = await profiler(['search', '--min-level', 'info'], env)
+      t.equal(bad.stderr, 'profiler: Invalid "--min-level" parameter "info": expected "warn" or "error"\n')
+
+      const client = await mcpClientInProcess(t, env)
+      const detail = await json(client, 'get_profile', { token: logged, panels: ['logs'] })
+      t.same(detail.panels, page.panels, 'get_profile: the page\'s panel')
+      t.same((await json(client, 'search_profiles', { min_level: 'error' })).results.map((row: { token: string }) => row.token), [logged])
+      const compared = await json(client, 'compare_profiles', { a: quiet, b: logged })
+      t.same(compared.logs, { warnings: { a: 0, b: 1, delta: 1 }, errors: { a: 0, b: 1, delta: 1 } })
     })
 
     t.test('the page: one table, "this level and above" as links, no script', async t => {
