@@ -10,6 +10,7 @@ import errorRenderer from './plugins/error-renderer.js'
 import jsonBody from './plugins/request-body/index.js'
 import { logSerializers, profilerStatus } from './lib/logging.js'
 import profiler, { type ProfilerOptions } from './plugins/profiler/index.js'
+import { logCapture } from './plugins/profiler/collect/log-capture.js'
 import rejectedRequests, { answerClientError } from './plugins/rejected-requests/index.js'
 import routingErrors from './plugins/routing/index.js'
 import missCompression from './plugins/routing/miss-compression.js'
@@ -42,9 +43,17 @@ export interface AppOverrides {
 
 /** The whole plugin tree; never listens (server.ts does). Tests call this and use inject(). */
 export async function buildApp (config: Config, overrides: AppOverrides = {}): Promise<FastifyInstance> {
+  // The profiler's logs panel: the logger at the lower of the two levels, the console still at LOG_LEVEL.
+  const logs = config.profiler ? logCapture(config.logLevel, config.profilerLogLevel) : null
   const app = Fastify({
     schemaController: { compilersFactory: { buildValidator: validatorCompiler, buildSerializer: serializerCompiler } },
-    logger: { level: config.logLevel, serializers: logSerializers(config), ...(overrides.logStream === undefined ? {} : { stream: overrides.logStream }) },
+    logger: {
+      level: logs?.level ?? config.logLevel,
+      serializers: logSerializers(config),
+      ...(logs === null ? {} : { hooks: logs.hooks }),
+      ...(overrides.logStream === undefined ? {} : { stream: overrides.logStream })
+    },
+    ...(logs === null ? {} : { childLoggerFactory: logs.childLoggerFactory }),
     // A path that cannot be decoded, a target that is not a path: answered 400 by routing-errors,
     // hooks and profiler included; an absolute-form target is routed by its path.
     rewriteUrl: routableUrl,

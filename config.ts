@@ -38,6 +38,8 @@ const EnvSchema = Type.Object({
     description: 'must be on, off, a hop count, or a comma-separated list of proxy addresses'
   }),
   LOG_LEVEL: Type.Union(LOG_LEVELS.map(level => Type.Literal(level)), { default: 'info' }),
+  // What the logs panel keeps of each request's log lines, whatever LOG_LEVEL sends to the console.
+  PROFILER_LOG_LEVEL: Type.Union(LOG_LEVELS.map(level => Type.Literal(level)), { default: 'info' }),
   PROFILER_MAX_PROFILES: Type.Integer({ minimum: 1, default: 100_000 }),
   PROFILER_SLOW_QUERY: Type.String({ pattern: DURATION, default: '10ms', description: DURATION_RULE }),
   PROFILER_MAX_AGE: Type.String({
@@ -94,6 +96,8 @@ export interface Config {
   /** false, true, a hop count, or a list of trusted proxy addresses/CIDRs (Fastify's trustProxy). */
   trustProxy: boolean | number | string[]
   logLevel: Env['LOG_LEVEL']
+  /** The lowest level of a request's log lines the logs panel keeps (the console still filters at logLevel). */
+  profilerLogLevel: Env['PROFILER_LOG_LEVEL']
   version: string
   /** Retention bounds of the profile store: whichever is hit first, the oldest profiles go. */
   profilerMaxProfiles: number
@@ -282,6 +286,7 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     apiReference: parsed.API_REFERENCE === undefined ? !production : parsed.API_REFERENCE === 'on',
     trustProxy: parseTrustProxy(parsed.TRUST_PROXY),
     logLevel: parsed.LOG_LEVEL,
+    profilerLogLevel: parsed.PROFILER_LOG_LEVEL,
     version: readVersion(),
     profilerMaxProfiles: parsed.PROFILER_MAX_PROFILES,
     profilerMaxAgeMs: parseDuration(parsed.PROFILER_MAX_AGE),

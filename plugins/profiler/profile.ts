@@ -18,6 +18,9 @@ export interface ProfileRecord {
   queryMs?: number
   /** Panel name -> panel data, already JSON-encoded. */
   panels: string
+  /** Log lines at warn, and at error or above, the request wrote (0 when absent). */
+  logWarnings?: number
+  logErrors?: number
 }
 
 /** What the queue holds: a request thread's capture (shaped in the writer thread), or a profile shaped already. */
@@ -43,6 +46,8 @@ export interface SearchFilters {
   minQueries?: number
   /** At least this much time (ms) in them, all together. */
   minQueryMs?: number
+  /** Requests that logged at least one line at this level or above (the logs panel's counts). */
+  minLevel?: 'warn' | 'error'
   type: string
   limit: number
 }

@@ -15,7 +15,10 @@ const ProfileSummarySchema = Type.Object({
   deployment: Type.String(),
   /** Statements run on the advisors' database, and their total time in ms (the db panel). */
   queries: Type.Integer(),
-  queryMs: Type.Number()
+  queryMs: Type.Number(),
+  /** Log lines at warn, and at error or above, the request wrote (the logs panel). */
+  warnings: Type.Integer(),
+  errors: Type.Integer()
 })
 export type ProfileSummary = Static<typeof ProfileSummarySchema>
 

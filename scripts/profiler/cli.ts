@@ -66,6 +66,7 @@ function withFilters (command: Command, { token }: { token: boolean }): Command 
     .option('--deployment <name>', 'recorded by this deployment, exact (PROFILER_DEPLOYMENT of the instance)')
     .option('--min-queries <n>', "ran at least this many statements on the advisors' database")
     .option('--min-query-ms <ms>', 'spent at least this many milliseconds in them, all together')
+    .option('--min-level <level>', 'logged at least one line at this level or above: warn or error')
     .option('--json', 'JSON for machines')
 }
 

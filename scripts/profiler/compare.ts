@@ -52,6 +52,11 @@ export function compareProfiles (a: StoredProfile, b: StoredProfile) {
     responseHeaders: headerDifferences(requestA?.response.headers, requestB?.response.headers),
     requestBody: bodyDifference(requestA?.body, requestB?.body),
     responseBody: bodyDifference(requestA?.response.body, requestB?.response.body),
+    // Lines the request logged at warn, and at error or above (the logs panel), each side and b - a.
+    logs: {
+      warnings: { a: a.warnings, b: b.warnings, delta: b.warnings - a.warnings },
+      errors: { a: a.errors, b: b.errors, delta: b.errors - a.errors }
+    },
     ignoredHeaders: IGNORED_HEADERS
   }
 }

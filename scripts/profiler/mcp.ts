@@ -49,7 +49,8 @@ function profilerMcpServer (reader: () => Promise<ReadOnlyStore>, { version, pro
 
   server.registerTool('search_profiles', {
     title: 'Search recorded requests',
-    description: 'Lists recorded HTTP requests of the service, newest first: token, time, status, method, URL, client IP, duration. ' +
+    description: 'Lists recorded HTTP requests of the service, newest first: token, time, status, method, URL, client IP, duration, ' +
+      'log lines written at warn (warnings) and at error or above (errors). ' +
       'Every filter is optional and they combine. Use it to find failing or slow requests, then get_profile with a token for the details. ' + UNTRUSTED_DATA,
     inputSchema: {
       ip: z.string().max(100).optional().describe('Client IP contains this text'),
@@ -62,12 +63,13 @@ function profilerMcpServer (reader: () => Promise<ReadOnlyStore>, { version, pro
       limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`How many, 1 to ${MAX_LIMIT} (default 10)`),
       deployment: z.string().max(64).optional().describe('Recorded by this deployment (exact name; a store may be shared by several)'),
       minQueries: z.number().int().min(0).optional().describe("Ran at least this many statements on the advisors' database"),
-      minQueryMs: z.number().min(0).optional().describe('Spent at least this many milliseconds in those statements, all together')
+      minQueryMs: z.number().min(0).optional().describe('Spent at least this many milliseconds in those statements, all together'),
+      minLevel: z.enum(['warn', 'error']).optional().describe('Requests that logged at least one line at this level or above')
     },
     annotations: { title: 'Search recorded requests', ...READ_ONLY }
-  }, async ({ status, limit, minQueries, minQueryMs, ...text }) => answer(async () => ({
+  }, async ({ status, limit, minQueries, minQueryMs, minLevel, ...text }) => answer(async () => ({
     results: await searchProfiles(await reader(), {
-      ...text, status: status?.toString(), limit: limit?.toString(), minQueries: minQueries?.toString(), minQueryMs: minQueryMs?.toString()
+      ...text, minLevel, status: status?.toString(), limit: limit?.toString(), minQueries: minQueries?.toString(), minQueryMs: minQueryMs?.toString()
     }, ARGUMENT_NAMES)
   })))
 
@@ -87,7 +89,8 @@ function profilerMcpServer (reader: () => Promise<ReadOnlyStore>, { version, pro
     title: 'Compare two recorded requests',
     description: 'Two recorded requests side by side, e.g. a failing call and a working one: status of each, time per phase ' +
       '(total, before the handler, in the handler, sending; deltaMs is b - a), the statements run on the database (queries: count, queryMs: time; delta is b - a), the request and response headers that differ ' +
-      `(a header only one side has is null on the other; ${IGNORED_HEADERS.join(', ')} always differ and are left out), and the request and response bodies when they differ. ${UNTRUSTED_DATA}`,
+      `(a header only one side has is null on the other; ${IGNORED_HEADERS.join(', ')} always differ and are left out), the request and response bodies when they differ, ` +
+      `and the log lines each wrote at warn and at error or above (logs; delta is b - a). ${UNTRUSTED_DATA}`,
     inputSchema: { a: TOKEN, b: TOKEN },
     annotations: { title: 'Compare two recorded requests', ...READ_ONLY }
   }, async ({ a, b }) => answer(async () => {

@@ -22,16 +22,36 @@ export interface SearchOptions {
   minQueries?: string
   /** [min_query_ms] */
   minQueryMs?: string
+  /** [min_level] warn or error: requests that logged at that level or above. */
+  minLevel?: string
 }
 
 /** The command line's spelling of each page parameter, for error messages (`Invalid "--status" parameter ...`). */
 export const OPTION_NAMES: ParameterNames = {
-  ip: '--ip', method: '--method', status_code: '--status', url: '--url', start: '--from', end: '--until', limit: '--limit', min_queries: '--min-queries', min_query_ms: '--min-query-ms'
+  ip: '--ip',
+  method: '--method',
+  status_code: '--status',
+  url: '--url',
+  start: '--from',
+  end: '--until',
+  limit: '--limit',
+  min_queries: '--min-queries',
+  min_query_ms: '--min-query-ms',
+  min_level: '--min-level'
 }
 
 /** The MCP tools' spelling: their argument names. */
 export const ARGUMENT_NAMES: ParameterNames = {
-  ip: 'ip', method: 'method', status_code: 'status', url: 'url', start: 'from', end: 'until', limit: 'limit', min_queries: 'minQueries', min_query_ms: 'minQueryMs'
+  ip: 'ip',
+  method: 'method',
+  status_code: 'status',
+  url: 'url',
+  start: 'from',
+  end: 'until',
+  limit: 'limit',
+  min_queries: 'minQueries',
+  min_query_ms: 'minQueryMs',
+  min_level: 'minLevel'
 }
 
 /** The page's validation and semantics, on our option names; throws the page's 400 (a usage error here). */
@@ -46,12 +66,13 @@ export function searchFilters (options: SearchOptions, names: ParameterNames): S
     limit: options.limit,
     deployment: options.deployment,
     min_queries: options.minQueries,
-    min_query_ms: options.minQueryMs
+    min_query_ms: options.minQueryMs,
+    min_level: options.minLevel
   }, names)
 }
 
-function summaryOf ({ token, ip, method, url, status, time, durationMs, deployment, queries, queryMs }: ProfileSummary): ProfileSummary {
-  return { token, ip, method, url, status, time, durationMs, deployment, queries, queryMs }
+function summaryOf ({ token, ip, method, url, status, time, durationMs, deployment, queries, queryMs, warnings, errors }: ProfileSummary): ProfileSummary {
+  return { token, ip, method, url, status, time, durationMs, deployment, queries, queryMs, warnings, errors }
 }
 
 /**

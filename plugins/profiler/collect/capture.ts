@@ -3,6 +3,7 @@
 // shape.ts redacts it and the collectors turn it into panels. ARCHITECTURE.md: "onResponse
 // (capture, cheaply) -> bounded queue".
 import type { CapturedStatements } from '../../../lib/statement-log.js'
+import type { RequestLogs } from './log-capture.js'
 
 /** The rendered error and its causes, as plain data (not yet redacted). */
 export interface CapturedError {
@@ -63,6 +64,8 @@ export interface RequestCapture {
   droppedProfiles: number
   /** The statements run on the advisors' database (not yet redacted); none when absent (rejected requests). */
   statements?: CapturedStatements
+  /** The request's log lines (collect/log-capture.ts); undefined when none were captured (a rejected request). */
+  logs?: RequestLogs
 }
 
 const MAX_CHAIN = 20

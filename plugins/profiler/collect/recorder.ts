@@ -5,6 +5,7 @@ import { hasRejectedTarget, originFormTarget } from '../../routing/request-targe
 import { getHeapStatistics } from 'node:v8'
 import { StatementLog } from '../../../lib/statement-log.js'
 import { captureError } from './capture.js'
+import { requestLogs } from './log-capture.js'
 import { MAX_BODY_BYTES, previewIfLarge, unparsedBody } from './body-preview.js'
 import type { Redactor } from '../../../lib/redact.js'
 import type { ProfileStore } from '../runtime/profile-store.js'
@@ -146,7 +147,9 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
         // V8's own figure: process.memoryUsage() also reads the RSS from /proc, ten times the cost.
         heapUsedBytes: getHeapStatistics().used_heap_size,
         droppedProfiles: store.dropped,
-        statements: request.databaseStatements ?? undefined
+        statements: request.databaseStatements ?? undefined,
+        // Fastify's "request completed" line is added after this hook, before the batch leaves.
+        logs: requestLogs(request.log)
       })
     } catch (err) {
       store.releaseToken(state.token)

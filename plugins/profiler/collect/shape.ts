@@ -41,6 +41,8 @@ export function shapeProfile (capture: RequestCapture, redactor: Redactor): Prof
     queryCount: capture.statements?.count ?? 0,
     queryMs: Math.round((capture.statements?.totalMs ?? 0) * 1000) / 1000,
     // Stored without what the row holds (method, URL, status...): the readers put it back.
-    panels: JSON.stringify(toStoredPanels(collected))
+    panels: JSON.stringify(toStoredPanels(collected)),
+    logWarnings: capture.logs?.warnings ?? 0,
+    logErrors: capture.logs?.errors ?? 0
   }
 }

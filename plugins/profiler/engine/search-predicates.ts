@@ -43,6 +43,8 @@ export function filterTerms (filters: SearchFilters, params: SqlParameters, dial
   else if (filters.route !== undefined) terms.push(`p.route = ${params.add(filters.route)}`)
   if (filters.minQueries !== undefined) terms.push(`p.query_count >= ${params.add(filters.minQueries)}`)
   if (filters.minQueryMs !== undefined) terms.push(`p.query_ms >= ${params.add(filters.minQueryMs)}`)
+  if (filters.minLevel === 'warn') terms.push('(p.log_warnings > 0 OR p.log_errors > 0)')
+  else if (filters.minLevel === 'error') terms.push('p.log_errors > 0')
   if (filters.start !== undefined || filters.end !== undefined) {
     const { low, high } = idRangeOf(filters.start, filters.end)
     terms.push(`p.id BETWEEN ${params.add(low)} AND ${params.add(high)}`)

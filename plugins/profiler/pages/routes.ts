@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify'
 import { html, wantsJson } from './render.js'
 import { Type } from 'typebox'
 import { PANEL_NAMES } from '../panels/index.js'
+import type { PageQuery } from '../panels/panel.js'
 import { securePages, type LoginRateLimit } from './page-security.js'
 import { DEFAULT_LIMIT, parseSearchFilters, SEARCH_PARAMETERS, SearchQuerySchema, type SearchQuery } from '../query/search-filters.js'
 import { ListingResponseSchema, ProfileResponseSchema } from '../schemas.js'
@@ -130,7 +131,8 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
       title: `${profile.method} ${profile.url} (${profile.token}) - Profiler`,
       profile: profileSummary(profile),
       menu: panelMenu(profile, panel),
-      panel: panelOnPage(profile, panel, { slowQueryMs: app.config.profilerSlowQueryMs }),
+      // The panel's view may read more of the query than `panel` (the logs panel's `level`).
+      panel: panelOnPage(profile, panel, { slowQueryMs: app.config.profilerSlowQueryMs, query: request.query as PageQuery }),
       pager: await store.neighbours(profile.token),
       search: searchForm({})
     })

@@ -1,5 +1,6 @@
 import { dbPanel } from './db/index.js'
 import { exceptionPanel } from './exception.js'
+import { logsPanel } from './logs.js'
 import type { AnyPanel } from './panel.js'
 import { performancePanel } from './performance.js'
 import { requestPanel } from './request/index.js'
@@ -11,7 +12,8 @@ export const panels: readonly AnyPanel[] = [
   performancePanel,
   exceptionPanel,
   routerPanel,
-  dbPanel
+  dbPanel,
+  logsPanel
 ]
 
 /** Every panel's name, in menu order. */

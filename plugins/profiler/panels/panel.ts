@@ -17,6 +17,9 @@ export interface CollectContext {
   redactor: Redactor
 }
 
+/** A profile page's query string, as the page was asked for (`?panel=logs&level=warn`). */
+export type PageQuery = Readonly<Record<string, unknown>>
+
 /** What a profile's row holds of its panels' values. */
 export interface PanelRowValues { method: string, url: string, route: string | null, status: number, durationMs: number, queries: number, queryMs: number }
 
@@ -24,6 +27,8 @@ export interface PanelRowValues { method: string, url: string, route: string | n
 export interface ViewSettings {
   /** Statements slower than this are marked slow (PROFILER_SLOW_QUERY). */
   slowQueryMs: number
+  /** The page's query string as given (unvalidated: a value may be missing or a list): the logs panel's `level`. */
+  query: PageQuery
 }
 
 /**
@@ -49,7 +54,7 @@ export interface Panel<S extends TSchema = TSchema, Stored = Static<S>> {
   toStored? (data: Static<S>): Stored
   fromStored? (stored: Stored, row: PanelRowValues): Static<S>
   /** What the partial shows besides the data (human units, the cURL box); none: the data only. */
-  view? (data: Static<S>, settings: ViewSettings): unknown
+  view? (data: Static<S>, page: ViewSettings): unknown
 }
 
 /** Any panel of the index, whatever its schema. */

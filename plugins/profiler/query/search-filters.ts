@@ -16,20 +16,23 @@ export const SearchQuerySchema = Type.Object({
   type: Type.Optional(Type.String({ maxLength: 20 })),
   deployment: Type.Optional(Type.String({ maxLength: 64 })),
   min_queries: Type.Optional(Type.String({ maxLength: 10 })),
-  min_query_ms: Type.Optional(Type.String({ maxLength: 20 }))
+  min_query_ms: Type.Optional(Type.String({ maxLength: 20 })),
+  min_level: Type.Optional(Type.String({ maxLength: 10 }))
 })
 
 export type SearchQuery = Static<typeof SearchQuerySchema>
 
-/** The filters a search passes on, in Symfony's order (`route`, `deployment`, `min_queries`, `min_query_ms` are ours; the form has no field for them but `deployment`). */
-export const SEARCH_PARAMETERS = ['ip', 'method', 'status_code', 'url', 'route', 'start', 'end', 'limit', 'type', 'deployment', 'min_queries', 'min_query_ms'] as const
+/** The filters a search passes on, in Symfony's order (`route`, `deployment`, `min_queries`, `min_query_ms`, `min_level` are ours; the form has no field for them but `deployment`). */
+export const SEARCH_PARAMETERS = ['ip', 'method', 'status_code', 'url', 'route', 'start', 'end', 'limit', 'type', 'deployment', 'min_queries', 'min_query_ms',
+  'min_level'] as const
 /** The `route` value that selects the requests no route matched (route patterns start with "/"). */
 export const NO_ROUTE = 'none'
 export const DEFAULT_LIMIT = 10
 export const MAX_LIMIT = 100
 
 /** How a caller spells each parameter in its error messages (the command line says `--status`); the query's names by default. */
-export type ParameterNames = Partial<Record<'ip' | 'method' | 'status_code' | 'url' | 'route' | 'start' | 'end' | 'limit' | 'type' | 'min_queries' | 'min_query_ms', string>>
+export type ParameterNames = Partial<Record<'ip' | 'method' | 'status_code' | 'url' | 'route' | 'start' | 'end' | 'limit' | 'type' | 'min_queries' | 'min_query_ms' |
+  'min_level', string>>
 
 export function invalid (name: string, expected: string, value: string): HttpError {
   return new HttpError(400, `Invalid "${name}" parameter "${value}": expected ${expected}`, { name: 'BadRequestError' })
@@ -126,6 +129,11 @@ export function parseSearchFilters (query: SearchQuery, names: ParameterNames = 
   if (minQueryMs !== undefined) {
     if (!/^\d{1,9}(\.\d{1,3})?$/.test(minQueryMs)) throw invalid(nameOf('min_query_ms'), 'milliseconds, 0 or more (up to 3 decimals)', minQueryMs)
     filters.minQueryMs = Number(minQueryMs)
+  }
+  const minLevel = given(query.min_level)
+  if (minLevel !== undefined) {
+    if (minLevel !== 'warn' && minLevel !== 'error') throw invalid(nameOf('min_level'), '"warn" or "error"', minLevel)
+    filters.minLevel = minLevel
   }
   const start = given(query.start)
   if (start !== undefined) filters.start = parseTimeBound('start', start, nameOf('start'))

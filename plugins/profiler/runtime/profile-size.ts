@@ -74,5 +74,7 @@ export function profileBytes (profile: QueuedProfile): number {
     approximateBytes(routingFailure).bytes +
     bodyBytes(body, requestHeaders) +
     approximateBytes(shapedBody).bytes +
-    (unparsedBody?.text.length ?? 0)
+    (unparsedBody?.text.length ?? 0) +
+    // Counted in the capture itself (bounded: collect/log-capture.ts).
+    (profile.logs?.bytes ?? 0)
 }

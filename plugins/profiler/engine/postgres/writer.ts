@@ -197,15 +197,19 @@ export class PostgresWriter implements StoreWriter {
       await addToRollups(client, batch.filter(profile => !before.has(profile.token))
         .map(profile => countedRequest({ ...profile, method: noNul(profile.method), route: profile.route === null ? null : noNul(profile.route) }, this.deployment)))
       if (stored.length === 0) return 0
-      await client.query(`INSERT INTO profiles (id, token, deployment, parent_token, type, ip, method, url, status_code, duration_ms, route, query_count, query_ms)
-        SELECT id, token, $3, parent_token, type, ip, method, url, status_code, duration_ms, route, query_count, query_ms
+      await client.query(`INSERT INTO profiles (id, token, deployment, parent_token, type, ip, method, url, status_code, duration_ms, route,
+          query_count, query_ms, log_warnings, log_errors)
+        SELECT id, token, $3, parent_token, type, ip, method, url, status_code, duration_ms, route,
+          query_count, query_ms, log_warnings, log_errors
         FROM unnest($1::bigint[], $2::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::smallint[], $10::float8[], $11::text[],
-          $12::integer[], $13::float8[])
-          AS t (id, token, parent_token, type, ip, method, url, status_code, duration_ms, route, query_count, query_ms)`, [
+          $12::integer[], $13::float8[], $14::integer[], $15::integer[])
+          AS t (id, token, parent_token, type, ip, method, url, status_code, duration_ms, route,
+            query_count, query_ms, log_warnings, log_errors)`, [
         stored.map(p => p.id), stored.map(p => p.token), this.deployment, stored.map(p => p.parentToken), stored.map(p => p.type),
         stored.map(p => noNul(p.ip)), stored.map(p => noNul(p.method)), stored.map(p => noNul(p.url)), stored.map(p => p.statusCode),
         stored.map(p => p.durationMs), stored.map(p => p.route === null ? null : noNul(p.route)),
-        stored.map(p => p.queryCount ?? 0), stored.map(p => p.queryMs ?? 0)
+        stored.map(p => p.queryCount ?? 0), stored.map(p => p.queryMs ?? 0),
+        stored.map(p => p.logWarnings ?? 0), stored.map(p => p.logErrors ?? 0)
       ])
       await client.query('INSERT INTO profile_data (id, token, panels) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])',
         [stored.map(p => p.id), stored.map(p => p.token), stored.map(p => p.panels)])

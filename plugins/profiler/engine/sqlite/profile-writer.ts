@@ -10,7 +10,8 @@ const CACHE_SIZE = 5_000
 function prepareWriteStatements (db: Database) {
   return {
     insertProfile: db.prepare(`
-      INSERT INTO profiles (id, token, parent_token, type, ip, method, url, url_id, status_code, duration_ms, route, deployment, query_count, query_ms)
+      INSERT INTO profiles (id, token, parent_token, type, ip, method, url, url_id, status_code, duration_ms, route, deployment,
+        query_count, query_ms, log_warnings, log_errors)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT DO NOTHING`),
     insertPanels: db.prepare('INSERT INTO profile_data (profile_id, panels) VALUES (?, ?)'),
@@ -280,7 +281,8 @@ export class ProfileWriter {
       const id = msBase + ((profile.id + attempt) % ID_SLOTS_PER_MS)
       // Positional parameters: binding by name costs a property lookup per column.
       const inserted = this.statements.insertProfile.run(id, profile.token, profile.parentToken, profile.type, profile.ip, profile.method,
-        profile.url, urlId, profile.statusCode, profile.durationMs, profile.route, this.deployment, profile.queryCount ?? 0, profile.queryMs ?? 0)
+        profile.url, urlId, profile.statusCode, profile.durationMs, profile.route, this.deployment,
+        profile.queryCount ?? 0, profile.queryMs ?? 0, profile.logWarnings ?? 0, profile.logErrors ?? 0)
       if (inserted.changes === 1) {
         this.statements.insertPanels.run(id, profile.panels)
         return id

@@ -1,0 +1,197 @@
+// A request's log lines for the logs panel, taken on the request thread without formatting or
+// serialising anything: pino's logMethod hook sees each call's arguments before pino turns them
+// into JSON, and each request's child logger (Fastify's childLoggerFactory) carries the request's
+// capture. The logger's level is the lower of LOG_LEVEL and PROFILER_LOG_LEVEL; the hook passes a
+// line on to pino only at LOG_LEVEL and above, so the console prints what it printed before, and a
+// line the console does not want is never serialised. The writer thread formats and redacts
+// (panels/logs.ts).
+import { performance } from 'node:perf_hooks'
+import type { FastifyServerOptions } from 'fastify'
+import { levels, type LevelWithSilent, type LoggerOptions } from 'pino'
+import { UNSERIALIZABLE } from '../../../lib/logging.js'
+
+/** Lines kept per request at most; the rest are counted. */
+const MAX_LOG_LINES = 100
+/** Estimated bytes of the lines kept per request at most (strings by length, 8 a value). */
+const MAX_LOG_BYTES = 16 * 1024
+/** Values copied from one line at most, and how deep. */
+const MAX_VALUES = 200
+const MAX_DEPTH = 4
+const VALUE_BYTES = 8
+const WARN = levels.values.warn ?? 40
+const ERROR = levels.values.error ?? 50
+
+/** One log call, as given: not formatted, not redacted. */
+export interface CapturedLogLine {
+  /** Milliseconds since the request began (its logger was made). */
+  offsetMs: number
+  /** pino's number of the level (30: info). */
+  level: number
+  /** The message or its format template, as given; undefined when the call had none. */
+  message: string | undefined
+  /** The values of the template's %s, %d, %j, %o placeholders (plain copies). */
+  args: unknown[]
+  /** The call's own fields (its merging object, or `err` for an Error), plain copies; undefined: none. */
+  fields: Record<string, unknown> | undefined
+}
+
+/** What the request logged at PROFILER_LOG_LEVEL and above: the first lines, and counts of all. */
+export interface RequestLogs {
+  startMs: number
+  lines: CapturedLogLine[]
+  /** Estimated bytes of `lines`. */
+  bytes: number
+  /** Lines beyond the caps (MAX_LOG_LINES, MAX_LOG_BYTES): not kept, counted. */
+  omitted: number
+  /** Lines at warn, and at error or fatal, kept or not. */
+  warnings: number
+  errors: number
+}
+
+const REQUEST_LOGS = Symbol('profiler.requestLogs')
+interface CapturingLogger { [REQUEST_LOGS]?: RequestLogs }
+
+/** The capture of a request's logger (request.log): undefined when its logs are not captured. */
+export function requestLogs (logger: object): RequestLogs | undefined {
+  return (logger as CapturingLogger)[REQUEST_LOGS]
+}
+
+const levelValue = (level: LevelWithSilent): number => level === 'silent' ? Infinity : levels.values[level] ?? Infinity
+
+interface Budget { bytes: number, values: number }
+
+/** A name and message of an error, its stack and code: what pino's serializer prints of it. */
+function plainError (error: Error, budget: Budget): Record<string, unknown> {
+  const plain: Record<string, unknown> = { type: error.name, message: error.message }
+  budget.bytes -= error.name.length + error.message.length
+  if (error.stack !== undefined) {
+    plain.stack = error.stack
+    budget.bytes -= error.stack.length
+  }
+  const code = (error as { code?: unknown }).code
+  if (typeof code === 'string' || typeof code === 'number') plain.code = code
+  return plain
+}
+
+/**
+ * A plain copy (structured-clonable: the batch goes to the writer thread) of a logged value, its
+ * strings kept as references; what is not plain data is named, not walked (a socket, a class).
+ */
+function plainValue (value: unknown, budget: Budget, depth: number): unknown {
+  budget.values--
+  if (typeof value === 'string') {
+    budget.bytes -= value.length
+    return value
+  }
+  budget.bytes -= VALUE_BYTES
+  if (value === null || value === undefined || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return value
+  if (typeof value !== 'object') return `[${typeof value}]`
+  if (value instanceof Error) return plainError(value, budget)
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString()
+  if (depth >= MAX_DEPTH) return '[too deep]'
+  if (Array.isArray(value)) {
+    const copy: unknown[] = []
+    for (const item of value) {
+      if (budget.bytes < 0 || budget.values < 0) break
+      copy.push(plainValue(item, budget, depth + 1))
+    }
+    return copy
+  }
+  const prototype = Object.getPrototypeOf(value) as unknown
+  if (prototype !== Object.prototype && prototype !== null) return `[${(value.constructor as { name?: string } | undefined)?.name ?? 'object'}]`
+  return plainObject(value as Record<string, unknown>, budget, depth)
+}
+
+function plainObject (object: Record<string, unknown>, budget: Budget, depth: number): Record<string, unknown> {
+  const copy: Record<string, unknown> = {}
+  for (const key in object) {
+    if (budget.bytes < 0 || budget.values < 0) break
+    budget.bytes -= key.length
+    copy[key] = plainValue(object[key], budget, depth + 1)
+  }
+  return copy
+}
+
+/**
+ * A call's fields: Fastify's own `req` and `res` (the request and the reply objects) as the log
+ * serializers print them, the rest as plain copies.
+ */
+function plainFields (fields: Record<string, unknown>, budget: Budget): Record<string, unknown> {
+  const { req, res, ...rest } = fields
+  const copy = plainObject(rest, budget, 0)
+  if (req !== undefined) {
+    const { method, url } = req as { method?: unknown, url?: unknown }
+    copy.req = typeof method === 'string' && typeof url === 'string' ? { method, url } : plainValue(req, budget, 1)
+  }
+  if (res !== undefined) {
+    const { statusCode } = res as { statusCode?: unknown }
+    copy.res = typeof statusCode === 'number' ? { statusCode } : plainValue(res, budget, 1)
+  }
+  return copy
+}
+
+/** Adds one log call to the request's capture, within the caps; never throws. */
+function captureLine (logs: RequestLogs, args: unknown[], level: number): void {
+  if (level >= ERROR) logs.errors++
+  else if (level >= WARN) logs.warnings++
+  // Once a line was left out, every later one is too: the kept lines are the request's first.
+  if (logs.omitted > 0 || logs.lines.length >= MAX_LOG_LINES) {
+    logs.omitted++
+    return
+  }
+  const budget: Budget = { bytes: MAX_LOG_BYTES - logs.bytes, values: MAX_VALUES }
+  const [first, second] = args
+  let line: CapturedLogLine
+  try {
+    if (typeof first === 'object' && first !== null) {
+      const fields = first instanceof Error ? { err: plainError(first, budget) } : plainFields(first as Record<string, unknown>, budget)
+      const message = typeof second === 'string' ? second : first instanceof Error ? first.message : undefined
+      line = { offsetMs: 0, level, message, args: args.slice(2).map(arg => plainValue(arg, budget, 1)), fields }
+    } else {
+      const message = first === undefined ? undefined : typeof first === 'string' ? first : String(first)
+      line = { offsetMs: 0, level, message, args: args.slice(1).map(arg => plainValue(arg, budget, 1)), fields: undefined }
+    }
+    budget.bytes -= line.message?.length ?? 0
+  } catch (err) {
+    // A getter that throws: the line is kept, its values named by the marker (as the console's).
+    line = { offsetMs: 0, level, message: typeof second === 'string' ? second : undefined, args: [], fields: { [UNSERIALIZABLE]: err instanceof Error ? err.name : typeof err } }
+  }
+  if (budget.bytes < 0 || budget.values < 0) {
+    logs.omitted++
+    return
+  }
+  line.offsetMs = performance.now() - logs.startMs
+  logs.lines.push(line)
+  logs.bytes = MAX_LOG_BYTES - budget.bytes
+}
+
+/** The logger's options and the request loggers' factory that capture each request's log lines. */
+export interface LogCapture {
+  level: LevelWithSilent
+  hooks: NonNullable<LoggerOptions['hooks']>
+  childLoggerFactory: NonNullable<FastifyServerOptions['childLoggerFactory']>
+}
+
+/**
+ * The capture at `captureLevel` and above, the console at `consoleLevel` and above (as without it).
+ * The root logger's own lines (start-up, shutdown) are not captured: only request loggers carry a capture.
+ */
+export function logCapture (consoleLevel: LevelWithSilent, captureLevel: LevelWithSilent): LogCapture {
+  const toConsole = levelValue(consoleLevel)
+  const toCapture = levelValue(captureLevel)
+  return {
+    level: toConsole <= toCapture ? consoleLevel : captureLevel,
+    hooks: {
+      logMethod (args, method, level) {
+        const logs = (this as CapturingLogger)[REQUEST_LOGS]
+        if (logs !== undefined && level >= toCapture) captureLine(logs, args, level)
+        if (level >= toConsole) method.apply(this, args)
+      }
+    },
+    childLoggerFactory (logger, bindings, options) {
+      const child = logger.child(bindings, options)
+      ;(child as CapturingLogger)[REQUEST_LOGS] = { startMs: performance.now(), lines: [], bytes: 0, omitted: 0, warnings: 0, errors: 0 }
+      return child
+    }
+  }
+}
