@@ -12,7 +12,7 @@ function prepareWriteStatements (db: Database) {
     insertProfile: db.prepare(`
       INSERT INTO profiles (id, token, parent_token, type, ip, method, url, url_id, status_code, duration_ms, route, deployment,
         query_count, query_ms, log_warnings, log_errors)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT DO NOTHING`),
     insertPanels: db.prepare('INSERT INTO profile_data (profile_id, panels) VALUES (?, ?)'),
     findUrl: db.prepare('SELECT id FROM profile_urls WHERE url = ?').pluck(),
