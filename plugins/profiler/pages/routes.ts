@@ -9,6 +9,7 @@ import { ListingResponseSchema, ProfileResponseSchema } from '../schemas.js'
 import type { ProfileStore } from '../runtime/profile-store.js'
 import { TOKEN_PATTERN } from '../collect/token.js'
 import { choosePanel, findStoredProfile, profileJson, tokenNotFound } from '../query/profile-lookup.js'
+import { routeStanding } from '../query/route-standing.js'
 import { panelMenu, panelOnPage, profileSummary, resultRow, searchForm } from './view-model.js'
 import { curlText, harText } from '../export/export-text.js'
 import { statsRoutes } from './stats-routes.js'
@@ -129,6 +130,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
     return html(reply, 'profiler/profile.hbs', {
       title: `${profile.method} ${profile.url} (${profile.token}) - Profiler`,
       profile: profileSummary(profile),
+      standing: await routeStanding(store, profile),
       menu: panelMenu(profile, panel),
       panel: panelOnPage(profile, panel),
       pager: await store.neighbours(profile.token),
