@@ -9,7 +9,7 @@ import { DEFAULT_LIMIT } from '../../plugins/profiler/query/search-filters.js'
 import { DEFAULT_WINDOW, routeStatsJson, WINDOW_NAMES } from '../../plugins/profiler/query/stats-json.js'
 import { openReadOnlyStore, StoreUnavailableError, type ReadOnlyStore } from '../../plugins/profiler/engine/open-read-only.js'
 import { exportProfile } from './export.js'
-import { printable, profileText, resultsTable, statsTable, terminalSafe } from './format.js'
+import { printable, profileText, resultsTable, statsText, terminalSafe } from './format.js'
 import { OPTION_NAMES, searchFilters, searchProfiles, type SearchOptions } from './search.js'
 import { PANEL_NAMES } from '../../plugins/profiler/panels/index.js'
 import { showProfile } from './show.js'
@@ -134,10 +134,11 @@ function buildProgram ({ env, stdout, stderr, stdin, interrupted }: ProfilerIo):
     .description('Route statistics: per route and method (unmatched requests per status), slowest p95 first (the /_profiler/stats page)')
     .option('--window <window>', `${WINDOW_NAMES.join(', ')} (default ${DEFAULT_WINDOW})`)
     .option('--deployment <name>', 'requests recorded by this deployment, exact (PROFILER_DEPLOYMENT of the instance); default: all')
+    .option('--compare <name>', 'with --deployment: that deployment (A) against this one (B), side by side per route')
     .option('--json', 'JSON for machines (the page\'s JSON)')
-    .action(async (options: { window?: string, deployment?: string, json?: boolean }) => {
+    .action(async (options: { window?: string, deployment?: string, compare?: string, json?: boolean }) => {
       const stats = await withStore(env, reader => routeStatsJson(reader, options, config(env).profilerStatsMaxAgeMs, '--window'))
-      write(options.json === true ? `${JSON.stringify(stats)}\n` : statsTable(stats, colour))
+      write(options.json === true ? `${JSON.stringify(stats)}\n` : statsText(stats, colour))
     })
 
   program.command('export')

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import { routeStatsText, type RouteStatsAnswer } from '../../plugins/profiler/query/stats-json.js'
+import { comparisonText } from '../../plugins/profiler/query/stats-compare.js'
 import { listTime, statusClass } from '../../plugins/profiler/units.js'
 import type { ProfileSummary, StoredProfile } from '../../plugins/profiler/profile.js'
 
@@ -101,6 +102,29 @@ export function statsTable (stats: RouteStatsAnswer, colour: boolean): string {
       text.p50, text.p95, text.p99, text.max
     ]
   }), STATS_NUMBERS)
+}
+
+const COMPARISON_COLUMNS = ['Route', 'Method', 'Status', 'A requests', 'B requests', 'p50 A', 'p50 B', 'p50 B-A', 'p95 A', 'p95 B', 'p95 B-A', 'p99 A', 'p99 B', 'p99 B-A', 'Slower'] as const
+const COMPARISON_NUMBERS = new Set([...COMPARISON_COLUMNS.keys()].filter(i => i >= 3 && i < COMPARISON_COLUMNS.length - 1))
+
+/** The statistics, then (with --compare) both deployments side by side per route. */
+export function statsText (stats: RouteStatsAnswer, colour: boolean): string {
+  const table = statsTable(stats, colour)
+  if (stats.comparison === null || stats.deployment === null || stats.compare === null) return table
+  const heading = `\nA = deployment ${printable(stats.deployment)}, B = deployment ${printable(stats.compare)}; slower: beyond both histograms' error (4.4% each way)\n`
+  if (stats.comparison.length === 0) return `${table}${heading}Neither deployment recorded a request in this window.\n`
+  return table + heading + alignedTable(COMPARISON_COLUMNS, stats.comparison.map(line => {
+    const text = comparisonText(line)
+    return [
+      printable(text.label),
+      printable(text.methodText),
+      line.status === null || text.statusText === null ? '' : statusCell(line.status, text.statusText, colour),
+      text.countA,
+      text.countB,
+      ...text.cells.flatMap(cell => [cell.a, cell.b, cell.diff]),
+      printable(text.slowerText)
+    ]
+  }), COMPARISON_NUMBERS)
 }
 
 /** One profile: its summary, then the panel as indented JSON. */

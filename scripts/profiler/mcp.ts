@@ -103,13 +103,16 @@ function profilerMcpServer (reader: () => Promise<ReadOnlyStore>, { version, pro
     description: 'Per route pattern and method over a recent window: request count, counts per status class (1xx to 5xx), mean, p50, p95, p99 and max ' +
       'duration in ms, slowest p95 first. Requests no route matched have route and method null and one line per status. ' +
       'Use it to find the slowest or most failing routes, then search_profiles (method, status, from = the window\'s start) for examples. ' +
-      'Percentiles come from histograms (within 4.4% of the exact value); counts, mean and max are exact.',
+      'Percentiles come from histograms (within 4.4% of the exact value); counts, mean and max are exact. ' +
+      'Each line\'s trend holds its count and p95 per period (trendSpan: a minute for 1h, else an hour; from trendFrom).',
     inputSchema: {
       window: z.enum(WINDOW_NAMES).optional().describe(`How far back from now: ${WINDOW_NAMES.join(', ')} (default 1h)`),
-      deployment: z.string().max(64).optional().describe('Only the requests recorded by this deployment (exact name; a store may be shared by several). Default: all')
+      deployment: z.string().max(64).optional().describe('Only the requests recorded by this deployment (exact name; a store may be shared by several). Default: all'),
+      compare: z.string().max(64).optional().describe('With deployment: this other deployment side by side per route (comparison: each one\'s count, p50, p95, p99, ' +
+        'B minus A, and which is slower beyond the histograms\' error)')
     },
     annotations: { title: 'Route statistics', ...READ_ONLY }
-  }, async ({ window, deployment }) => answer(async () => await routeStatsJson(await reader(), { window, deployment }, profilerStatsMaxAgeMs)))
+  }, async ({ window, deployment, compare }) => answer(async () => await routeStatsJson(await reader(), { window, deployment, compare }, profilerStatsMaxAgeMs)))
 
   server.registerTool('export_profile', {
     title: 'Export a recorded request (curl or HAR)',

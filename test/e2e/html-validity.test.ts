@@ -40,6 +40,7 @@ t.test('every profiler page and the HTML error page pass the Nu HTML checker', a
     '/_profiler/empty/search/results?url=nothing-matches',
     '/_profiler/stats',
     '/_profiler/stats?window=7d',
+    `/_profiler/stats?window=24h&deployment=${app.config.profilerDeployment}&compare=elsewhere`,
     ...tokens.flatMap(token => ['request', 'performance', 'exception', 'router', 'db', 'logs'].map(panel => `/_profiler/${token}?panel=${panel}&type=request`)),
     '/no/such/page',
     '/_profiler/nope'

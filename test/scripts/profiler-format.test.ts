@@ -30,9 +30,21 @@ t.test('statistics: numbers aligned right, the status of unmatched requests colo
     p95Ms: 2,
     p99Ms: 3,
     maxMs: 1500,
-    listing: ''
+    listing: '',
+    trend: { counts: [], p95Ms: [] }
   })
-  const stats = { window: '1h', deployment: null, bound: null, from: '2026-11-22T09:30:00.000Z', to: '2026-11-22T10:30:12.345Z', routes: [line('/a\u001b[2J', null, 1200), line(null, 404, 7)] }
+  const stats = {
+    window: '1h',
+    deployment: null,
+    bound: null,
+    from: '2026-11-22T09:30:00.000Z',
+    to: '2026-11-22T10:30:12.345Z',
+    routes: [line('/a\u001b[2J', null, 1200), line(null, 404, 7)],
+    trendSpan: '1m' as const,
+    trendFrom: '2026-11-22T09:30:00.000Z',
+    compare: null,
+    comparison: null
+  }
   const plain = statsTable(stats, false).split('\n')
   t.equal(plain[0], 'Route statistics, last 1h: 22-Nov-2026 09:30:00 to 22-Nov-2026 10:30:12 (UTC)')
   t.equal(plain[1], 'Route               Method  Status         Requests  1xx  2xx  3xx   4xx  5xx      p50      p95      p99     Max')

@@ -8,7 +8,8 @@ t.test('route_stats answers what the statistics page answers, for each window', 
   const client = await mcpClientInProcess(t, env)
   const deployment = app.config.profilerDeployment
   for (const [args, query] of [[{}, ''], [{ window: '24h' }, '?window=24h'], [{ window: '7d' }, '?window=7d'], [{ window: '30d' }, '?window=30d'],
-    [{ deployment }, `?deployment=${deployment}`], [{ deployment: 'elsewhere', window: '24h' }, '?deployment=elsewhere&window=24h']] as const) {
+    [{ deployment }, `?deployment=${deployment}`], [{ deployment: 'elsewhere', window: '24h' }, '?deployment=elsewhere&window=24h'],
+    [{ deployment, compare: 'elsewhere' }, `?deployment=${deployment}&compare=elsewhere`], [{ deployment: 'elsewhere', compare: deployment, window: '7d' }, `?deployment=elsewhere&compare=${deployment}&window=7d`]] as const) {
     const before = await statsJson(app, query)
     const answer = await json(client, 'route_stats', args)
     sameStats(t, answer, before, await statsJson(app, query))

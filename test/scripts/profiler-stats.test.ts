@@ -8,7 +8,8 @@ t.test('stats: the page\'s lines for each window, as JSON or a table; a bad wind
   const { app, env } = await recordedApp(t)
   const deployment = app.config.profilerDeployment
   for (const [args, query] of [[[], ''], [['--window', '24h'], '?window=24h'], [['--window', '7d'], '?window=7d'], [['--window', '30d'], '?window=30d'],
-    [['--deployment', deployment], `?deployment=${deployment}`], [['--deployment', 'elsewhere'], '?deployment=elsewhere']] as const) {
+    [['--deployment', deployment], `?deployment=${deployment}`], [['--deployment', 'elsewhere'], '?deployment=elsewhere'],
+    [['--deployment', deployment, '--compare', 'elsewhere', '--window', '24h'], `?deployment=${deployment}&compare=elsewhere&window=24h`]] as const) {
     const before = await statsJson(app, query)
     const res = await profiler(['stats', '--json', ...args], env)
     const after = await statsJson(app, query)
@@ -34,6 +35,13 @@ t.test('stats: the page\'s lines for each window, as JSON or a table; a bad wind
   t.match(table.stdout, /\n\(no route matched\)\s+any\s+404 Not Found\s+1\s+0\s+0\s+0\s+1\s+0\s/, 'unmatched requests: one line per status')
   t.equal(new Set(rows.slice(1).map(row => row.length)).size, 1, 'numbers aligned right: every line ends at the same column')
   t.notOk(table.stdout.includes('\u001b'), 'no colour when stdout is not a terminal')
+
+  const compared = await profilerBin(['stats', '--deployment', deployment, '--compare', 'elsewhere'], env)
+  t.equal(compared.code, 0, compared.stderr)
+  t.match(compared.stdout, `\nA = deployment ${deployment}, B = deployment elsewhere; slower: beyond both histograms' error (4.4% each way)\n`)
+  t.match(compared.stdout, /\nRoute\s+Method\s+Status\s+A requests\s+B requests\s+p50 A\s+p50 B\s+p50 B-A\s+p95 A\s+p95 B\s+p95 B-A\s+p99 A\s+p99 B\s+p99 B-A\s+Slower\n/)
+  t.match(compared.stdout, /\n\/ccenter\/getConseillerByCode\s+POST\s+2\s+[\d.]+ m?s\s+[\d.]+ m?s\s+[\d.]+ m?s\s*\n/, 'a line only A has: its figures, none of B\'s')
+  await usageError(t, ['stats', '--compare', 'B'], env, 'Invalid "--compare" parameter "B": expected a "--deployment" to compare it with')
 
   const page = await profilerPage(app, '/stats?window=2h')
   t.equal(page.statusCode, 400)

@@ -2,6 +2,7 @@
 // and the writer thread's writer. The queue, the facade and the pages know only these.
 import type { ProfileRecord, ProfileSummary, SearchFilters, StoredProfile } from '../profile.js'
 import type { RouteStats } from '../stats/rollup.js'
+import type { PeriodRow, RollupRange } from '../stats/trend.js'
 import { withoutPassword } from '../../../lib/postgres/url.js'
 
 /** Which store the writer thread opens (plain data: it crosses to the worker). */
@@ -30,6 +31,8 @@ export interface StoreReader {
    * every deployment, or of the one named (exactly).
    */
   routeStats: (nowMs: number, windowMs: number, deployment?: string) => Promise<{ fromMs: number, routes: RouteStats[] }>
+  /** The rollup rows of a range, added up per line and period (the trends, and one line's requests). */
+  rollupPeriods: (range: RollupRange) => Promise<PeriodRow[]>
   /** Bytes the stored profiles take (what the byte bound is measured on). */
   storeBytes: () => Promise<number>
   /** The deployments that ever wrote to this store, by name. */

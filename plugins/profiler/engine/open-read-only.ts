@@ -11,7 +11,7 @@ import { openReadOnlyDatabase, schemaVersion } from './sqlite/open-database.js'
 import { SqliteReader } from './sqlite/reader.js'
 
 /** What the command line and the MCP server read: searches, profiles and route statistics, nothing written. */
-export interface ReadOnlyStore extends Pick<StoreReader, 'search' | 'find' | 'routeStats'> {
+export interface ReadOnlyStore extends Pick<StoreReader, 'search' | 'find' | 'routeStats' | 'rollupPeriods'> {
   /** The newest request profile. */
   latest: () => Promise<StoredProfile | undefined>
   /** Closes the file or ends the connection pool (the process can then exit). */
@@ -49,6 +49,7 @@ export async function openReadOnlyStore (config: StoreConfig): Promise<ReadOnlyS
     find: async token => await read(async () => await reader.find(token)),
     latest: async () => await read(async () => await reader.latest('request')),
     routeStats: async (nowMs, windowMs, deployment) => await read(async () => await reader.routeStats(nowMs, windowMs, deployment)),
+    rollupPeriods: async range => await read(async () => await reader.rollupPeriods(range)),
     close: async () => { await reader.close() }
   }
 }

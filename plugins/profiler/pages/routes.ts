@@ -10,6 +10,7 @@ import { ListingResponseSchema, ProfileResponseSchema } from '../schemas.js'
 import type { ProfileStore } from '../runtime/profile-store.js'
 import { TOKEN_PATTERN } from '../collect/token.js'
 import { choosePanel, findStoredProfile, profileJson, tokenNotFound } from '../query/profile-lookup.js'
+import { routeStanding } from '../query/route-standing.js'
 import { panelMenu, panelOnPage, profileSummary, resultRow, searchForm } from './view-model.js'
 import { curlText, harText } from '../export/export-text.js'
 import { statsRoutes } from './stats-routes.js'
@@ -130,6 +131,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
     return html(reply, 'profiler/profile.hbs', {
       title: `${profile.method} ${profile.url} (${profile.token}) - Profiler`,
       profile: profileSummary(profile),
+      standing: await routeStanding(store, profile),
       menu: panelMenu(profile, panel),
       // The panel's view may read more of the query than `panel` (the logs panel's `level`).
       panel: panelOnPage(profile, panel, { slowQueryMs: app.config.profilerSlowQueryMs, query: request.query as PageQuery }),

@@ -3,9 +3,28 @@ import { Type } from 'typebox'
 import type { ProfileStore } from '../runtime/profile-store.js'
 import { html, wantsJson } from './render.js'
 import { routeStatsJson, routeStatsText, WINDOW_NAMES } from '../query/stats-json.js'
+import { comparisonText } from '../query/stats-compare.js'
+import { sparklines } from './sparkline.js'
 import { statusClass } from '../units.js'
 
-const StatsQuery = Type.Object({ window: Type.Optional(Type.String({ maxLength: 20 })), deployment: Type.Optional(Type.String({ maxLength: 64 })) })
+const StatsQuery = Type.Object({
+  window: Type.Optional(Type.String({ maxLength: 20 })),
+  deployment: Type.Optional(Type.String({ maxLength: 64 })),
+  compare: Type.Optional(Type.String({ maxLength: 64 }))
+})
+
+const Figures = Type.Union([Type.Object({ count: Type.Integer(), p50Ms: Type.Number(), p95Ms: Type.Number(), p99Ms: Type.Number() }), Type.Null()])
+const Difference = Type.Object({ diffMs: Type.Union([Type.Number(), Type.Null()]), slower: Type.Union([Type.String(), Type.Null()]) })
+const ComparisonLine = Type.Object({
+  route: Type.Union([Type.String(), Type.Null()]),
+  method: Type.Union([Type.String(), Type.Null()]),
+  status: Type.Union([Type.Integer(), Type.Null()]),
+  a: Figures,
+  b: Figures,
+  p50: Difference,
+  p95: Difference,
+  p99: Difference
+})
 
 const StatsLine = Type.Object({
   route: Type.Union([Type.String(), Type.Null()]),
@@ -18,13 +37,15 @@ const StatsLine = Type.Object({
   p95Ms: Type.Number(),
   p99Ms: Type.Number(),
   maxMs: Type.Number(),
-  listing: Type.String()
+  listing: Type.String(),
+  trend: Type.Object({ counts: Type.Array(Type.Integer()), p95Ms: Type.Array(Type.Union([Type.Number(), Type.Null()])) })
 })
 
-/** The page's own URL for a window and a deployment (null: all). */
-function statsHref (window: string, deployment: string | null): string {
+/** The page's own URL for a window and a deployment (null: all), and one to compare it with. */
+function statsHref (window: string, deployment: string | null, compare: string | null = null): string {
   const params = new URLSearchParams({ window })
   if (deployment !== null) params.append('deployment', deployment)
+  if (deployment !== null && compare !== null) params.append('compare', compare)
   return `/_profiler/stats?${params.toString()}`
 }
 
@@ -41,7 +62,11 @@ export const statsRoutes: FastifyPluginAsyncTypebox<{ store: ProfileStore, stats
           from: Type.String(),
           to: Type.String(),
           bound: Type.Union([Type.Object({ statsMaxAge: Type.String(), from: Type.String() }), Type.Null()]),
-          routes: Type.Array(StatsLine)
+          routes: Type.Array(StatsLine),
+          trendSpan: Type.Union([Type.Literal('1m'), Type.Literal('1h')]),
+          trendFrom: Type.String(),
+          compare: Type.Union([Type.String(), Type.Null()]),
+          comparison: Type.Union([Type.Array(ComparisonLine), Type.Null()])
         })
       }
     }
@@ -54,13 +79,23 @@ export const statsRoutes: FastifyPluginAsyncTypebox<{ store: ProfileStore, stats
       ? [{ name: null, href: statsHref(body.window, null), active: body.deployment === null }, ...names.map(name => ({ name, href: statsHref(body.window, name), active: name === body.deployment }))]
       : []
     return html(reply, 'profiler/stats.hbs', {
-      title: `Route statistics (${body.window}${body.deployment === null ? '' : `, ${body.deployment}`}) - Profiler`,
+      title: `Route statistics (${body.window}${body.deployment === null ? '' : `, ${body.deployment}`}${body.compare === null ? '' : ` against ${body.compare}`}) - Profiler`,
       ...body,
-      windows: WINDOW_NAMES.map(name => ({ name, href: statsHref(name, body.deployment), active: name === body.window })),
+      windows: WINDOW_NAMES.map(name => ({ name, href: statsHref(name, body.deployment, body.compare), active: name === body.window })),
       deployments,
+      // With one deployment chosen, the others to compare it with (and the one compared, if any).
+      comparisons: body.deployment === null
+        ? []
+        : [...new Set([...names, ...(body.compare === null ? [] : [body.compare])])].filter(name => name !== body.deployment)
+            .map(name => ({ name, href: statsHref(body.window, body.deployment, name), active: name === body.compare })),
       rows: body.routes.map(line => ({
         ...line,
         ...routeStatsText(line),
+        statusClass: line.status === null ? null : statusClass(line.status),
+        sparklines: sparklines(line.trend, body.trendSpan === '1m' ? 'minute' : 'hour', body.trendFrom)
+      })),
+      comparisonRows: body.comparison?.map(line => ({
+        ...comparisonText(line),
         statusClass: line.status === null ? null : statusClass(line.status)
       }))
     })

@@ -1,7 +1,8 @@
 // The route statistics of a window, as the page's JSON twin answers them: shared by the page, the
 // command line (`profiler stats`) and the MCP tool (`route_stats`), so that all three say the same.
-import { STATUS_CODES } from 'node:http'
 import { statsKeptFrom, type RouteStats } from '../stats/rollup.js'
+import { lineKeyOf, trendPeriods, Trends, type PeriodRow, type RollupRange, type Trend } from '../stats/trend.js'
+import { compareLines, lineLabels, type ComparisonLine } from './stats-compare.js'
 import { invalid, NO_ROUTE } from './search-filters.js'
 import { formatMs } from '../units.js'
 
@@ -13,14 +14,20 @@ export const DEFAULT_WINDOW = '1h'
 /** Where the rollups are read from: the service's store, or the command line's read-only one. */
 export interface RouteStatsSource {
   routeStats: (nowMs: number, windowMs: number, deployment?: string) => Promise<{ fromMs: number, routes: RouteStats[] }>
+  rollupPeriods: (range: RollupRange) => Promise<PeriodRow[]>
 }
 
-/** What the statistics are asked for: a window's name (`1h` when empty or absent) and, if any, one deployment (exact name). */
-export interface RouteStatsQuery { window?: string, deployment?: string }
+/**
+ * What the statistics are asked for: a window's name (`1h` when empty or absent) and, if any, one
+ * deployment (exact name), and another to compare it with.
+ */
+export interface RouteStatsQuery { window?: string, deployment?: string, compare?: string }
 
 interface RouteStatsLine extends RouteStats {
   /** The listing filtered to this line's requests, from the window's start (a page URL). */
   listing: string
+  /** The line's count and p95 per period (see trendSpan), oldest first. */
+  trend: Trend
 }
 
 /** The listing filtered to one line of the statistics (and its deployment, if one), from the window's start. */
@@ -46,6 +53,12 @@ export interface RouteStatsAnswer {
   /** When the statistics' bound (PROFILER_STATS_MAX_AGE) is shorter than the window: the bound, and since when rows are left. */
   bound: { statsMaxAge: string, from: string } | null
   routes: RouteStatsLine[]
+  /** The trends' periods: a minute (1h) or an hour, from trendFrom (whole periods) to the current one included. */
+  trendSpan: '1m' | '1h'
+  trendFrom: string
+  /** The deployment compared with `deployment`, and both side by side per line; null without `compare`. */
+  compare: string | null
+  comparison: ComparisonLine[] | null
 }
 
 const UNITS: Array<[string, number]> = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000], ['ms', 1]]
@@ -66,20 +79,38 @@ export async function routeStatsJson (source: RouteStatsSource, query: RouteStat
   const windowMs = Object.hasOwn(WINDOWS, name) ? WINDOWS[name] : undefined
   if (windowMs === undefined) throw invalid(parameterName, WINDOW_NAMES.join(', '), name)
   const deployment = query.deployment === undefined || query.deployment === '' ? null : query.deployment
+  const compare = query.compare === undefined || query.compare === '' ? null : query.compare
+  // The command line spells its parameters --window, --deployment, --compare.
+  const dashes = parameterName.startsWith('--') ? '--' : ''
+  if (compare !== null && deployment === null) throw invalid(`${dashes}compare`, `a "${dashes}deployment" to compare it with`, compare)
   const { fromMs: windowFromMs, routes } = await source.routeStats(nowMs, windowMs, deployment ?? undefined)
+  const periods = trendPeriods(nowMs, windowMs)
+  const trends = new Trends(await source.rollupPeriods({ ...periods, ...(deployment === null ? {} : { deployment }) }), periods)
+  const comparison = compare === null || deployment === null
+    ? null
+    : compareLines(routes, (await source.routeStats(nowMs, windowMs, compare)).routes, deployment, compare)
   const keptFromMs = statsKeptFrom(nowMs, statsMaxAgeMs)
   const fromMs = Math.max(windowFromMs, keptFromMs)
   const bound = keptFromMs > windowFromMs ? { statsMaxAge: durationText(statsMaxAgeMs), from: new Date(keptFromMs).toISOString() } : null
-  const lines = routes.map(line => ({ ...line, listing: listingHref(line, fromMs, deployment) }))
-  return { window: name, deployment, from: new Date(fromMs).toISOString(), to: new Date(nowMs).toISOString(), bound, routes: lines }
+  const lines = routes.map(line => ({ ...line, listing: listingHref(line, fromMs, deployment), trend: trends.trendOf(lineKeyOf(line)) }))
+  return {
+    window: name,
+    deployment,
+    from: new Date(fromMs).toISOString(),
+    to: new Date(nowMs).toISOString(),
+    bound,
+    routes: lines,
+    trendSpan: periods.spanMs === 60_000 ? '1m' : '1h',
+    trendFrom: new Date(periods.fromMs).toISOString(),
+    compare,
+    comparison
+  }
 }
 
 /** A line's cells for people: the route (or that none matched), the method, the status, durations in ms. */
 export function routeStatsText (line: RouteStats) {
   return {
-    label: line.route ?? '(no route matched)',
-    methodText: line.method ?? 'any',
-    statusText: line.status === null ? null : `${line.status} ${STATUS_CODES[line.status] ?? ''}`.trim(),
+    ...lineLabels(line),
     p50: formatMs(line.p50Ms),
     p95: formatMs(line.p95Ms),
     p99: formatMs(line.p99Ms),

@@ -1,5 +1,6 @@
 import type { QueuedProfile, ProfileSummary, SearchFilters, StoredProfile } from '../profile.js'
 import type { RouteStats } from '../stats/rollup.js'
+import type { PeriodRow, RollupRange } from '../stats/trend.js'
 import type { StoreReader } from '../engine/contract.js'
 import { StoreHealth, type HealthLog, type StoreHealthSnapshot } from './health.js'
 import { ProfileQueue, type StoreOptions } from './profile-queue.js'
@@ -158,6 +159,11 @@ export class ProfileStore {
   /** Route statistics over the window ending at `nowMs` (of one deployment, if named), from the rollups (never the profiles). */
   async routeStats (nowMs: number, windowMs: number, deployment?: string): Promise<{ fromMs: number, routes: RouteStats[] }> {
     return await this.reader.use(reader => reader.routeStats(nowMs, windowMs, deployment))
+  }
+
+  /** The rollup rows of a range, per line and period (the trends, and where a profile stands on its route). */
+  async rollupPeriods (range: RollupRange): Promise<PeriodRow[]> {
+    return await this.reader.use(reader => reader.rollupPeriods(range))
   }
 
   /** The tokens of the profiles just before (older) and just after (newer) this one, of the same type. */

@@ -8,11 +8,14 @@ import type { ProfileSummary, SearchFilters, StoredProfile } from '../../profile
 import { storeBytes } from './partitions.js'
 import { PROFILER_MIGRATIONS_TABLE } from './writer.js'
 import { HOUR_MS, MINUTE_MS, windowRanges, WindowTotals, type RouteStats, type WindowRow } from '../../stats/rollup.js'
+import type { PeriodRow, RollupRange } from '../../stats/trend.js'
 import type { StoreReader, StoreTarget } from '../contract.js'
+import { rollupPeriodsQuery, type RollupDialect } from '../rollup-periods.js'
 import { PROFILE_COLUMNS, SUMMARY_COLUMNS, toStoredProfile, toSummary, type ProfileRow, type SummaryRow } from '../profile-rows.js'
 import { filterTerms, SqlParameters, type SqlDialect } from '../search-predicates.js'
 
 const POSTGRES: SqlDialect = { placeholder: n => `$${n}`, position: (haystack, needle) => `strpos(${haystack}, ${needle})` }
+const POSTGRES_ROLLUPS: RollupDialect = { ...POSTGRES, sum: column => `sum(${column})::bigint`, histograms: "string_agg(histogram, ''::bytea)" }
 const DETAIL = `SELECT ${PROFILE_COLUMNS} FROM profiles p JOIN profile_data d ON d.token = p.token AND d.id = p.id`
 /** pg_trgm answers LIKE '%term%' through its index from 3 characters on. */
 const MIN_TRIGRAM_LENGTH = 3
@@ -157,6 +160,11 @@ export class PostgresReader implements StoreReader {
     for (const row of minuteRows) totals.add(row)
     for (const row of hourRows) totals.add(row)
     return { fromMs, routes: totals.lines() }
+  }
+
+  async rollupPeriods (range: RollupRange): Promise<PeriodRow[]> {
+    const { sql, values } = rollupPeriodsQuery(range, POSTGRES_ROLLUPS)
+    return await this.queryArrays<PeriodRow>(sql, values)
   }
 
   async storeBytes (): Promise<number> {

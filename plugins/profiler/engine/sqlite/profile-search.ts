@@ -3,6 +3,8 @@ import type { ProfileSummary, SearchFilters, StoredProfile } from '../../profile
 import { PROFILE_COLUMNS, SUMMARY_COLUMNS, toStoredProfile, toSummary, type ProfileRow, type SummaryRow } from '../profile-rows.js'
 import { filterTerms, SqlParameters, type SqlDialect } from '../search-predicates.js'
 import { HOUR_MS, MINUTE_MS, windowRanges, WindowTotals, type RouteStats, type WindowRow } from '../../stats/rollup.js'
+import type { PeriodRow, RollupRange } from '../../stats/trend.js'
+import { rollupPeriodsQuery, type RollupDialect } from '../rollup-periods.js'
 
 /** A substring filter that matches at most this many distinct URLs (or IPs) is answered key by key. */
 const MAX_KEYED_LOOKUPS = 100
@@ -17,6 +19,7 @@ const MIN_TRIGRAM_LENGTH = 3
 type Key = { column: 'url_id', values: number[] } | { column: 'ip', values: string[] } | { column: 'url_set', values: number[] }
 
 const SQLITE: SqlDialect = { placeholder: () => '?', position: (haystack, needle) => `instr(${haystack}, ${needle})` }
+const SQLITE_ROLLUPS: RollupDialect = { ...SQLITE, sum: column => `sum(${column})`, histograms: "group_concat(hex(histogram), '')" }
 
 /**
  * The trigrams that narrow a URL search: the last one of the term and the one just before it
@@ -119,6 +122,13 @@ export class ProfileSearch {
     return { fromMs, routes: totals.lines() }
   }
 
+  /** A span's rollup rows per line and period (the histograms as hex: back to bytes). */
+  rollupPeriods (range: RollupRange): PeriodRow[] {
+    const { sql, values } = rollupPeriodsQuery(range, SQLITE_ROLLUPS)
+    const rows = this.prepared(sql).raw().all(...values) as unknown[][]
+    return rows.map(row => [...row.slice(0, 6), Buffer.from(row[6] as string, 'hex')] as unknown as PeriodRow)
+  }
+
   /** Every stored token (read once at start, to fill the request thread's token set). */
   tokens (): IterableIterator<string> {
     return this.statements.allTokens.iterate() as IterableIterator<string>
@@ -163,11 +173,16 @@ export class ProfileSearch {
     // A keyed lookup must walk its own index (it holds the row id, so it comes out newest first).
     const indexed = key === null ? '' : ` INDEXED BY profiles_${key.column === 'ip' ? 'ip' : 'url_id'}`
     const sql = `SELECT ${SUMMARY_COLUMNS} FROM profiles p${indexed} WHERE ${where.join(' AND ')} ORDER BY p.id DESC LIMIT ${params.add(filters.limit)}`
+    return this.prepared(sql).all(...params.values) as SummaryRow[]
+  }
+
+  /** A statement prepared once per distinct text (a bounded set: one per combination of filters). */
+  private prepared (sql: string): Statement {
     let statement = this.searches.get(sql)
     if (statement === undefined) {
       statement = this.db.prepare(sql)
       this.searches.set(sql, statement)
     }
-    return statement.all(...params.values) as SummaryRow[]
+    return statement
   }
 }

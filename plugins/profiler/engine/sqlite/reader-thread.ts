@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads'
 import type { ProfileSummary, SearchFilters, StoredProfile } from '../../profile.js'
 import { isStorageFault } from '../../../../lib/sqlite/faults.js'
 import type { RouteStats } from '../../stats/rollup.js'
+import type { PeriodRow, RollupRange } from '../../stats/trend.js'
 import type { StoreReader, StoreTarget } from '../contract.js'
 import { revivedError, type ReaderAnswer, type ReaderCall } from './reader-protocol.js'
 
@@ -72,6 +73,10 @@ export class SqliteReaderThread implements StoreReader {
 
   async routeStats (nowMs: number, windowMs: number, deployment?: string): Promise<{ fromMs: number, routes: RouteStats[] }> {
     return await this.call({ method: 'routeStats', args: [nowMs, windowMs, deployment] }) as { fromMs: number, routes: RouteStats[] }
+  }
+
+  async rollupPeriods (range: RollupRange): Promise<PeriodRow[]> {
+    return await this.call({ method: 'rollupPeriods', args: [range] }) as PeriodRow[]
   }
 
   async storeBytes (): Promise<number> {

@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3'
 import { isStorageFault } from '../../../../lib/sqlite/faults.js'
 import type { ProfileSummary, SearchFilters, StoredProfile } from '../../profile.js'
 import type { RouteStats } from '../../stats/rollup.js'
+import type { PeriodRow, RollupRange } from '../../stats/trend.js'
 import type { StoreReader, StoreTarget } from '../contract.js'
 import { harText } from '../../export/export-text.js'
 import { openProfileDatabase } from './open-database.js'
@@ -51,6 +52,10 @@ export class SqliteReader implements StoreReader {
 
   async routeStats (nowMs: number, windowMs: number, deployment?: string): Promise<{ fromMs: number, routes: RouteStats[] }> {
     return this.searches.routeStats(nowMs, windowMs, deployment)
+  }
+
+  async rollupPeriods (range: RollupRange): Promise<PeriodRow[]> {
+    return this.searches.rollupPeriods(range)
   }
 
   async storeBytes (): Promise<number> {
