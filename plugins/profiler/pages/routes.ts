@@ -12,6 +12,7 @@ import { choosePanel, findStoredProfile, profileJson, tokenNotFound } from '../q
 import { panelMenu, panelOnPage, profileSummary, resultRow, searchForm } from './view-model.js'
 import { curlText, harText } from '../export/export-text.js'
 import { statsRoutes } from './stats-routes.js'
+import { keptText, type SamplingOptions } from '../collect/sampling.js'
 import { boundPageConcurrency, PAGE_CONCURRENCY } from './page-concurrency.js'
 
 export interface ProfilerRoutesOptions {
@@ -22,6 +23,8 @@ export interface ProfilerRoutesOptions {
   loginRateLimit?: LoginRateLimit
   /** How long the route statistics are kept (PROFILER_STATS_MAX_AGE): the statistics page says when a window is longer. */
   statsMaxAgeMs: number
+  /** Which requests are kept as profiles: the pages say it. */
+  sampling: SamplingOptions
 }
 
 const HOME_TARGET = `/_profiler/empty/search/results?limit=${DEFAULT_LIMIT}`
@@ -47,7 +50,8 @@ function sendHar (reply: FastifyReply, name: string, document: string): FastifyR
 }
 
 /** /_profiler: the search listing and the profile pages, each with a JSON twin. Profiled only when they fail. */
-export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = async (app, { store, secret, loginRateLimit, statsMaxAgeMs }) => {
+export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = async (app, { store, secret, loginRateLimit, statsMaxAgeMs, sampling }) => {
+  const kept = keptText(sampling)
   const config = { profile: false }
   boundPageConcurrency(app, PAGE_CONCURRENCY)
   await securePages(app, secret, loginRateLimit)
@@ -92,6 +96,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
       results: results.map(resultRow),
       count: results.length,
       harHref: `/_profiler/${token}/search/har?${passOn(request.query)}`,
+      kept,
       search: searchForm(request.query)
     })
   })
@@ -119,7 +124,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
     return reply.type('text/plain; charset=utf-8').send(curlText(profile))
   })
 
-  await app.register(statsRoutes, { store, statsMaxAgeMs })
+  await app.register(statsRoutes, { store, statsMaxAgeMs, kept })
 
   app.get('/:token', { config, schema: { params: TokenParams, querystring: PanelQuery, response: { 200: ProfileResponseSchema } } }, async (request, reply) => {
     const profile = await findStoredProfile(store, request.params.token)
@@ -132,6 +137,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
       menu: panelMenu(profile, panel),
       panel: panelOnPage(profile, panel),
       pager: await store.neighbours(profile.token),
+      kept,
       search: searchForm({})
     })
   })

@@ -12,6 +12,7 @@ const StatsLine = Type.Object({
   method: Type.Union([Type.String(), Type.Null()]),
   status: Type.Union([Type.Integer(), Type.Null()]),
   count: Type.Integer(),
+  kept: Type.Integer(),
   statusClasses: Type.Object({ '1xx': Type.Integer(), '2xx': Type.Integer(), '3xx': Type.Integer(), '4xx': Type.Integer(), '5xx': Type.Integer() }),
   meanMs: Type.Number(),
   p50Ms: Type.Number(),
@@ -29,7 +30,7 @@ function statsHref (window: string, deployment: string | null): string {
 }
 
 /** /_profiler/stats: per route and method (unmatched requests per status), from the writer's rollups. */
-export const statsRoutes: FastifyPluginAsyncTypebox<{ store: ProfileStore, statsMaxAgeMs: number }> = async (app, { store, statsMaxAgeMs }) => {
+export const statsRoutes: FastifyPluginAsyncTypebox<{ store: ProfileStore, statsMaxAgeMs: number, /** What is kept as profiles, for people. */ kept: string }> = async (app, { store, statsMaxAgeMs, kept }) => {
   app.get('/stats', {
     config: { profile: false },
     schema: {
@@ -58,6 +59,7 @@ export const statsRoutes: FastifyPluginAsyncTypebox<{ store: ProfileStore, stats
       ...body,
       windows: WINDOW_NAMES.map(name => ({ name, href: statsHref(name, body.deployment), active: name === body.window })),
       deployments,
+      keptText: kept,
       rows: body.routes.map(line => ({
         ...line,
         ...routeStatsText(line),
