@@ -114,6 +114,7 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
       writer: config.profilerWriter,
       production: config.production,
       secret: config.profilerSecret,
+      sampling: { sample: config.profilerSample, keepSlowerThanMs: config.profilerKeepSlowerThanMs },
       redaction: redactionRules(config),
       retention: { maxProfiles: config.profilerMaxProfiles, maxAgeMs: config.profilerMaxAgeMs, maxBytes: config.profilerMaxBytes, statsMaxAgeMs: config.profilerStatsMaxAgeMs },
       maxQueueBytes: config.profilerMaxQueueBytes,

@@ -58,6 +58,9 @@ const EnvSchema = Type.Object({
     default: '64MiB',
     description: 'must be a size in bytes, or with a unit: 512KiB, 64MiB, 1GiB'
   }),
+  // Sampling (issue #24): the share of requests kept as profiles; errors, slow and forced requests always are.
+  PROFILER_SAMPLE: Type.Number({ minimum: 0, maximum: 1, default: 1 }),
+  PROFILER_KEEP_SLOWER_THAN: Type.String({ pattern: DURATION, default: '1s', description: DURATION_RULE }),
   PROFILER_SECRET: Type.Optional(Type.String({ minLength: 16, description: 'must be at least 16 characters' })),
   PROFILER_REDACT_HEADERS: Type.String({ pattern: NAME_LIST, default: '', description: NAME_LIST_RULE }),
   PROFILER_REDACT_FIELDS: Type.String({ pattern: NAME_LIST, default: '', description: NAME_LIST_RULE }),
@@ -109,6 +112,10 @@ export interface Config {
   profilerMaxBytes: number
   /** Profiles waiting for the writer (and the batch it is writing) at most, in estimated bytes; past that they are dropped and counted. */
   profilerMaxQueueBytes: number
+  /** The share of requests kept as profiles (0 to 1); the others feed the route statistics only. */
+  profilerSample: number
+  /** Requests slower than this are kept as profiles whatever the sample. */
+  profilerKeepSlowerThanMs: number
   /** The password of the profiler's pages (HTTP Basic); null: the pages are open. */
   profilerSecret: string | null
   /** Header and field names redacted on top of the built-in ones (lower case). */
@@ -294,6 +301,8 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     profilerMaxBytes: parseSize(parsed.PROFILER_MAX_BYTES),
     profilerStatsMaxAgeMs: parseDuration(parsed.PROFILER_STATS_MAX_AGE),
     profilerMaxQueueBytes: parseSize(parsed.PROFILER_MAX_QUEUE_BYTES),
+    profilerSample: parsed.PROFILER_SAMPLE,
+    profilerKeepSlowerThanMs: parseDuration(parsed.PROFILER_KEEP_SLOWER_THAN),
     profilerSecret: parsed.PROFILER_SECRET ?? null,
     profilerRedactHeaders: parseNameList(parsed.PROFILER_REDACT_HEADERS),
     profilerRedactFields: parseNameList(parsed.PROFILER_REDACT_FIELDS),

@@ -10,7 +10,9 @@ import type { Config } from '../config.js'
 export const REDACTED = '[redacted]'
 const REDACTED_IN_URL = encodeURIComponent(REDACTED)
 
-const SECRET_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-auth-token', 'x-csrf-token']
+const SECRET_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-auth-token', 'x-csrf-token',
+  // Carries the profiler's secret (plugins/profiler/collect/sampling.ts).
+  'x-profiler-keep']
 // "auth" but not "author"/"authority" (authorization is listed on its own).
 const SECRET_NAME = /pass(word|wd|phrase)?|pwd|secret|token|api[-_ ]?key|authori[sz]ation|auth(?!or)|credential|cookie|session[-_]?id|^pin$|cvv|card[-_]?number/i
 const MAX_DEPTH = 32

@@ -4,6 +4,7 @@ import { describeTarget, type RetentionLimits, type StoreTarget } from './engine
 import { openStoreReader } from './engine/open-reader.js'
 import { Redactor, type RedactionRules } from '../../lib/redact.js'
 import { installRecorder } from './collect/recorder.js'
+import { KEEP_EVERY_REQUEST, type SamplingOptions } from './collect/sampling.js'
 import { recordRejection } from './collect/rejection-recorder.js'
 import { profilerRoutes } from './pages/routes.js'
 import type { LoginRateLimit } from './pages/page-security.js'
@@ -36,6 +37,10 @@ export interface ProfilerOptions {
   store?: Partial<StoreOptions>
   /** Wrong passwords allowed per client IP and window before logins are refused (default 10 a minute). */
   loginRateLimit?: LoginRateLimit
+  /** Which requests are kept as profiles (PROFILER_SAMPLE, PROFILER_KEEP_SLOWER_THAN); default every request. */
+  sampling?: SamplingOptions
+  /** Tests only: the sample's random source, [0, 1) (Math.random otherwise). */
+  sampleRandom?: () => number
   /** Where tokens come from (tests pass a fixed sequence to prove collisions are handled). */
   tokenSource?: () => string
 }
@@ -83,10 +88,11 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
   const store: ProfileStore = new ProfileStore(openReader, writer, { ...DEFAULT_STORE_OPTIONS, maxQueueBytes: options.maxQueueBytes ?? DEFAULT_STORE_OPTIONS.maxQueueBytes, ...options.store }, events)
   await store.open()
   app.decorate('profileStore', store)
+  const sampling = { ...options.sampling ?? KEEP_EVERY_REQUEST, random: options.sampleRandom }
   const recorderOptions = { store, production: options.production, redactor: new Redactor(options.redaction), tokenSource: options.tokenSource }
-  installRecorder(app, recorderOptions)
+  installRecorder(app, { ...recorderOptions, sampling, secret: options.secret })
   // Requests the HTTP parser rejected (and CONNECT) never reach the hooks: recorded apart.
   app.addRejectionRecorder((rejected, answer) => recordRejection(recorderOptions, rejected, answer))
-  await app.register(profilerRoutes, { prefix: '/_profiler', store, secret: options.secret, loginRateLimit: options.loginRateLimit, statsMaxAgeMs: options.retention.statsMaxAgeMs })
+  await app.register(profilerRoutes, { prefix: '/_profiler', store, secret: options.secret, loginRateLimit: options.loginRateLimit, statsMaxAgeMs: options.retention.statsMaxAgeMs, sampling })
   app.addHook('onClose', async () => { await store.close() })
 }, { name: 'profiler', dependencies: ['routing-errors', 'error-renderer', 'views', 'rejected-requests'] })

@@ -81,7 +81,7 @@ export function resultsTable (results: ProfileSummary[], colour: boolean): strin
   ]))
 }
 
-const STATS_COLUMNS = ['Route', 'Method', 'Status', 'Requests', '1xx', '2xx', '3xx', '4xx', '5xx', 'p50', 'p95', 'p99', 'Max'] as const
+const STATS_COLUMNS = ['Route', 'Method', 'Status', 'Requests', 'Kept', '1xx', '2xx', '3xx', '4xx', '5xx', 'p50', 'p95', 'p99', 'Max'] as const
 const STATS_NUMBERS = new Set([...STATS_COLUMNS.keys()].filter(i => i >= STATS_COLUMNS.indexOf('Requests')))
 
 /** The route statistics as the page shows them: the window, then one line per route (slowest p95 first). */
@@ -98,6 +98,7 @@ export function statsTable (stats: RouteStatsAnswer, colour: boolean): string {
       printable(text.methodText),
       line.status === null || text.statusText === null ? '' : statusCell(line.status, text.statusText, colour),
       String(line.count),
+      String(line.kept),
       String(classes['1xx']), String(classes['2xx']), String(classes['3xx']), String(classes['4xx']), String(classes['5xx']),
       text.p50, text.p95, text.p99, text.max
     ]

@@ -100,7 +100,7 @@ function profilerMcpServer (reader: () => Promise<ReadOnlyStore>, { version, pro
 
   server.registerTool('route_stats', {
     title: 'Route statistics',
-    description: 'Per route pattern and method over a recent window: request count, counts per status class (1xx to 5xx), mean, p50, p95, p99 and max ' +
+    description: 'Per route pattern and method over a recent window: request count (every request, sampled or not), kept (those kept as full profiles), counts per status class (1xx to 5xx), mean, p50, p95, p99 and max ' +
       'duration in ms, slowest p95 first. Requests no route matched have route and method null and one line per status. ' +
       'Use it to find the slowest or most failing routes, then search_profiles (method, status, from = the window\'s start) for examples. ' +
       'Percentiles come from histograms (within 4.4% of the exact value); counts, mean and max are exact. ' +

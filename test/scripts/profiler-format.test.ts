@@ -24,6 +24,7 @@ t.test('statistics: numbers aligned right, the status of unmatched requests colo
     method: route === null ? null : 'POST',
     status,
     count,
+    kept: Math.floor(count / 100),
     statusClasses: { '1xx': 0, '2xx': 0, '3xx': 0, '4xx': count, '5xx': 0 },
     meanMs: 1,
     p50Ms: 1,
@@ -47,9 +48,9 @@ t.test('statistics: numbers aligned right, the status of unmatched requests colo
   }
   const plain = statsTable(stats, false).split('\n')
   t.equal(plain[0], 'Route statistics, last 1h: 22-Nov-2026 09:30:00 to 22-Nov-2026 10:30:12 (UTC)')
-  t.equal(plain[1], 'Route               Method  Status         Requests  1xx  2xx  3xx   4xx  5xx      p50      p95      p99     Max')
-  t.equal(plain[2], '/a\\u001b[2J         POST                       1200    0    0    0  1200    0  1.00 ms  2.00 ms  3.00 ms  1.50 s')
-  t.equal(plain[3], '(no route matched)  any     404 Not Found         7    0    0    0     7    0  1.00 ms  2.00 ms  3.00 ms  1.50 s')
+  t.equal(plain[1], 'Route               Method  Status         Requests  Kept  1xx  2xx  3xx   4xx  5xx      p50      p95      p99     Max')
+  t.equal(plain[2], '/a\\u001b[2J         POST                       1200    12    0    0    0  1200    0  1.00 ms  2.00 ms  3.00 ms  1.50 s')
+  t.equal(plain[3], '(no route matched)  any     404 Not Found         7     0    0    0    0     7    0  1.00 ms  2.00 ms  3.00 ms  1.50 s')
   const coloured = statsTable(stats, true).split('\n')
   t.equal(coloured[3], plain[3]?.replace('404 Not Found', '\u001b[31m404 Not Found\u001b[39m'), 'red, padded as without colour')
   t.equal(statsTable({ ...stats, routes: [] }, false), `${plain[0]}\nNo request was recorded in this window.\n`)

@@ -68,6 +68,11 @@ export interface RequestCapture {
   logs?: RequestLogs
 }
 
+/** A request's duration as profiles and statistics record it: ms, to the microsecond. */
+export function profileDuration (totalMs: number): number {
+  return Math.round(totalMs * 1000) / 1000
+}
+
 const MAX_CHAIN = 20
 
 /** The error and each of its causes, outermost first (a cycle or a chain beyond 20 ends it). */

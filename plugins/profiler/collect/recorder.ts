@@ -1,15 +1,16 @@
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { bodyPreview, bodySizeKnown, receivedBodyBytes } from '../../request-body/body-size.js'
 import { requestOrigin } from '../../routing/request-origin.js'
 import { hasRejectedTarget, originFormTarget } from '../../routing/request-target.js'
 import { getHeapStatistics } from 'node:v8'
 import { StatementLog } from '../../../lib/statement-log.js'
-import { captureError } from './capture.js'
+import { captureError, profileDuration } from './capture.js'
 import { requestLogs } from './log-capture.js'
 import { MAX_BODY_BYTES, previewIfLarge, unparsedBody } from './body-preview.js'
 import type { Redactor } from '../../../lib/redact.js'
 import type { ProfileStore } from '../runtime/profile-store.js'
 import { uniqueToken } from './token.js'
+import { keepHeaderCheck, keptByRule, sampleDraw, type SamplingOptions } from './sampling.js'
 
 /** What the profiler keeps about a request between its hooks. */
 interface ProfileState {
@@ -25,6 +26,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     profile: ProfileState | null
     profilerHandlerStartMs: number | null
+    /** The sample's draw, made on arrival (PROFILER_SAMPLE; null: not drawn yet); the keep-rules may still keep a request not drawn. */
+    profilerSampled: boolean | null
+    /** Not kept as a profile: recorded for the route statistics only (onResponse). */
+    profilerStatisticsOnly: boolean
   }
   interface FastifyContextConfig {
     /** false: this route's successful answers are not profiled (the profiler's own pages). */
@@ -38,6 +43,15 @@ export interface RecorderOptions {
   /** The writer's redaction rules: a large body is redacted and previewed here (see body-preview.ts). */
   redactor: Redactor
   tokenSource?: () => string
+  /** Which requests are kept as profiles (PROFILER_SAMPLE and the keep-rules); the others feed the statistics only. */
+  sampling: SamplingOptions
+  /** PROFILER_SECRET: the keep header forces a request to be kept only with it. */
+  secret: string | null
+}
+
+/** Whether a route matched: a rejected target (not a path) is routed as a path of its own only to reach the hooks. */
+function routeMatched (request: FastifyRequest): boolean {
+  return !request.is404 && !hasRejectedTarget(request)
 }
 
 /**
@@ -62,11 +76,24 @@ function isJson (reply: FastifyReply): boolean {
 /**
  * Records every request: a token and the X-Debug-Token headers in onSend, a plain capture in
  * onResponse, queued for the store; the writer thread redacts it and builds the panels
- * (collect/shape.ts). Nothing here writes, waits or throws into a request.
+ * (collect/shape.ts). A request not kept (sampling.ts) gets neither token nor capture: only its
+ * route, method, status, duration and start are queued, for the statistics. Nothing here writes,
+ * waits or throws into a request.
  */
-export function installRecorder (app: FastifyInstance, { store, production, redactor, tokenSource }: RecorderOptions): void {
+export function installRecorder (app: FastifyInstance, { store, production, redactor, tokenSource, sampling, secret }: RecorderOptions): void {
   app.decorateRequest('profile', null)
   app.decorateRequest('profilerHandlerStartMs', null)
+  app.decorateRequest('profilerSampled', null)
+  app.decorateRequest('profilerStatisticsOnly', false)
+  const draw = sampleDraw(sampling)
+  const forced = keepHeaderCheck(secret)
+
+  if (sampling.sample < 1) {
+    app.addHook('onRequest', (request, _reply, done) => {
+      request.profilerSampled = draw()
+      done()
+    })
+  }
 
   app.addHook('preHandler', (request, reply, done) => {
     const elapsed = reply.elapsedTime
@@ -81,18 +108,17 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
     // The profiler's own pages are not recorded, except their errors: probes and failed logins are.
     if (request.routeOptions.config.profile === false && reply.statusCode < 400) return done(null, payload)
     try {
-      const token = uniqueToken(candidate => store.isTokenTaken(candidate), tokenSource)
-      store.reserveToken(token)
-      const origin = requestOrigin(request)
-      request.profile = {
-        token,
-        origin,
-        handlerStartMs: request.profilerHandlerStartMs,
-        sendStartMs: reply.elapsedTime,
-        responseText: typeof payload === 'string' && payload.length <= MAX_BODY_BYTES && isJson(reply) ? payload : undefined
+      const sendStartMs = reply.elapsedTime
+      // Not drawn yet: answered by an earlier onRequest hook (routing's 404, load shedding).
+      const sampled = request.profilerSampled ?? draw()
+      if (!sampled && !keptByRule(reply.statusCode, request.renderedError !== null, sendStartMs, sampling) && !forced(request)) {
+        // No token, no X-Debug-Token headers: nothing of it will be stored but its statistics.
+        request.profilerStatisticsOnly = true
+        return done(null, payload)
       }
-      reply.header('x-debug-token', token)
-      reply.header('x-debug-token-link', `${origin}/_profiler/${token}`)
+      const state = keptState(request, sendStartMs, typeof payload === 'string' && payload.length <= MAX_BODY_BYTES && isJson(reply) ? payload : undefined)
+      reply.header('x-debug-token', state.token)
+      reply.header('x-debug-token-link', `${state.origin}/_profiler/${state.token}`)
       reply.header('server-timing', serverTiming(request.databaseStatements, reply.elapsedTime))
     } catch (err) {
       store.drop(`a request could not be profiled: ${(err as Error).message}`)
@@ -100,14 +126,49 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
     done(null, payload)
   })
 
+  /** A token for a request kept as a profile, and what onResponse needs of onSend. */
+  function keptState (request: FastifyRequest, sendStartMs: number, responseText: string | undefined): ProfileState {
+    const token = uniqueToken(candidate => store.isTokenTaken(candidate), tokenSource)
+    store.reserveToken(token)
+    request.profile = { token, origin: requestOrigin(request), handlerStartMs: request.profilerHandlerStartMs, sendStartMs, responseText }
+    return request.profile
+  }
+
+  /** A request not kept: its route, method, status, duration and start, for the route statistics (the same values a profile gives them). */
+  function recordStatisticsOnly (request: FastifyRequest, statusCode: number, totalMs: number): void {
+    try {
+      store.enqueueStatistics({
+        startMs: Math.floor(Date.now() - totalMs),
+        method: request.method,
+        route: routeMatched(request) ? request.routeOptions.url ?? null : null,
+        statusCode,
+        durationMs: profileDuration(totalMs)
+      })
+    } catch (err) {
+      store.drop(`a request could not be counted: ${(err as Error).message}`, 0)
+    }
+  }
+
   app.addHook('onResponse', (request, reply, done) => {
-    const state = request.profile
+    let state = request.profile
+    const totalMs = reply.elapsedTime
+    if (state === null && request.profilerStatisticsOnly) {
+      // Slow in the sending: kept after all, though its answer went without a token.
+      if (totalMs <= sampling.keepSlowerThanMs) {
+        recordStatisticsOnly(request, reply.statusCode, totalMs)
+        return done()
+      }
+      try {
+        state = keptState(request, request.profilerHandlerStartMs ?? totalMs, undefined)
+      } catch (err) {
+        store.drop(`a request could not be profiled: ${(err as Error).message}`)
+        return done()
+      }
+    }
     if (state === null) return done()
     try {
-      const totalMs = reply.elapsedTime
       const statusCode = reply.statusCode
-      // A rejected target (not a path) is routed as a path of its own only to reach the hooks.
-      const matched = !request.is404 && !hasRejectedTarget(request)
+      const matched = routeMatched(request)
       const routeMethod = request.routeOptions.method
       const bodyBytes = receivedBodyBytes(request)
       // No bytes, no body (the handler saw `{}`); a large one as the store keeps it.

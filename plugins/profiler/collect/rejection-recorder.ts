@@ -12,7 +12,7 @@ import { uniqueToken } from './token.js'
  * parser's reason in the exception panel). Returns the X-Debug-Token headers for the answer, or
  * none when the profile was not queued.
  */
-export function recordRejection ({ store, tokenSource }: RecorderOptions, rejected: RejectedRequest, answer: RejectionAnswer): Record<string, string> {
+export function recordRejection ({ store, tokenSource }: Pick<RecorderOptions, 'store' | 'tokenSource'>, rejected: RejectedRequest, answer: RejectionAnswer): Record<string, string> {
   let token: string | null = null
   try {
     token = uniqueToken(candidate => store.isTokenTaken(candidate), tokenSource)

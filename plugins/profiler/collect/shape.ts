@@ -4,7 +4,7 @@
 import type { Redactor } from '../../../lib/redact.js'
 import type { ProfileRecord } from '../profile.js'
 import { toStoredPanels } from '../stored-panels.js'
-import type { RequestCapture } from './capture.js'
+import { profileDuration, type RequestCapture } from './capture.js'
 import { panels } from '../panels/index.js'
 import type { CollectContext } from '../panels/panel.js'
 
@@ -36,7 +36,7 @@ export function shapeProfile (capture: RequestCapture, redactor: Redactor): Prof
     method: capture.method,
     url: context.url,
     statusCode: capture.statusCode,
-    durationMs: Math.round(capture.totalMs * 1000) / 1000,
+    durationMs: profileDuration(capture.totalMs),
     route: capture.route,
     queryCount: capture.statements?.count ?? 0,
     queryMs: Math.round((capture.statements?.totalMs ?? 0) * 1000) / 1000,

@@ -1,7 +1,7 @@
 // One interface per side of a store engine (SQLite or PostgreSQL): the request thread's reader
 // and the writer thread's writer. The queue, the facade and the pages know only these.
 import type { ProfileRecord, ProfileSummary, SearchFilters, StoredProfile } from '../profile.js'
-import type { RouteStats } from '../stats/rollup.js'
+import type { RouteStats, StatisticsOnly } from '../stats/rollup.js'
 import type { PeriodRow, RollupRange } from '../stats/trend.js'
 import { withoutPassword } from '../../../lib/postgres/url.js'
 
@@ -77,8 +77,11 @@ export interface WriterEvents {
 export interface StoreWriter {
   /** Stored profiles, as far as this writer knows. */
   readonly count: number
-  /** Writes a batch in one transaction. */
-  write: (batch: ProfileRecord[]) => Promise<WriteResult>
+  /**
+   * Writes a batch in one transaction, with the requests recorded for the statistics only (not
+   * kept as profiles: no profile row, counted in the rollups through the same function).
+   */
+  write: (batch: ProfileRecord[], statisticsOnly?: StatisticsOnly[]) => Promise<WriteResult>
   /** Runs the retention bounds (as seen at `now`) until they hold. */
   prune: (now: number) => Promise<void>
   /** Whether an error means the store failed (and may clear), rather than the data being bad. */

@@ -14,6 +14,7 @@ import { routeStanding } from '../query/route-standing.js'
 import { panelMenu, panelOnPage, profileSummary, resultRow, searchForm } from './view-model.js'
 import { curlText, harText } from '../export/export-text.js'
 import { statsRoutes } from './stats-routes.js'
+import { keptText, type SamplingOptions } from '../collect/sampling.js'
 import { boundPageConcurrency, PAGE_CONCURRENCY } from './page-concurrency.js'
 
 export interface ProfilerRoutesOptions {
@@ -24,6 +25,8 @@ export interface ProfilerRoutesOptions {
   loginRateLimit?: LoginRateLimit
   /** How long the route statistics are kept (PROFILER_STATS_MAX_AGE): the statistics page says when a window is longer. */
   statsMaxAgeMs: number
+  /** Which requests are kept as profiles: the pages say it. */
+  sampling: SamplingOptions
 }
 
 const HOME_TARGET = `/_profiler/empty/search/results?limit=${DEFAULT_LIMIT}`
@@ -49,7 +52,8 @@ function sendHar (reply: FastifyReply, name: string, document: string): FastifyR
 }
 
 /** /_profiler: the search listing and the profile pages, each with a JSON twin. Profiled only when they fail. */
-export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = async (app, { store, secret, loginRateLimit, statsMaxAgeMs }) => {
+export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = async (app, { store, secret, loginRateLimit, statsMaxAgeMs, sampling }) => {
+  const kept = keptText(sampling)
   const config = { profile: false }
   boundPageConcurrency(app, PAGE_CONCURRENCY)
   await securePages(app, secret, loginRateLimit)
@@ -94,6 +98,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
       results: results.map(resultRow),
       count: results.length,
       harHref: `/_profiler/${token}/search/har?${passOn(request.query)}`,
+      kept,
       search: searchForm(request.query)
     })
   })
@@ -121,7 +126,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
     return reply.type('text/plain; charset=utf-8').send(curlText(profile))
   })
 
-  await app.register(statsRoutes, { store, statsMaxAgeMs })
+  await app.register(statsRoutes, { store, statsMaxAgeMs, kept })
 
   app.get('/:token', { config, schema: { params: TokenParams, querystring: PanelQuery, response: { 200: ProfileResponseSchema } } }, async (request, reply) => {
     const profile = await findStoredProfile(store, request.params.token)
@@ -136,6 +141,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
       // The panel's view may read more of the query than `panel` (the logs panel's `level`).
       panel: panelOnPage(profile, panel, { slowQueryMs: app.config.profilerSlowQueryMs, query: request.query as PageQuery }),
       pager: await store.neighbours(profile.token),
+      kept,
       search: searchForm({})
     })
   })

@@ -31,6 +31,7 @@ const StatsLine = Type.Object({
   method: Type.Union([Type.String(), Type.Null()]),
   status: Type.Union([Type.Integer(), Type.Null()]),
   count: Type.Integer(),
+  kept: Type.Integer(),
   statusClasses: Type.Object({ '1xx': Type.Integer(), '2xx': Type.Integer(), '3xx': Type.Integer(), '4xx': Type.Integer(), '5xx': Type.Integer() }),
   meanMs: Type.Number(),
   p50Ms: Type.Number(),
@@ -50,7 +51,7 @@ function statsHref (window: string, deployment: string | null, compare: string |
 }
 
 /** /_profiler/stats: per route and method (unmatched requests per status), from the writer's rollups. */
-export const statsRoutes: FastifyPluginAsyncTypebox<{ store: ProfileStore, statsMaxAgeMs: number }> = async (app, { store, statsMaxAgeMs }) => {
+export const statsRoutes: FastifyPluginAsyncTypebox<{ store: ProfileStore, statsMaxAgeMs: number, /** What is kept as profiles, for people. */ kept: string }> = async (app, { store, statsMaxAgeMs, kept }) => {
   app.get('/stats', {
     config: { profile: false },
     schema: {
@@ -88,6 +89,7 @@ export const statsRoutes: FastifyPluginAsyncTypebox<{ store: ProfileStore, stats
         ? []
         : [...new Set([...names, ...(body.compare === null ? [] : [body.compare])])].filter(name => name !== body.deployment)
             .map(name => ({ name, href: statsHref(body.window, body.deployment, name), active: name === body.compare })),
+      keptText: kept,
       rows: body.routes.map(line => ({
         ...line,
         ...routeStatsText(line),

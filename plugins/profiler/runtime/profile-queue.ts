@@ -1,4 +1,5 @@
 import type { QueuedProfile } from '../profile.js'
+import type { StatisticsOnly } from '../stats/rollup.js'
 import type { StoreHealth } from './health.js'
 import { profileBytes } from './profile-size.js'
 import type { WriterClient } from './writer-client.js'
@@ -27,10 +28,20 @@ export const DEFAULT_STORE_OPTIONS: StoreOptions = {
   retryDelayMs: 1000
 }
 
+/**
+ * Requests recorded for the statistics only, waiting or being written, at most (each a few numbers
+ * and two short strings: about 10 MiB at most); past that new ones are dropped and counted.
+ */
+const MAX_STATISTICS = 100_000
+/** Statistics-only requests handed over with one batch at most. */
+const STATISTICS_PER_BATCH = 10_000
+
 /** What the queue tells its owner. */
 export interface QueueEvents {
   /** Profiles that will not be stored (their tokens are free again); `reason` for the log. */
   onDrop: (tokens: string[], reason: string) => void
+  /** Requests recorded for the statistics only that will not be counted; `reason` for the log. */
+  onStatisticsDrop: (requests: number, reason: string) => void
   /** A batch was stored; `count` is the number of stored profiles the writer reports. */
   onWritten: (count: number) => Promise<void>
 }
@@ -63,6 +74,12 @@ export class ProfileQueue {
   private current: Promise<void> | null = null
   private timer: NodeJS.Timeout | null = null
   private timerDueAt = 0
+  /** Requests recorded for the statistics only, oldest first: they ride with the next batch. */
+  private statistics: StatisticsOnly[] = []
+  private statisticsInFlight = 0
+  private statisticsPushed = 0
+  /** Statistics-only requests counted or set aside, in the order they were pushed. */
+  private statisticsSettled = 0
 
   constructor (
     private readonly writer: WriterClient,
@@ -102,12 +119,25 @@ export class ProfileQueue {
     return true
   }
 
+  /** Queues a request recorded for the statistics only; never writes, never waits, never throws. */
+  pushStatistics (request: StatisticsOnly): boolean {
+    if (this.statistics.length + this.statisticsInFlight >= MAX_STATISTICS) {
+      this.events.onStatisticsDrop(1, `${this.health.failing ? 'the store is failing' : 'the writer is behind'} and ${MAX_STATISTICS} requests wait to be counted`)
+      return false
+    }
+    this.statistics.push(request)
+    this.statisticsPushed++
+    this.scheduleNext()
+    return true
+  }
+
   /**
    * Hands the profiles queued now to the writer, batch after batch, and resolves once the writer
    * has answered for them; a failing store gets one try (close() then counts what is left).
    */
   async flush (): Promise<void> {
     const last = this.pushed
+    const lastStatistics = this.statisticsPushed
     let tried = false
     for (;;) {
       if (this.current !== null) {
@@ -115,19 +145,22 @@ export class ProfileQueue {
         continue
       }
       const oldest = this.queue[0]
-      if (oldest === undefined || oldest.seq > last || (tried && this.health.failing)) return
+      const profilesDone = oldest === undefined || oldest.seq > last
+      if ((profilesDone && this.statisticsSettled >= lastStatistics) || (tried && this.health.failing)) return
       tried = true
       this.handOver()
     }
   }
 
-  /** Stops the timer and takes out what is left (after a last flush). */
-  drain (): QueuedProfile[] {
+  /** Stops the timer and takes out what is left (after a last flush): the profiles, and the number of statistics-only requests. */
+  drain (): { profiles: QueuedProfile[], statistics: number } {
     this.cancelTimer()
     const left = this.queue.map(entry => entry.profile)
+    const statistics = this.statistics.length
     this.queue = []
     this.queuedBytes = 0
-    return left
+    this.statistics = []
+    return { profiles: left, statistics }
   }
 
   /** The oldest profiles, up to `batchSize` of them and `maxBatchBytes` (one at least). */
@@ -146,15 +179,22 @@ export class ProfileQueue {
 
   private handOver (): void {
     this.cancelTimer()
-    if (this.current !== null || this.queue.length === 0) return
+    if (this.current !== null || (this.queue.length === 0 && this.statistics.length === 0)) return
     const { batch, bytes } = this.takeBatch()
+    const statistics = this.statistics.splice(0, STATISTICS_PER_BATCH)
     this.inFlight = batch.length
     this.inFlightBytes = bytes
+    this.statisticsInFlight = statistics.length
     this.inFlightSince = Date.now()
-    this.current = this.writer.request({ type: 'write', batch: batch.map(entry => entry.profile) }).then(async answer => {
+    this.current = this.writer.request({ type: 'write', batch: batch.map(entry => entry.profile), statisticsOnly: statistics }).then(async answer => {
       this.inFlight = 0
       this.inFlightBytes = 0
+      this.statisticsInFlight = 0
       this.inFlightSince = null
+      // Counted (or set aside) unless the answer is an error that did not settle them: then tried again, first.
+      if (answer.error !== undefined && answer.statisticsSettled !== true) this.statistics = statistics.concat(this.statistics)
+      else this.statisticsSettled += statistics.length
+      if (answer.statisticsLost !== undefined) this.events.onStatisticsDrop(statistics.length, answer.statisticsLost)
       if (answer.error !== undefined) {
         // Kept, oldest first, and tried again later, alone: only what the writer proved to be one
         // profile's fault is set aside (below); an error is the store's, whatever its kind.
@@ -180,9 +220,9 @@ export class ProfileQueue {
 
   /** The next hand-over: a retry while failing, at once for a full batch, else after the flush delay. */
   private scheduleNext (): void {
-    if (this.queue.length === 0 || this.current !== null) return
+    if ((this.queue.length === 0 && this.statistics.length === 0) || this.current !== null) return
     if (this.health.failing) this.schedule(this.options.retryDelayMs)
-    else if (this.queue.length >= this.options.batchSize || this.queuedBytes >= this.options.maxBatchBytes) this.schedule(0)
+    else if (this.queue.length >= this.options.batchSize || this.queuedBytes >= this.options.maxBatchBytes || this.statistics.length >= STATISTICS_PER_BATCH) this.schedule(0)
     else this.schedule(this.options.flushDelayMs)
   }
 

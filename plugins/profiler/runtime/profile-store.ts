@@ -1,5 +1,5 @@
 import type { QueuedProfile, ProfileSummary, SearchFilters, StoredProfile } from '../profile.js'
-import type { RouteStats } from '../stats/rollup.js'
+import type { RouteStats, StatisticsOnly } from '../stats/rollup.js'
 import type { PeriodRow, RollupRange } from '../stats/trend.js'
 import type { StoreReader } from '../engine/contract.js'
 import { StoreHealth, type HealthLog, type StoreHealthSnapshot } from './health.js'
@@ -24,6 +24,8 @@ export interface StoreEvents extends HealthLog {
 export class ProfileStore {
   /** Profiles dropped because the writer fell behind or could not store them. */
   dropped = 0
+  /** Requests recorded for the statistics only that were dropped (queue full, refused by the store): not counted. */
+  statisticsDropped = 0
   /** Stored profiles, as the writer (or the reader at open) last reported. */
   count = 0
   readonly health: StoreHealth
@@ -43,6 +45,10 @@ export class ProfileStore {
       onDrop: (tokens, reason) => {
         for (const token of tokens) this.releaseToken(token)
         this.drop(reason, tokens.length)
+      },
+      onStatisticsDrop: (requests, reason) => {
+        this.statisticsDropped += requests
+        if (!this.health.failing) events.onDrop(`${requests} request(s) not counted in the statistics: ${reason}`)
       },
       onWritten: async count => {
         this.count = count
@@ -107,6 +113,14 @@ export class ProfileStore {
     return this.queue.push(profile)
   }
 
+  /**
+   * Queues a request not kept as a profile, for the statistics only (no token, no capture): the
+   * writer counts it in the rollups. Never writes, never waits, never throws.
+   */
+  enqueueStatistics (request: StatisticsOnly): boolean {
+    return this.queue.pushStatistics(request)
+  }
+
   /** Hands the queued profiles to the writer, batch after batch, and resolves once it has answered for them (one try while the store fails). */
   async flush (): Promise<void> {
     await this.queue.flush()
@@ -126,10 +140,14 @@ export class ProfileStore {
   /** Stores what is left (one last try if the store is failing), then closes both sides. */
   async close (): Promise<void> {
     await this.flush()
-    const left = this.queue.drain()
+    const { profiles: left, statistics } = this.queue.drain()
     if (left.length > 0) {
       this.dropped += left.length
       this.events.error(`profiler: ${left.length} profile(s) could not be stored before shutdown: ${this.health.snapshot().reason ?? 'the store is failing'}`)
+    }
+    if (statistics > 0) {
+      this.statisticsDropped += statistics
+      this.events.error(`profiler: ${statistics} request(s) could not be counted in the statistics before shutdown: ${this.health.snapshot().reason ?? 'the store is failing'}`)
     }
     await this.writer.close()
     await this.reader.close()

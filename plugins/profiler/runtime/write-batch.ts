@@ -2,14 +2,21 @@
 // fails never costs any: a batch is retried unless its error is proven to be about one profile.
 import type { ProfileRecord } from '../profile.js'
 import type { StoreWriter } from '../engine/contract.js'
+import type { StatisticsOnly } from '../stats/rollup.js'
 
 export interface SetAside { token: string, reason: string }
 
+/** What became of the batch's statistics-only requests: null when counted, else why they were set aside. */
+interface StatisticsOutcome { statisticsLost?: string }
+
 export type BatchOutcome =
   /** Everything settled: stored, rejected (token taken) or set aside. */
-  | { ok: true, written: number, rejected: string[], setAside: SetAside[] }
-  /** `retry` (tokens) is to be tried again, because of `error`; the rest of the batch is settled. */
-  | { ok: false, written: number, rejected: string[], setAside: SetAside[], error: unknown, retry: string[] }
+  | { ok: true, written: number, rejected: string[], setAside: SetAside[] } & StatisticsOutcome
+  /**
+   * `retry` (tokens) is to be tried again, because of `error`; the rest of the batch is settled. The
+   * statistics-only requests are retried too unless `statisticsSettled`.
+   */
+  | { ok: false, written: number, rejected: string[], setAside: SetAside[], error: unknown, retry: string[], statisticsSettled: boolean } & StatisticsOutcome
 
 /**
  * Writes `batch` in one transaction. When that fails with an error the engine classifies as
@@ -17,15 +24,25 @@ export type BatchOutcome =
  * written again alone, in its own transaction: one that fails alone with such an error is
  * proven to be the cause and is set aside; the others are stored. Any other error (the store
  * failing, or anything not classified) stops there, and what is not stored yet is retried.
+ * The requests recorded for the statistics only go with the batch's transaction; after a content
+ * error, in a transaction of their own first (set aside together if that fails with one too).
  */
-export async function writeBatch (store: StoreWriter, batch: ProfileRecord[]): Promise<BatchOutcome> {
+export async function writeBatch (store: StoreWriter, batch: ProfileRecord[], statisticsOnly: StatisticsOnly[] = []): Promise<BatchOutcome> {
   try {
-    const { written, rejected } = await store.write(batch)
+    const { written, rejected } = await store.write(batch, statisticsOnly)
     return { ok: true, written, rejected, setAside: [] }
   } catch (err) {
-    if (!store.isContentError(err)) return { ok: false, written: 0, rejected: [], setAside: [], error: err, retry: batch.map(profile => profile.token) }
+    if (!store.isContentError(err)) return { ok: false, written: 0, rejected: [], setAside: [], error: err, retry: batch.map(profile => profile.token), statisticsSettled: false }
   }
-  const outcome = { written: 0, rejected: [] as string[], setAside: [] as SetAside[] }
+  const outcome: { written: number, rejected: string[], setAside: SetAside[], statisticsSettled: true } & StatisticsOutcome = { written: 0, rejected: [], setAside: [], statisticsSettled: true }
+  if (statisticsOnly.length > 0) {
+    try {
+      await store.write([], statisticsOnly)
+    } catch (err) {
+      if (!store.isContentError(err)) return { ok: false, written: 0, rejected: [], setAside: [], error: err, retry: batch.map(profile => profile.token), statisticsSettled: false }
+      outcome.statisticsLost = `${statisticsOnly.length} request(s) could not be counted in the statistics: ${(err as Error).message}`
+    }
+  }
   for (const [index, profile] of batch.entries()) {
     try {
       const { written, rejected } = await store.write([profile])

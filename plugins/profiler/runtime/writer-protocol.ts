@@ -2,6 +2,7 @@
 import type { RedactionRules } from '../../../lib/redact.js'
 import type { QueuedProfile } from '../profile.js'
 import type { RetentionLimits, StoreTarget } from '../engine/contract.js'
+import type { StatisticsOnly } from '../stats/rollup.js'
 
 export interface WriterSettings {
   target: StoreTarget
@@ -14,7 +15,8 @@ export interface WriterSettings {
 }
 
 export type WriterRequest =
-  | { id: number, type: 'write', batch: QueuedProfile[] }
+  /** A batch of profiles, and requests recorded for the statistics only (not kept as profiles). */
+  | { id: number, type: 'write', batch: QueuedProfile[], statisticsOnly: StatisticsOnly[] }
   | { id: number, type: 'prune', now: number }
   | { id: number, type: 'close' }
 
@@ -34,6 +36,10 @@ export type WriterMessage =
     fault?: boolean
     /** With `error`: only these tokens are to be tried again, the rest of the batch is settled (written, rejected or set aside). */
     retry?: string[]
+    /** With `error`: the statistics-only requests are settled (counted or set aside), not to be tried again. */
+    statisticsSettled?: boolean
+    /** The statistics-only requests were set aside (the store refused them), and why. */
+    statisticsLost?: string
   }
   /** Profiles pruned in the background: their tokens are free again. */
   | { type: 'deleted', tokens: string[], count: number }

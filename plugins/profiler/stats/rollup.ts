@@ -26,6 +26,8 @@ export interface RollupKey {
 
 export interface RollupValues {
   count: number
+  /** Of those, the requests kept as profiles (PROFILER_SAMPLE and its keep-rules). */
+  kept: number
   /** Counts of 1xx, 2xx, 3xx, 4xx, 5xx responses. */
   classes: [number, number, number, number, number]
   sumMs: number
@@ -48,11 +50,21 @@ export interface CountedRequest {
   durationMs: number
   /** The deployment that recorded it (PROFILER_DEPLOYMENT). */
   deployment: string
+  /** Whether it was kept as a profile (false: recorded for the statistics only, or its profile not stored). */
+  kept: boolean
 }
 
+/** A request not kept as a profile, as the request thread hands it over: the writer adds its deployment. */
+export type StatisticsOnly = Omit<CountedRequest, 'deployment' | 'kept'>
+
 /** A profile's request, recorded by `deployment`, as the rollups count it (its start is the one its id encodes). */
-export function countedRequest (profile: Pick<ProfileRecord, 'id' | 'method' | 'route' | 'statusCode' | 'durationMs'>, deployment: string): CountedRequest {
-  return { startMs: Math.floor(profile.id / ID_SLOTS_PER_MS), method: profile.method, route: profile.route, statusCode: profile.statusCode, durationMs: profile.durationMs, deployment }
+export function countedRequest (profile: Pick<ProfileRecord, 'id' | 'method' | 'route' | 'statusCode' | 'durationMs'>, deployment: string, kept: boolean): CountedRequest {
+  return { startMs: Math.floor(profile.id / ID_SLOTS_PER_MS), method: profile.method, route: profile.route, statusCode: profile.statusCode, durationMs: profile.durationMs, deployment, kept }
+}
+
+/** A request recorded for the statistics only, by `deployment`, as the rollups count it. */
+export function countedStatisticsOnly (request: StatisticsOnly, deployment: string): CountedRequest {
+  return { ...request, deployment, kept: false }
 }
 
 /**
@@ -72,7 +84,7 @@ export function expiredRollups (nowMs: number, statsMaxAgeMs: number): Array<{ s
   ]
 }
 
-export const emptyValues = (): RollupValues => ({ count: 0, classes: [0, 0, 0, 0, 0], sumMs: 0, maxMs: 0, histogram: new Map() })
+export const emptyValues = (): RollupValues => ({ count: 0, kept: 0, classes: [0, 0, 0, 0, 0], sumMs: 0, maxMs: 0, histogram: new Map() })
 
 function keyOf (profile: CountedRequest, spanMs: number): RollupKey {
   const matched = profile.route !== null
@@ -103,6 +115,7 @@ export function rollupDeltas (profiles: Iterable<CountedRequest>): RollupRow[] {
         rows.set(text, row)
       }
       row.count++
+      if (profile.kept) row.kept++
       const statusClass = Math.floor(profile.statusCode / 100) - 1
       if (statusClass >= 0 && statusClass < 5) row.classes[statusClass as 0 | 1 | 2 | 3 | 4]++
       row.sumMs += profile.durationMs
@@ -120,6 +133,7 @@ export function addDelta (stored: RollupValues, delta: RollupValues): RollupValu
   addHistogram(histogram, delta.histogram)
   return {
     count: stored.count + delta.count,
+    kept: stored.kept + delta.kept,
     classes: stored.classes.map((n, i) => n + (delta.classes[i] ?? 0)) as RollupValues['classes'],
     sumMs: stored.sumMs + delta.sumMs,
     maxMs: Math.max(stored.maxMs, delta.maxMs),
@@ -130,6 +144,7 @@ export function addDelta (stored: RollupValues, delta: RollupValues): RollupValu
 /** A rollup row's values as both engines store them (columns aliased c1..c5, sumMs, maxMs; histogram encoded). */
 export interface StoredRollupValues {
   count: number
+  kept: number
   c1: number
   c2: number
   c3: number
@@ -142,13 +157,13 @@ export interface StoredRollupValues {
 
 export interface StoredRollupRow extends RollupKey, StoredRollupValues {}
 
-export function fromStoredValues ({ count, c1, c2, c3, c4, c5, sumMs, maxMs, histogram }: StoredRollupValues): RollupValues {
-  return { count, classes: [c1, c2, c3, c4, c5], sumMs, maxMs, histogram: decodeHistogram(histogram) }
+export function fromStoredValues ({ count, kept, c1, c2, c3, c4, c5, sumMs, maxMs, histogram }: StoredRollupValues): RollupValues {
+  return { count, kept, classes: [c1, c2, c3, c4, c5], sumMs, maxMs, histogram: decodeHistogram(histogram) }
 }
 
 export function toStoredValues (values: RollupValues): StoredRollupValues {
   const [c1, c2, c3, c4, c5] = values.classes
-  return { count: values.count, c1, c2, c3, c4, c5, sumMs: values.sumMs, maxMs: values.maxMs, histogram: encodeHistogram(values.histogram) }
+  return { count: values.count, kept: values.kept, c1, c2, c3, c4, c5, sumMs: values.sumMs, maxMs: values.maxMs, histogram: encodeHistogram(values.histogram) }
 }
 
 /** One line of the statistics page. */
@@ -159,7 +174,10 @@ export interface RouteStats {
   method: string | null
   /** The status code of unmatched requests; null for routes. */
   status: number | null
+  /** Requests seen (every request, kept or not). */
   count: number
+  /** Of those, the requests kept as profiles. */
+  kept: number
   statusClasses: { '1xx': number, '2xx': number, '3xx': number, '4xx': number, '5xx': number }
   meanMs: number
   p50Ms: number
@@ -173,16 +191,17 @@ const round3 = (ms: number): number => Math.round(ms * 1000) / 1000
 /**
  * A window's rollup rows of one route and method (or status), added up by the store's query
  * (GROUP BY: no value per row crosses into JavaScript, which cost ~2.5 µs a row): method, route,
- * status, count, the five status classes, sum and max in ms, and the rows' encoded histograms one
- * after the other (pairs of one row followed by another's are still pairs).
+ * status, count, the five status classes, sum and max in ms, the rows' encoded histograms one
+ * after the other (pairs of one row followed by another's are still pairs), and the kept count.
  */
-export type WindowRow = [method: string, route: string, status: number, count: number, c1: number, c2: number, c3: number, c4: number, c5: number, sumMs: number, maxMs: number, histograms: Uint8Array]
+export type WindowRow = [method: string, route: string, status: number, count: number, c1: number, c2: number, c3: number, c4: number, c5: number, sumMs: number, maxMs: number, histograms: Uint8Array, kept: number]
 
 interface WindowGroup {
   method: string
   route: string
   status: number
   count: number
+  kept: number
   classes: [number, number, number, number, number]
   sumMs: number
   maxMs: number
@@ -198,15 +217,16 @@ interface WindowGroup {
 export class WindowTotals {
   private readonly groups = new Map<string, WindowGroup>()
 
-  add ([method, route, status, count, c1, c2, c3, c4, c5, sumMs, maxMs, histograms]: WindowRow): void {
+  add ([method, route, status, count, c1, c2, c3, c4, c5, sumMs, maxMs, histograms, kept]: WindowRow): void {
     // A method has no space (an HTTP token), so status, method and route make an unambiguous key.
     const text = `${status} ${method} ${route}`
     let group = this.groups.get(text)
     if (group === undefined) {
-      group = { method, route, status, count: 0, classes: [0, 0, 0, 0, 0], sumMs: 0, maxMs: 0, histograms: [] }
+      group = { method, route, status, count: 0, kept: 0, classes: [0, 0, 0, 0, 0], sumMs: 0, maxMs: 0, histograms: [] }
       this.groups.set(text, group)
     }
     group.count += count
+    group.kept += kept
     group.classes[0] += c1
     group.classes[1] += c2
     group.classes[2] += c3
@@ -231,6 +251,7 @@ export class WindowTotals {
         method: matched ? group.method : null,
         status: matched ? null : group.status,
         count: group.count,
+        kept: group.kept,
         statusClasses: { '1xx': c1, '2xx': c2, '3xx': c3, '4xx': c4, '5xx': c5 },
         meanMs: round3(group.sumMs / group.count),
         p50Ms: round3(p50 ?? 0),

@@ -149,7 +149,7 @@ export class PostgresReader implements StoreReader {
     const { fromMs, minutes, hoursFrom } = windowRanges(nowMs, windowMs)
     // Added up per route and method, or status (sums of bigint are numeric: cast back to be numbers).
     const sql = `SELECT method, route, status, sum(count)::bigint, sum(status_1xx)::bigint, sum(status_2xx)::bigint, sum(status_3xx)::bigint,
-      sum(status_4xx)::bigint, sum(status_5xx)::bigint, sum(sum_ms), max(max_ms), string_agg(histogram, ''::bytea)
+      sum(status_4xx)::bigint, sum(status_5xx)::bigint, sum(sum_ms), max(max_ms), string_agg(histogram, ''::bytea), sum(kept)::bigint
       FROM profile_route_stats WHERE span_ms = $1 AND start_ms >= $2 AND start_ms < $3 AND ($4::text IS NULL OR deployment = $4)
       GROUP BY method, route, status`
     const [minuteRows, hourRows] = await Promise.all([

@@ -9,7 +9,7 @@ import type { RetentionLimits, StoreTarget, StoreWriter, WriteResult, WriterEven
 import { DEFAULT_PARTITION_MS, Partitions } from './partitions.js'
 import { PostgresRetention } from './retention.js'
 import { addToRollups } from './rollups.js'
-import { countedRequest } from '../../stats/rollup.js'
+import { countedRequest, countedStatisticsOnly, type StatisticsOnly } from '../../stats/rollup.js'
 
 /** The migrations' bookkeeping table of the profile store (the advisors may share the database). */
 export const PROFILER_MIGRATIONS_TABLE = 'profiler_schema_migrations'
@@ -126,25 +126,26 @@ export class PostgresWriter implements StoreWriter {
    * While the byte bound holds the count, a batch is written in parts of at most a quarter of it:
    * the room each part needs is freed (and vacuumed) before it, so the store dips by a quarter at most.
    */
-  async write (batch: ProfileRecord[]): Promise<WriteResult> {
+  async write (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[] = []): Promise<WriteResult> {
     const part = this.retention.partSize()
-    if (batch.length <= part) return await this.writeWhole(batch)
+    if (batch.length <= part) return await this.writeWhole(batch, statisticsOnly)
     const result: WriteResult = { written: 0, rejected: [] }
     for (let start = 0; start < batch.length; start += part) {
-      const each = await this.writeWhole(batch.slice(start, start + part))
+      // The statistics-only requests go with the first part.
+      const each = await this.writeWhole(batch.slice(start, start + part), start === 0 ? statisticsOnly : [])
       result.written += each.written
       result.rejected.push(...each.rejected)
     }
     return result
   }
 
-  private async writeWhole (batch: ProfileRecord[]): Promise<WriteResult> {
+  private async writeWhole (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[]): Promise<WriteResult> {
     try {
-      return await this.insert(batch)
+      return await this.insert(batch, statisticsOnly)
     } catch (err) {
       if ((err as { code?: string }).code !== NO_PARTITION) throw err
       this.partitions.forget()
-      return await this.insert(batch)
+      return await this.insert(batch, statisticsOnly)
     }
   }
 
@@ -167,7 +168,7 @@ export class PostgresWriter implements StoreWriter {
     await this.pool.end()
   }
 
-  private async insert (batch: ProfileRecord[]): Promise<WriteResult> {
+  private async insert (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[]): Promise<WriteResult> {
     await this.partitions.ensure(this.pool, batch.map(profile => profile.id))
     // A token twice in one batch cannot be claimed twice: the later one is rejected.
     const seen = new Set<string>()
@@ -194,8 +195,12 @@ export class PostgresWriter implements StoreWriter {
       })
       // Every request of the batch is counted, its profile stored or not (a token taken); only one this
       // very profile stored before (a batch retried after its commit) is counted already. The route as stored: NULs replaced.
-      await addToRollups(client, batch.filter(profile => !before.has(profile.token))
-        .map(profile => countedRequest({ ...profile, method: noNul(profile.method), route: profile.route === null ? null : noNul(profile.route) }, this.deployment)))
+      // Requests not kept as profiles are counted through the same function, without a profile row.
+      const asStored = <T extends { method: string, route: string | null }>(request: T): T => ({ ...request, method: noNul(request.method), route: request.route === null ? null : noNul(request.route) })
+      await addToRollups(client, [
+        ...statisticsOnly.map(request => countedStatisticsOnly(asStored(request), this.deployment)),
+        ...batch.filter(profile => !before.has(profile.token)).map(profile => countedRequest(asStored(profile), this.deployment, ours.has(profile.token)))
+      ])
       if (stored.length === 0) return 0
       await client.query(`INSERT INTO profiles (id, token, deployment, parent_token, type, ip, method, url, status_code, duration_ms, route,
           query_count, query_ms, log_warnings, log_errors)

@@ -56,7 +56,7 @@ function prepareReadStatements (db: Database) {
     // A span's rollup rows over a range of periods (a primary-key range, never the profiles), of
     // every deployment or one, added up per route and method, or status: the histograms as hex, one after the other.
     rollups: db.prepare(`SELECT method, route, status, sum(count), sum(status_1xx), sum(status_2xx), sum(status_3xx), sum(status_4xx), sum(status_5xx),
-      sum(sum_ms), max(max_ms), group_concat(hex(histogram), '')
+      sum(sum_ms), max(max_ms), group_concat(hex(histogram), ''), sum(kept)
       FROM profile_route_stats WHERE span_ms = @span AND start_ms >= @from AND start_ms < @to AND (@deployment IS NULL OR deployment = @deployment)
       GROUP BY method, route, status`).raw(),
     allTokens: db.prepare('SELECT token FROM profiles').pluck(),
@@ -116,7 +116,7 @@ export class ProfileSearch {
     for (const [span, from, to] of [[MINUTE_MS, minutes[0], minutes[1]], [HOUR_MS, hoursFrom, Number.MAX_SAFE_INTEGER]] as const) {
       // The histograms come as hex (group_concat joins text): back to bytes.
       for (const row of this.statements.rollups.all({ span, from, to, deployment: deployment ?? null }) as unknown[][]) {
-        totals.add([...row.slice(0, 11), Buffer.from(row[11] as string, 'hex')] as unknown as WindowRow)
+        totals.add([...row.slice(0, 11), Buffer.from(row[11] as string, 'hex'), row[12]] as unknown as WindowRow)
       }
     }
     return { fromMs, routes: totals.lines() }

@@ -2,7 +2,7 @@ import { hostname } from 'node:os'
 import type { Database } from 'better-sqlite3'
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../profile.js'
 import type { WriteResult } from '../contract.js'
-import { addDelta, countedRequest, emptyValues, expiredRollups, fromStoredValues, rollupDeltas, toStoredValues, type CountedRequest, type RollupKey, type RollupRow, type RollupValues, type StoredRollupValues } from '../../stats/rollup.js'
+import { addDelta, countedRequest, countedStatisticsOnly, emptyValues, expiredRollups, fromStoredValues, rollupDeltas, toStoredValues, type CountedRequest, type RollupKey, type RollupRow, type RollupValues, type StatisticsOnly, type StoredRollupValues } from '../../stats/rollup.js'
 
 /** Recently used URL ids and IPs kept in memory, so that repeated URLs cost no lookup. */
 const CACHE_SIZE = 5_000
@@ -55,12 +55,12 @@ const ROLLUP_KEY = 'span_ms = @spanMs AND start_ms = @startMs AND deployment = @
 /** The route statistics' rollup rows (migrations/profiler/sqlite/002-route-stats.sql, 004), one row at a time by key. */
 function prepareRollupStatements (db: Database) {
   return {
-    getRollup: db.prepare(`SELECT count, status_1xx AS c1, status_2xx AS c2, status_3xx AS c3, status_4xx AS c4, status_5xx AS c5,
+    getRollup: db.prepare(`SELECT count, kept, status_1xx AS c1, status_2xx AS c2, status_3xx AS c3, status_4xx AS c4, status_5xx AS c5,
       sum_ms AS sumMs, max_ms AS maxMs, histogram FROM profile_route_stats WHERE ${ROLLUP_KEY}`),
     putRollup: db.prepare(`INSERT INTO profile_route_stats
-      (span_ms, start_ms, deployment, method, route, status, count, status_1xx, status_2xx, status_3xx, status_4xx, status_5xx, sum_ms, max_ms, histogram)
-      VALUES (@spanMs, @startMs, @deployment, @method, @route, @status, @count, @c1, @c2, @c3, @c4, @c5, @sumMs, @maxMs, @histogram)
-      ON CONFLICT (span_ms, start_ms, deployment, method, route, status) DO UPDATE SET count = excluded.count,
+      (span_ms, start_ms, deployment, method, route, status, count, kept, status_1xx, status_2xx, status_3xx, status_4xx, status_5xx, sum_ms, max_ms, histogram)
+      VALUES (@spanMs, @startMs, @deployment, @method, @route, @status, @count, @kept, @c1, @c2, @c3, @c4, @c5, @sumMs, @maxMs, @histogram)
+      ON CONFLICT (span_ms, start_ms, deployment, method, route, status) DO UPDATE SET count = excluded.count, kept = excluded.kept,
         status_1xx = excluded.status_1xx, status_2xx = excluded.status_2xx, status_3xx = excluded.status_3xx,
         status_4xx = excluded.status_4xx, status_5xx = excluded.status_5xx, sum_ms = excluded.sum_ms,
         max_ms = excluded.max_ms, histogram = excluded.histogram`),
@@ -82,7 +82,7 @@ export class ProfileWriter {
   private readonly statements: ReturnType<typeof prepareWriteStatements>
   private readonly urlIds = new Map<string, number>()
   private readonly knownIps = new Set<string>()
-  private readonly insertBatch: (batch: ProfileRecord[]) => WriteResult
+  private readonly insertBatch: (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[]) => WriteResult
   private readonly deleteBatch: (throughId: number) => string[]
 
   /**
@@ -94,15 +94,16 @@ export class ProfileWriter {
     db.prepare('INSERT OR IGNORE INTO profile_deployments (name) VALUES (?)').run(deployment)
     db.prepare("UPDATE profiles SET deployment = ? WHERE deployment = ''").run(deployment)
     this.count = this.statements.countAll.get() as number
-    this.insertBatch = db.transaction((batch: ProfileRecord[]) => {
+    this.insertBatch = db.transaction((batch: ProfileRecord[], statisticsOnly: StatisticsOnly[]) => {
       const result: WriteResult = { written: 0, rejected: [] }
       // Every request of the batch is counted, its profile stored or not (a token taken elsewhere);
       // only a profile this very batch stored before (retried after its commit) is counted already.
-      const counted: CountedRequest[] = []
+      // Requests not kept as profiles are counted through the same function, without a profile row.
+      const counted: CountedRequest[] = statisticsOnly.map(request => countedStatisticsOnly(request, this.deployment))
       for (const profile of batch) {
         const id = this.insertOne(profile)
         if (id === 'stored') continue
-        counted.push(countedRequest(profile, this.deployment))
+        counted.push(countedRequest(profile, this.deployment, id !== null))
         if (id === null) result.rejected.push(profile.token)
         else result.written++
       }
@@ -129,10 +130,10 @@ export class ProfileWriter {
     this.statements.compactUrlIndex.run(-Math.max(2, Math.floor(pages)))
   }
 
-  /** Writes a batch in one transaction. */
-  write (batch: ProfileRecord[]): WriteResult {
+  /** Writes a batch, and the requests recorded for the statistics only, in one transaction. */
+  write (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[] = []): WriteResult {
     try {
-      const result = this.insertBatch(batch)
+      const result = this.insertBatch(batch, statisticsOnly)
       this.count += result.written
       return result
     } catch (err) {

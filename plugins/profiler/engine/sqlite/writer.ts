@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3'
 import { isSqliteDataError, isStorageFault } from '../../../../lib/sqlite/faults.js'
 import type { ProfileRecord } from '../../profile.js'
+import type { StatisticsOnly } from '../../stats/rollup.js'
 import { ProfileWriter } from './profile-writer.js'
 import { SqliteRetention } from './retention.js'
 import type { RetentionLimits, StoreTarget, StoreWriter, WriteResult, WriterEvents } from '../contract.js'
@@ -13,12 +14,12 @@ export class SqliteWriter implements StoreWriter {
    * reuses the freed pages), the count bound after. The file never holds more than
    * PROFILER_MAX_PROFILES, not even for a batch's moment (readers and other processes see either).
    */
-  private readonly writeWithinCount: (batch: ProfileRecord[]) => WriteResult
+  private readonly writeWithinCount: (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[]) => WriteResult
 
   private constructor (db: Database, private readonly writer: ProfileWriter, private readonly retention: SqliteRetention, private readonly closeDb: () => void) {
-    this.writeWithinCount = db.transaction((batch: ProfileRecord[]) => {
+    this.writeWithinCount = db.transaction((batch: ProfileRecord[], statisticsOnly: StatisticsOnly[]) => {
       this.retention.makeRoom(batch.reduce((bytes, profile) => bytes + profile.panels.length + profile.url.length, 0))
-      const result = this.writer.write(batch)
+      const result = this.writer.write(batch, statisticsOnly)
       // On what the file holds: several processes may share it.
       this.retention.enforceCount()
       return result
@@ -40,10 +41,10 @@ export class SqliteWriter implements StoreWriter {
     return this.writer.count
   }
 
-  async write (batch: ProfileRecord[]): Promise<WriteResult> {
+  async write (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[] = []): Promise<WriteResult> {
     let result: WriteResult
     try {
-      result = this.writeWithinCount(batch)
+      result = this.writeWithinCount(batch, statisticsOnly)
     } catch (err) {
       this.writer.forgetUncommitted()
       throw err

@@ -1,0 +1,143 @@
+// Sampling with keep-rules (issue #24), on both engines: at PROFILER_SAMPLE=0.01 every 500, every
+// exception, every slow request and every request forced with the secret is kept; the others leave
+// no profile and no token header, and still count in the route statistics (requests seen, kept).
+import Database from 'better-sqlite3'
+import type { FastifyInstance } from 'fastify'
+import t, { type Test } from 'tap'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { buildTestApp } from '../helpers/app.js'
+import { queryOn } from '../helpers/postgres.js'
+import { basicAuth, listProfiles, profileJson, statsJson } from '../helpers/profiler.js'
+import { storeEngines } from '../helpers/store-engines.js'
+
+const engines = storeEngines(t)
+const SECRET = 'sampling-secret-0123456789'
+const SLOW_MS = 50
+
+/** Exactly one draw in a hundred under 0.01 (the first, the 101st, ...): a 1% sample, deterministic. */
+function onePercent (): () => number {
+  let draws = 0
+  return () => (draws++ % 100 === 0 ? 0 : 0.5)
+}
+
+/** Test routes: an answer, an exception (500), a handler slower than the keep threshold. */
+function testRoutes (app: FastifyInstance): void {
+  app.get('/t/ok', async () => ({ ok: true }))
+  app.get('/t/fail', async () => { throw new Error('the handler failed') })
+  app.get('/t/slow', async () => {
+    // The handler itself is slow: that is what the keep-rule is about.
+    await sleep(SLOW_MS + 10)
+    return { slow: true }
+  })
+}
+
+async function sampledApp (t: Test, env: Record<string, string>, random: () => number, secret: string | null = SECRET): Promise<FastifyInstance> {
+  return await buildTestApp(t, { ...env, PROFILER_SAMPLE: '0.01', PROFILER_KEEP_SLOWER_THAN: `${SLOW_MS}ms`, ...(secret === null ? {} : { PROFILER_SECRET: secret }) },
+    testRoutes, { profiler: { sampleRandom: random } })
+}
+
+/** Every byte of the store that could hold a value in clear: the SQLite file and its WAL, or every PostgreSQL table's rows as text. */
+async function storeText (env: Record<string, string>): Promise<string> {
+  if (env.PROFILER_DATABASE_URL !== undefined) {
+    const tables = await queryOn(env.PROFILER_DATABASE_URL, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+    let text = ''
+    for (const { tablename } of tables) text += JSON.stringify(await queryOn(env.PROFILER_DATABASE_URL, `SELECT * FROM "${String(tablename)}"`))
+    return text
+  }
+  const db = new Database(env.PROFILER_DATABASE_PATH, { readonly: true })
+  let text = ''
+  for (const { name } of db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>) {
+    text += JSON.stringify(db.prepare(`SELECT * FROM "${name}"`).all())
+  }
+  db.close()
+  return text
+}
+
+/** A profiler page as a browser gets it (HTML), after writing whatever is queued. */
+async function htmlPage (app: FastifyInstance, path: string): Promise<string> {
+  await app.profileStore.flush()
+  const secret = app.config.profilerSecret
+  const res = await app.inject({ url: `/_profiler${path}`, headers: { accept: 'text/html', ...(secret === null ? {} : { authorization: basicAuth(secret) }) } })
+  if (res.statusCode !== 200) throw new Error(`${path} answered ${res.statusCode}`)
+  return res.body
+}
+
+t.jobs = 2
+for (const engine of engines) {
+  t.test(engine.name, { skip: engine.skip, buffered: true }, async t => {
+    t.test('a 1% sample keeps every 500, exception, slow and forced request; the statistics count every request', async t => {
+      const app = await sampledApp(t, await engine.fresh(t), onePercent())
+      const tokens: Record<string, number> = {}
+      const send = async (url: string, headers: Record<string, string> = {}): Promise<void> => {
+        const res = await app.inject({ url, headers })
+        const token = res.headers['x-debug-token']
+        if (token === undefined) t.equal(res.headers['x-debug-token-link'], undefined, `${url}: a response not kept carries no token link either`)
+        tokens[url] = (tokens[url] ?? 0) + (token === undefined ? 0 : 1)
+      }
+      for (let i = 0; i < 300; i++) await send('/t/ok')
+      for (let i = 0; i < 20; i++) await send('/t/fail')
+      for (let i = 0; i < 5; i++) await send('/t/slow')
+      for (let i = 0; i < 40; i++) await send('/t/missing')
+      for (let i = 0; i < 4; i++) await send('/t/ok?forced', { 'x-profiler-keep': SECRET })
+      await app.profileStore.flush()
+
+      t.equal(tokens['/t/fail'], 20, 'every 500 carries a token')
+      t.equal(tokens['/t/slow'], 5, 'every slow request carries a token')
+      t.equal(tokens['/t/ok?forced'], 4, 'every forced request carries a token')
+      // One in a hundred drawn; one more only if it was slow on a loaded machine (kept by the rule).
+      t.ok((tokens['/t/ok'] ?? 0) >= 3 && (tokens['/t/ok'] ?? 0) < 10, `one in a hundred of the rest: the sample (${String(tokens['/t/ok'])})`)
+      t.ok((tokens['/t/missing'] ?? 0) <= 1, '404s are sampled like the rest')
+
+      const listed = await listProfiles(app)
+      const of = (route: string): number => listed.filter(p => new URL(p.url).pathname + new URL(p.url).search === route).length
+      t.equal(of('/t/fail'), 20, 'every 500 stored')
+      t.equal(of('/t/slow'), 5, 'every slow request stored')
+      t.equal(of('/t/ok?forced'), 4, 'every forced request stored')
+      t.equal(of('/t/ok'), tokens['/t/ok'], 'the sampled ones stored, and no other')
+
+      const lines = (await statsJson(app)).routes
+      t.match(lines.find(r => r.route === '/t/ok'), { method: 'GET', count: 304, kept: (tokens['/t/ok'] ?? 0) + 4, statusClasses: { '2xx': 304 } }, 'every request counted, the kept ones apart')
+      t.match(lines.find(r => r.route === '/t/fail'), { count: 20, kept: 20, statusClasses: { '5xx': 20 } })
+      const slow = lines.find(r => r.route === '/t/slow')
+      t.match(slow, { count: 5, kept: 5 })
+      t.ok(slow?.p50Ms >= SLOW_MS, `the slow route's durations counted: p50 ${String(slow?.p50Ms)}`)
+      t.match(lines.find(r => r.route === null && r.status === 404), { count: 40, kept: tokens['/t/missing'] }, 'unmatched requests counted too')
+      const ok = lines.find(r => r.route === '/t/ok')
+      const keptDurations = listed.filter(p => p.url.includes('/t/ok')).map(p => p.durationMs)
+      t.ok(ok?.meanMs > 0 && ok?.maxMs >= Math.max(...keptDurations), 'the sampled route\'s durations counted')
+
+      t.match(await htmlPage(app, '/empty/search/results?limit=10'), 'Profiles kept by this instance: 1% of requests, and every error and slow request (over 50.0 ms)', 'the listing says what is kept')
+      t.match(await htmlPage(app, `/${listed[0]?.token ?? ''}`), 'Profiles kept by this instance: 1% of requests, and every error and slow request', 'each profile page says it')
+      t.match(await htmlPage(app, '/stats'), '<th class="num">Kept</th>', 'the statistics page has a Kept column')
+    })
+
+    t.test('the keep header forces a request only with the secret, which is never stored', async t => {
+      const env = await engine.fresh(t)
+      // No draw keeps anything: only the rules do.
+      const app = await sampledApp(t, env, () => 0.99)
+      const right = await app.inject({ url: '/t/ok', headers: { 'x-profiler-keep': SECRET } })
+      const wrong = await app.inject({ url: '/t/ok', headers: { 'x-profiler-keep': `${SECRET}x` } })
+      const short = await app.inject({ url: '/t/ok', headers: { 'x-profiler-keep': 'x' } })
+      const none = await app.inject({ url: '/t/ok' })
+      t.type(right.headers['x-debug-token'], 'string', 'the secret forces it')
+      for (const [what, res] of [['a wrong secret', wrong], ['a short value', short], ['no header', none]] as const) {
+        t.equal(res.headers['x-debug-token'], undefined, `${what} does not force it`)
+      }
+      const stored = await profileJson(app, String(right.headers['x-debug-token']), '?panel=request')
+      t.equal(stored.panels.request.requestHeaders['x-profiler-keep'], '[redacted]', 'the header is redacted in the profile')
+      t.equal((await listProfiles(app)).length, 1, 'only the forced request is stored')
+      t.match((await statsJson(app)).routes.find(r => r.route === '/t/ok'), { count: 4, kept: 1 })
+      t.notOk((await storeText(env)).includes(SECRET), 'the secret is nowhere in the store')
+    })
+
+    t.test('without a secret the header does nothing; at PROFILER_SAMPLE=1 every request is kept', async t => {
+      const open = await sampledApp(t, await engine.fresh(t), () => 0.99, null)
+      const res = await open.inject({ url: '/t/ok', headers: { 'x-profiler-keep': 'anything-at-all-here' } })
+      t.equal(res.headers['x-debug-token'], undefined, 'no secret: not forced')
+      const all = await buildTestApp(t, await engine.fresh(t), testRoutes)
+      for (let i = 0; i < 5; i++) t.type((await all.inject({ url: '/t/ok' })).headers['x-debug-token'], 'string')
+      t.match((await statsJson(all)).routes.find(r => r.route === '/t/ok'), { count: 5, kept: 5 })
+      t.match(await htmlPage(all, '/empty/search/results?limit=10'), 'Profiles kept by this instance: every request')
+    })
+  })
+}
