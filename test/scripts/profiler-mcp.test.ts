@@ -25,7 +25,7 @@ t.test('the MCP server lists its read-only tools, each with a description and an
   t.same(byName.get_profile?.inputSchema.required, ['token'])
   t.same(byName.compare_profiles?.inputSchema.required, ['a', 'b'])
   t.same(byName.route_stats?.inputSchema.properties?.window, { type: 'string', enum: ['1h', '24h', '7d', '30d'], description: 'How far back from now: 1h, 24h, 7d, 30d (default 1h)' })
-  t.same(Object.keys(byName.route_stats?.inputSchema.properties ?? {}).sort(), ['deployment', 'window'])
+  t.same(Object.keys(byName.route_stats?.inputSchema.properties ?? {}).sort(), ['compare', 'deployment', 'window'])
   t.same(byName.export_profile?.inputSchema.required, ['token', 'format'])
   t.equal(await end(), 0, 'the end of stdin ends the server with exit code 0')
 })

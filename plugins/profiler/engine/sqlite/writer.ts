@@ -1,4 +1,4 @@
-import type { Database } from 'better-sqlite3'
+import type { Database, Transaction } from 'better-sqlite3'
 import { isSqliteDataError, isStorageFault } from '../../../../lib/sqlite/faults.js'
 import type { ProfileRecord } from '../../profile.js'
 import type { StatisticsOnly } from '../../stats/rollup.js'
@@ -14,7 +14,7 @@ export class SqliteWriter implements StoreWriter {
    * reuses the freed pages), the count bound after. The file never holds more than
    * PROFILER_MAX_PROFILES, not even for a batch's moment (readers and other processes see either).
    */
-  private readonly writeWithinCount: (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[]) => WriteResult
+  private readonly writeWithinCount: Transaction<(batch: ProfileRecord[], statisticsOnly: StatisticsOnly[]) => WriteResult>
 
   private constructor (db: Database, private readonly writer: ProfileWriter, private readonly retention: SqliteRetention, private readonly closeDb: () => void) {
     this.writeWithinCount = db.transaction((batch: ProfileRecord[], statisticsOnly: StatisticsOnly[]) => {
@@ -44,7 +44,10 @@ export class SqliteWriter implements StoreWriter {
   async write (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[] = []): Promise<WriteResult> {
     let result: WriteResult
     try {
-      result = this.writeWithinCount(batch, statisticsOnly)
+      // IMMEDIATE: the write lock first, waiting up to the busy timeout. A deferred transaction that
+      // reads first (makeRoom's sizes) and then writes gets SQLITE_BUSY at once while another
+      // connection writes, whatever the busy timeout (SQLite's rule against deadlocks).
+      result = this.writeWithinCount.immediate(batch, statisticsOnly)
     } catch (err) {
       this.writer.forgetUncommitted()
       throw err
