@@ -44,6 +44,9 @@ export function createPool (url: string, options: PoolOptions): pg.Pool {
     allowExitOnIdle: true
   })
   pool.on('error', () => { /* an idle connection ended; the next query opens another */ })
+  // A checked-out connection has no 'error' listener of the pool's: one the server ends while it is
+  // checked out (a fast shutdown, 57P01) would end the process. Its query fails with the fault instead.
+  pool.on('connect', client => { client.on('error', () => {}) })
   return pool
 }
 
