@@ -52,9 +52,13 @@ if (needsPostgres(t)) {
       if (pruned) lowAfterPruning = Math.min(lowAfterPruning, now.profiles)
       last = now
     }
-    t.comment(`last sample: ${last.bytes} bytes, ${last.profiles} profiles (${Math.round(BOUND / (last.bytes / last.profiles))} fit the bound at that size)`)
+    // What fits: the bound over a profile's share of the bytes once the store is full (the last
+    // sample). The peak count is no measure of it: before pruning catches up the count overshoots
+    // what fits (1,583 profiles for 1,199 once the logs and db panels made each profile larger).
+    const fits = Math.round(BOUND / (last.bytes / last.profiles))
+    t.comment(`last sample: ${last.bytes} bytes, ${last.profiles} profiles (${fits} fit the bound at that size), peak ${peakProfiles}`)
     t.ok(pruned, `pruning ran (peak ${peakProfiles} profiles)`)
     t.same(over.slice(0, 10), [], `the bytes stayed within 110% of ${BOUND} (max ${maxBytes}, ${over.length} samples over)`)
-    t.ok(lowAfterPruning >= peakProfiles / 2, `the profiles never fell below half of what fits: low ${lowAfterPruning}, peak ${peakProfiles}`)
+    t.ok(lowAfterPruning >= fits / 2, `the profiles never fell below half of what fits: low ${lowAfterPruning}, ${fits} fit`)
   })
 }
