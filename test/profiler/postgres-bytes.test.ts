@@ -50,6 +50,7 @@ if (needsPostgres(t)) {
       maxBytes = Math.max(maxBytes, now.bytes)
       if (now.bytes > BOUND * 1.1) over.push(`after ${i + 1} requests: ${now.bytes} bytes, ${now.profiles} profiles`)
       if (pruned) lowAfterPruning = Math.min(lowAfterPruning, now.profiles)
+      if (process.env.BYTES_TRACE !== undefined) t.comment(`${i + 1}: ${now.profiles} profiles, ${now.bytes} bytes`)
       last = now
     }
     // What fits: the bound over a profile's share of the bytes once the store is full (the last
