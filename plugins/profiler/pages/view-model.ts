@@ -54,5 +54,5 @@ export function panelOnPage (profile: StoredProfile, name: string, settings: Vie
   const data = profile.panels[name]
   // choosePanel (query/profile-lookup.ts) answered 404 for a name the index does not hold.
   if (panel === undefined) throw new Error(`No panel "${name}"`)
-  return { name, label: panel.label, partial: panel.partial, data, view: data === null || data === undefined || panel.view === undefined ? null : panel.view(data, settings) }
+  return { name, label: panel.label, partial: `profiler/partials/panel-${name}`, data, view: data === null || data === undefined || panel.view === undefined ? null : panel.view(data, settings) }
 }

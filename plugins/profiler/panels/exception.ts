@@ -30,7 +30,6 @@ export const exceptionPanel: Panel<typeof ExceptionSchema, StoredException> = {
   label: 'Exception',
   description: 'error, message, cause chain',
   schema: ExceptionSchema,
-  partial: 'profiler/partials/panel-exception',
   collect ({ capture, redactor }) {
     const error = capture.error
     if (error === null) return null

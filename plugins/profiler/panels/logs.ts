@@ -51,7 +51,6 @@ export const logsPanel: Panel<typeof LogsSchema> = {
   label: 'Logs',
   description: 'the log lines the request wrote (request.log, Fastify\'s own), in order: offset ms, level, message, fields (redacted); omitted: lines past the caps',
   schema: LogsSchema,
-  partial: 'profiler/partials/panel-logs',
   collect ({ capture, redactor }) {
     const logs = capture.logs
     if (logs === undefined) return { lines: [], omitted: 0 }

@@ -47,8 +47,6 @@ export interface Panel<S extends TSchema = TSchema, Stored = Static<S>> {
   readonly description: string
   /** The panel's data, exactly: objects declare every property (tests check collect() against it). */
   readonly schema: S
-  /** Its handlebars partial, under templates/. */
-  readonly partial: string
   /** Runs in the writer thread, never on the request thread: no validation here (tests do it). */
   collect (context: CollectContext): Static<S>
   toStored? (data: Static<S>): Stored

@@ -27,7 +27,6 @@ export const performancePanel: Panel<typeof PerformanceSchema, Omit<PerformanceD
   label: 'Performance',
   description: 'total time, before the handler, in the handler, sending, heap',
   schema: PerformanceSchema,
-  partial: 'profiler/partials/panel-performance',
   collect ({ capture }) {
     const handlerStart = capture.handlerStartMs ?? capture.sendStartMs
     return {

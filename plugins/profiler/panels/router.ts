@@ -32,7 +32,6 @@ export const routerPanel: Panel<typeof RouterSchema, StoredRouter> = {
   label: 'Routing',
   description: 'matched route, or what the router tried and the allowed methods',
   schema: RouterSchema,
-  partial: 'profiler/partials/panel-router',
   collect ({ capture, redactor }) {
     // Redaction keeps the shape: plugins/routing's failure, its values redacted by name.
     if (capture.matched === null) return { matched: null, failure: redactor.fields(capture.routingFailure) as Failure | null }

@@ -9,7 +9,6 @@ export const dbPanel: Panel<typeof DbSchema, StoredDb> = {
   label: 'Database',
   description: "statements run on the advisors' database: SQL, redacted parameters, kind, time (ms), rows, error; query count and time",
   schema: DbSchema,
-  partial: 'profiler/partials/panel-db',
   collect: collectDb,
   // The row holds the query count and time.
   toStored ({ queryCount: _queryCount, queryMs: _queryMs, ...kept }) {

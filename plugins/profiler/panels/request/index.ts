@@ -12,7 +12,6 @@ export const requestPanel: Panel<typeof RequestSchema, StoredRequest> = {
   label: 'Request / Response',
   description: 'query, parsed body, request headers, route params, response status/headers/JSON body',
   schema: RequestSchema,
-  partial: 'profiler/partials/panel-request',
   collect: collectRequest,
   // The row holds the method, URL, route and status (key order kept: the JSON answers show it).
   toStored ({ method: _method, url: _url, route: _route, ...kept }) {
