@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads'
 import type { WriterMessage, WriterRequest, WriterSettings } from './writer-protocol.js'
+import { PROFILER_THREAD_LIMITS } from '../thread-heap.js'
 import { WriterClient } from './writer-client.js'
 
 const WORKER_URL = new URL('./writer-worker.js', import.meta.url)
@@ -60,7 +61,7 @@ export class WriterThread extends WriterClient {
 
   private start (): void {
     this.down = null
-    const worker = new Worker(WORKER_URL, { workerData: this.settings })
+    const worker = new Worker(WORKER_URL, { workerData: this.settings, resourceLimits: PROFILER_THREAD_LIMITS })
     let failure = ''
     worker.on('message', (message: WriterMessage) => {
       // A thread that writes again has lived through what killed the last one: back to 1 s.

@@ -4,6 +4,7 @@ import { isStorageFault } from '../../../../lib/sqlite/faults.js'
 import type { RouteStats } from '../../stats/rollup.js'
 import type { PeriodRow, RollupRange } from '../../stats/trend.js'
 import type { StoreReader, StoreTarget } from '../contract.js'
+import { PROFILER_THREAD_LIMITS } from '../../thread-heap.js'
 import { revivedError, type ReaderAnswer, type ReaderCall } from './reader-protocol.js'
 
 const WORKER_URL = new URL('./reader-worker.js', import.meta.url)
@@ -35,7 +36,7 @@ export class SqliteReaderThread implements StoreReader {
 
   /** Starts the worker, which opens (and migrates) the file; `onMigrated` hears the versions when migrations ran. */
   static async open (target: Extract<StoreTarget, { engine: 'sqlite' }>, onMigrated: (message: string) => void): Promise<SqliteReaderThread> {
-    const worker = new Worker(WORKER_URL, { workerData: target })
+    const worker = new Worker(WORKER_URL, { workerData: target, resourceLimits: PROFILER_THREAD_LIMITS })
     const opened = await new Promise<ReaderAnswer>((resolve, reject) => {
       worker.once('message', resolve)
       worker.once('error', reject)
