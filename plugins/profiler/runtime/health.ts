@@ -14,7 +14,7 @@ export interface HealthLog {
  */
 const STALLED_AFTER_MS = 1000
 
-export interface HealthCounts { dropped: number, queued: number, writeWaitingSince: number | null }
+export interface HealthCounts { dropped: number, queued: number, statisticsDropped: number, writeWaitingSince: number | null }
 
 /**
  * Follows faults of the profile store: one log line when writes start failing, one when they
@@ -49,18 +49,19 @@ export class StoreHealth {
   }
 
   snapshot (): StoreHealthSnapshot {
-    const { dropped, queued, writeWaitingSince } = this.counts()
+    const { dropped, queued, statisticsDropped, writeWaitingSince } = this.counts()
     const now = Date.now()
     if (this.failingSince === null && writeWaitingSince !== null && now - writeWaitingSince >= STALLED_AFTER_MS) {
       const seconds = ((now - writeWaitingSince) / 1000).toFixed(1)
-      return { state: 'failing', since: new Date(writeWaitingSince).toISOString(), reason: `a write has waited ${seconds} s for the store (locked by another connection, or too slow)`, dropped, queued }
+      return { state: 'failing', since: new Date(writeWaitingSince).toISOString(), reason: `a write has waited ${seconds} s for the store (locked by another connection, or too slow)`, dropped, queued, statisticsDropped }
     }
     return {
       state: this.failingSince === null ? 'ok' : 'failing',
       since: this.failingSince === null ? null : new Date(this.failingSince).toISOString(),
       reason: this.reason,
       dropped,
-      queued
+      queued,
+      statisticsDropped
     }
   }
 }
