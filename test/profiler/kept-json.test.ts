@@ -41,6 +41,7 @@ for (const engine of engines) {
         // Kept whatever the draw (the keep header): a profile to read at either sample.
         const res = await app.inject({ method: 'POST', url: '/monitor/MonitorPooling', headers: { 'content-type': 'application/json', 'x-profiler-keep': SECRET }, payload: '{}' })
         const token = String(res.headers['x-debug-token'])
+        t.match(res.headers['server-timing'], /^db;dur=[\d.]+;desc="\d+ quer(y|ies)", app;dur=[\d.]+$/, 'a kept response carries Server-Timing')
         t.equal((await listProfiles(app)).length, 1, 'one profile stored')
 
         const listing = await listingJson(app)
