@@ -24,6 +24,7 @@ export class StoreHealth {
   private failingSince: number | null = null
   private reason: string | null = null
   private droppedAtFault = 0
+  private statisticsDroppedAtFault = 0
 
   constructor (private readonly log: HealthLog, private readonly counts: () => HealthCounts) {}
 
@@ -35,17 +36,23 @@ export class StoreHealth {
     this.reason = reason
     if (this.failingSince !== null) return
     this.failingSince = Date.now()
-    this.droppedAtFault = this.counts().dropped
+    const counts = this.counts()
+    this.droppedAtFault = counts.dropped
+    this.statisticsDroppedAtFault = counts.statisticsDropped
     this.log.error(`profiler: the profile store cannot be written (${reason}); profiles are kept in memory and retried until it can`)
   }
 
   recover (): void {
     if (this.failingSince === null) return
     const seconds = ((Date.now() - this.failingSince) / 1000).toFixed(1)
-    const lost = this.counts().dropped - this.droppedAtFault
+    const counts = this.counts()
+    const lost = counts.dropped - this.droppedAtFault
+    // Statistics-only requests dropped during the fault are not logged one by one either.
+    const notCounted = counts.statisticsDropped - this.statisticsDroppedAtFault
     this.failingSince = null
     this.reason = null
-    this.log.info(`profiler: the profile store is writable again after ${seconds} s; ${lost} profile(s) could not be stored meanwhile`)
+    this.log.info(`profiler: the profile store is writable again after ${seconds} s; ${lost} profile(s) could not be stored meanwhile` +
+      (notCounted > 0 ? `, and ${notCounted} request(s) not kept as profiles could not be counted in the statistics` : ''))
   }
 
   snapshot (): StoreHealthSnapshot {
