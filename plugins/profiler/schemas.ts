@@ -31,14 +31,31 @@ const StoreHealthSchema = Type.Object({
   /** Profiles that could not be stored since the process started. */
   dropped: Type.Integer(),
   /** Profiles waiting in memory to be written. */
-  queued: Type.Integer()
+  queued: Type.Integer(),
+  /** Requests not kept as profiles that could not be counted in the route statistics either, since the process started. */
+  statisticsDropped: Type.Integer()
 })
 export type StoreHealthSnapshot = Static<typeof StoreHealthSchema>
 
-/** The listing's JSON: the matching profiles, newest first, and the store's health. */
+/**
+ * What this instance keeps as profiles (PROFILER_SAMPLE, PROFILER_KEEP_SLOWER_THAN), as data and as
+ * the pages say it. The running service's configuration: the CLI and MCP, which read the store, leave it out.
+ */
+export const KeptSchema = Type.Object({
+  /** The share of requests kept at random, 0 to 1. */
+  sample: Type.Number(),
+  /** Requests slower than this (ms) are kept whatever the sample. */
+  keepSlowerThanMs: Type.Number(),
+  /** "every request", or "10% of requests, and every error and slow request (over 1.00 s)". */
+  sentence: Type.String()
+})
+export type Kept = Static<typeof KeptSchema>
+
+/** The listing's JSON: the matching profiles, newest first, the store's health and what is kept. */
 export const ListingResponseSchema = Type.Object({
   results: Type.Array(ProfileSummarySchema),
-  store: StoreHealthSchema
+  store: StoreHealthSchema,
+  kept: KeptSchema
 })
 
 /** A stored profile with its panels (panel name -> the collector's data). */
@@ -52,5 +69,8 @@ const StoredProfileSchema = Type.Object({
 export type StoredProfile = Static<typeof StoredProfileSchema>
 
 const { panels, ...storedFields } = StoredProfileSchema.properties
-/** A profile's JSON: the stored profile, the status text and the panel shown (`panels` holds only it when one was asked for). */
-export const ProfileResponseSchema = Type.Object({ ...storedFields, statusText: Type.String(), panel: Type.String(), panels })
+/**
+ * A profile's JSON: the stored profile, the status text and the panel shown (`panels` holds only it
+ * when one was asked for), and what this instance keeps.
+ */
+export const ProfileResponseSchema = Type.Object({ ...storedFields, statusText: Type.String(), panel: Type.String(), panels, kept: KeptSchema })

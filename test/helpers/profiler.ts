@@ -38,7 +38,15 @@ export async function profilerPage (app: FastifyInstance, path: string): Promise
 }
 
 /** The route statistics page's JSON twin (`query`: e.g. `?window=24h`). */
-export async function statsJson (app: FastifyInstance, query = ''): Promise<{ window: string, deployment: string | null, from: string, to: string, routes: Array<Record<string, any>> }> {
+export async function statsJson (app: FastifyInstance, query = ''): Promise<{
+  window: string
+  deployment: string | null
+  from: string
+  to: string
+  routes: Array<Record<string, any>>
+  kept: { sample: number, keepSlowerThanMs: number, sentence: string }
+  statisticsDropped: number
+}> {
   const res = await profilerPage(app, `/stats${query}`)
   if (res.statusCode !== 200) throw new Error(`stats answered ${res.statusCode}: ${res.body}`)
   return JSON.parse(res.body)
@@ -47,11 +55,20 @@ export async function statsJson (app: FastifyInstance, query = ''): Promise<{ wi
 type StatsAnswer = Awaited<ReturnType<typeof statsJson>>
 
 /**
+ * A page's JSON without what only the running service knows (`kept`: its sampling settings;
+ * `statisticsDropped`: its own count): what the command line and the MCP server answer, reading the store alone.
+ */
+export function storeOnly<T extends Record<string, any>> (answer: T): Omit<T, 'kept' | 'statisticsDropped'> {
+  const { kept, statisticsDropped, ...rest } = answer
+  return rest
+}
+
+/**
  * `answer` (from the command line or the MCP server) is the page's JSON, read between `before` and
  * `after`: the same window and lines, its end between theirs, its start theirs (a minute may turn).
  */
 export function sameStats (t: Test, answer: StatsAnswer, before: StatsAnswer, after: StatsAnswer): void {
   t.ok(before.to <= answer.to && answer.to <= after.to, `ends between the two page reads (${before.to} <= ${answer.to} <= ${after.to})`)
-  const page = answer.from === before.from ? before : after
+  const page = storeOnly(answer.from === before.from ? before : after)
   t.same({ ...answer, to: page.to }, page, `the page's JSON for window ${page.window}`)
 }

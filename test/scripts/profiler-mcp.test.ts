@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import t from 'tap'
 import { call, json, mcpBin, mcpClientInProcess } from '../helpers/mcp-client.js'
-import { listProfiles, profileJson } from '../helpers/profiler.js'
+import { listProfiles, profileJson, storeOnly } from '../helpers/profiler.js'
 import { recordedApp, SECRET_BEARER } from '../helpers/profile-store.js'
 
 // The first test talks to the built bin over real stdio, the others to the same program in-process.
@@ -44,7 +44,7 @@ t.test('search_profiles and get_profile answer what the pages answer; secrets st
   t.match(outOfRange.text, /limit/)
 
   const found = await json(client, 'get_profile', { token: tokens.found, panels: ['request', 'performance'] })
-  const page = await profileJson(app, tokens.found)
+  const page = storeOnly(await profileJson(app, tokens.found))
   t.same(found, { ...page, panel: 'request', panels: { request: page.panels.request, performance: page.panels.performance } })
   t.equal(found.panels.request.requestHeaders.authorization, '[redacted]')
   const detail = await call(client, 'get_profile', { token: tokens.found, panels: ['request'] })

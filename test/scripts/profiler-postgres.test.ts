@@ -6,7 +6,7 @@ import { freePort } from '../helpers/throwaway-cluster.js'
 import { profilerPostgresMigrationsDir } from '../../paths.js'
 import { json, mcpClient } from '../helpers/mcp-client.js'
 import { needsPostgres, queryOn, startPostgres, type PostgresCluster } from '../helpers/postgres.js'
-import { listProfiles, profileJson, profilerPage, sameStats, statsJson } from '../helpers/profiler.js'
+import { listProfiles, profileJson, profilerPage, sameStats, statsJson, storeOnly } from '../helpers/profiler.js'
 import { profiler, profilerBin, usageError } from '../helpers/profiler-cli.js'
 import { recordedApp, SECRET_BEARER } from '../helpers/profile-store.js'
 
@@ -32,7 +32,7 @@ if (needsPostgres(t)) {
 
     const latest = await profiler(['show', 'latest', '--json'], env)
     t.equal(latest.code, 0, latest.stderr)
-    t.same(JSON.parse(latest.stdout), await profileJson(app, tokens.poll), 'show latest: the page\'s JSON')
+    t.same(JSON.parse(latest.stdout), storeOnly(await profileJson(app, tokens.poll)), 'show latest: the page\'s JSON')
     const shown = await profiler(['show', tokens.wrongMethod], env)
     t.match(shown.stdout, /^Token {5}[0-9a-f]{6}\nStatus {4}405 Method Not Allowed\n/)
     await usageError(t, ['show', 'abcdef'], env, 'Token "abcdef" not found.')

@@ -4,6 +4,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import { formatMs } from '../units.js'
+import type { Kept } from '../schemas.js'
 
 /** The header that forces a request to be kept: `X-Profiler-Keep: <PROFILER_SECRET>`. Redacted wherever headers are kept (lib/redact.ts). */
 const KEEP_HEADER = 'x-profiler-keep'
@@ -54,8 +55,13 @@ function percent (share: number): string {
 }
 
 /** What is kept, for people: "every request", or "10% of requests, and every error and slow request (over 1.00 s)". */
-export function keptText ({ sample, keepSlowerThanMs }: SamplingOptions): string {
+function keptText ({ sample, keepSlowerThanMs }: SamplingOptions): string {
   if (sample >= 1) return 'every request'
   const share = sample <= 0 ? 'no request at random' : `${percent(sample)} of requests`
   return `${share}, and every error and slow request (over ${formatMs(keepSlowerThanMs)})`
+}
+
+/** What is kept, as the JSON twins carry it: the settings and the sentence the pages show. */
+export function keptJson (sampling: SamplingOptions): Kept {
+  return { sample: sampling.sample, keepSlowerThanMs: sampling.keepSlowerThanMs, sentence: keptText(sampling) }
 }

@@ -14,7 +14,7 @@ import { routeStanding } from '../query/route-standing.js'
 import { panelMenu, panelOnPage, profileSummary, resultRow, searchForm } from './view-model.js'
 import { curlText, harText } from '../export/export-text.js'
 import { statsRoutes } from './stats-routes.js'
-import { keptText, type SamplingOptions } from '../collect/sampling.js'
+import { keptJson, type SamplingOptions } from '../collect/sampling.js'
 import { boundPageConcurrency, PAGE_CONCURRENCY } from './page-concurrency.js'
 
 export interface ProfilerRoutesOptions {
@@ -53,7 +53,7 @@ function sendHar (reply: FastifyReply, name: string, document: string): FastifyR
 
 /** /_profiler: the search listing and the profile pages, each with a JSON twin. Profiled only when they fail. */
 export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = async (app, { store, secret, loginRateLimit, statsMaxAgeMs, sampling }) => {
-  const kept = keptText(sampling)
+  const kept = keptJson(sampling)
   const config = { profile: false }
   boundPageConcurrency(app, PAGE_CONCURRENCY)
   await securePages(app, secret, loginRateLimit)
@@ -88,7 +88,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
     if (token !== 'empty' && !TOKEN_PATTERN.test(token)) throw tokenNotFound(token)
     const results = await store.search(parseSearchFilters(request.query))
     const health = store.healthSnapshot()
-    if (wantsJson(request)) return { results, store: health }
+    if (wantsJson(request)) return { results, store: health, kept }
     // The Deployment column only when several deployments share this store.
     const deployments = await store.deployments()
     return html(reply, 'profiler/results.hbs', {
@@ -98,7 +98,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
       results: results.map(resultRow),
       count: results.length,
       harHref: `/_profiler/${token}/search/har?${passOn(request.query)}`,
-      kept,
+      kept: kept.sentence,
       search: searchForm(request.query)
     })
   })
@@ -132,7 +132,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
     const profile = await findStoredProfile(store, request.params.token)
     const requested = request.query.panel
     const panel = choosePanel(profile, requested, PANEL_NAMES)
-    if (wantsJson(request)) return profileJson(profile, panel, requested)
+    if (wantsJson(request)) return { ...profileJson(profile, panel, requested), kept }
     return html(reply, 'profiler/profile.hbs', {
       title: `${profile.method} ${profile.url} (${profile.token}) - Profiler`,
       profile: profileSummary(profile),
@@ -141,7 +141,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
       // The panel's view may read more of the query than `panel` (the logs panel's `level`).
       panel: panelOnPage(profile, panel, { slowQueryMs: app.config.profilerSlowQueryMs, query: request.query as PageQuery }),
       pager: await store.neighbours(profile.token),
-      kept,
+      kept: kept.sentence,
       search: searchForm({})
     })
   })

@@ -6,6 +6,7 @@ import { routeStatsJson, routeStatsText, WINDOW_NAMES } from '../query/stats-jso
 import { comparisonText } from '../query/stats-compare.js'
 import { sparklines } from './sparkline.js'
 import { statusClass } from '../units.js'
+import { KeptSchema, type Kept } from '../schemas.js'
 
 const StatsQuery = Type.Object({
   window: Type.Optional(Type.String({ maxLength: 20 })),
@@ -51,7 +52,7 @@ function statsHref (window: string, deployment: string | null, compare: string |
 }
 
 /** /_profiler/stats: per route and method (unmatched requests per status), from the writer's rollups. */
-export const statsRoutes: FastifyPluginAsyncTypebox<{ store: ProfileStore, statsMaxAgeMs: number, /** What is kept as profiles, for people. */ kept: string }> = async (app, { store, statsMaxAgeMs, kept }) => {
+export const statsRoutes: FastifyPluginAsyncTypebox<{ store: ProfileStore, statsMaxAgeMs: number, /** What is kept as profiles. */ kept: Kept }> = async (app, { store, statsMaxAgeMs, kept }) => {
   app.get('/stats', {
     config: { profile: false },
     schema: {
@@ -67,13 +68,18 @@ export const statsRoutes: FastifyPluginAsyncTypebox<{ store: ProfileStore, stats
           trendSpan: Type.Union([Type.Literal('1m'), Type.Literal('1h')]),
           trendFrom: Type.String(),
           compare: Type.Union([Type.String(), Type.Null()]),
-          comparison: Type.Union([Type.Array(ComparisonLine), Type.Null()])
+          comparison: Type.Union([Type.Array(ComparisonLine), Type.Null()]),
+          // This instance's, not the store's: the CLI and MCP (routeStatsJson alone) leave these out.
+          kept: KeptSchema,
+          /** Requests this instance could not count (the statistics' queue was full) since it started: the figures above lack them. */
+          statisticsDropped: Type.Integer()
         })
       }
     }
   }, async (request, reply) => {
     const body = await routeStatsJson(store, request.query, statsMaxAgeMs)
-    if (wantsJson(request)) return body
+    const statisticsDropped = store.statisticsDropped
+    if (wantsJson(request)) return { ...body, kept, statisticsDropped }
     // A choice of deployment only when several share this store (or one is asked for).
     const names = await store.deployments()
     const deployments = names.length > 1 || body.deployment !== null
@@ -89,7 +95,8 @@ export const statsRoutes: FastifyPluginAsyncTypebox<{ store: ProfileStore, stats
         ? []
         : [...new Set([...names, ...(body.compare === null ? [] : [body.compare])])].filter(name => name !== body.deployment)
             .map(name => ({ name, href: statsHref(body.window, body.deployment, name), active: name === body.compare })),
-      keptText: kept,
+      keptText: kept.sentence,
+      statisticsDropped,
       rows: body.routes.map(line => ({
         ...line,
         ...routeStatsText(line),

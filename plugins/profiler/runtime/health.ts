@@ -14,7 +14,7 @@ export interface HealthLog {
  */
 const STALLED_AFTER_MS = 1000
 
-export interface HealthCounts { dropped: number, queued: number, writeWaitingSince: number | null }
+export interface HealthCounts { dropped: number, queued: number, statisticsDropped: number, writeWaitingSince: number | null }
 
 /**
  * Follows faults of the profile store: one log line when writes start failing, one when they
@@ -24,6 +24,7 @@ export class StoreHealth {
   private failingSince: number | null = null
   private reason: string | null = null
   private droppedAtFault = 0
+  private statisticsDroppedAtFault = 0
 
   constructor (private readonly log: HealthLog, private readonly counts: () => HealthCounts) {}
 
@@ -35,32 +36,39 @@ export class StoreHealth {
     this.reason = reason
     if (this.failingSince !== null) return
     this.failingSince = Date.now()
-    this.droppedAtFault = this.counts().dropped
+    const counts = this.counts()
+    this.droppedAtFault = counts.dropped
+    this.statisticsDroppedAtFault = counts.statisticsDropped
     this.log.error(`profiler: the profile store cannot be written (${reason}); profiles are kept in memory and retried until it can`)
   }
 
   recover (): void {
     if (this.failingSince === null) return
     const seconds = ((Date.now() - this.failingSince) / 1000).toFixed(1)
-    const lost = this.counts().dropped - this.droppedAtFault
+    const counts = this.counts()
+    const lost = counts.dropped - this.droppedAtFault
+    // Statistics-only requests dropped during the fault are not logged one by one either.
+    const notCounted = counts.statisticsDropped - this.statisticsDroppedAtFault
     this.failingSince = null
     this.reason = null
-    this.log.info(`profiler: the profile store is writable again after ${seconds} s; ${lost} profile(s) could not be stored meanwhile`)
+    this.log.info(`profiler: the profile store is writable again after ${seconds} s; ${lost} profile(s) could not be stored meanwhile` +
+      (notCounted > 0 ? `, and ${notCounted} request(s) not kept as profiles could not be counted in the statistics` : ''))
   }
 
   snapshot (): StoreHealthSnapshot {
-    const { dropped, queued, writeWaitingSince } = this.counts()
+    const { dropped, queued, statisticsDropped, writeWaitingSince } = this.counts()
     const now = Date.now()
     if (this.failingSince === null && writeWaitingSince !== null && now - writeWaitingSince >= STALLED_AFTER_MS) {
       const seconds = ((now - writeWaitingSince) / 1000).toFixed(1)
-      return { state: 'failing', since: new Date(writeWaitingSince).toISOString(), reason: `a write has waited ${seconds} s for the store (locked by another connection, or too slow)`, dropped, queued }
+      return { state: 'failing', since: new Date(writeWaitingSince).toISOString(), reason: `a write has waited ${seconds} s for the store (locked by another connection, or too slow)`, dropped, queued, statisticsDropped }
     }
     return {
       state: this.failingSince === null ? 'ok' : 'failing',
       since: this.failingSince === null ? null : new Date(this.failingSince).toISOString(),
       reason: this.reason,
       dropped,
-      queued
+      queued,
+      statisticsDropped
     }
   }
 }

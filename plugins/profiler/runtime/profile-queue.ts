@@ -17,6 +17,11 @@ export interface StoreOptions {
   flushDelayMs: number
   /** While the store cannot be written, its oldest batch is retried this often (and the read connection reopened). */
   retryDelayMs: number
+  /**
+   * Requests recorded for the statistics only, waiting or being written, at most (each a few numbers
+   * and two short strings: about 10 MiB at 100,000); past that new ones are dropped and counted.
+   */
+  maxStatistics: number
 }
 
 export const DEFAULT_STORE_OPTIONS: StoreOptions = {
@@ -25,14 +30,10 @@ export const DEFAULT_STORE_OPTIONS: StoreOptions = {
   batchSize: 500,
   maxBatchBytes: 4 * 1024 * 1024,
   flushDelayMs: 50,
-  retryDelayMs: 1000
+  retryDelayMs: 1000,
+  maxStatistics: 100_000
 }
 
-/**
- * Requests recorded for the statistics only, waiting or being written, at most (each a few numbers
- * and two short strings: about 10 MiB at most); past that new ones are dropped and counted.
- */
-const MAX_STATISTICS = 100_000
 /** Statistics-only requests handed over with one batch at most. */
 const STATISTICS_PER_BATCH = 10_000
 
@@ -121,8 +122,8 @@ export class ProfileQueue {
 
   /** Queues a request recorded for the statistics only; never writes, never waits, never throws. */
   pushStatistics (request: StatisticsOnly): boolean {
-    if (this.statistics.length + this.statisticsInFlight >= MAX_STATISTICS) {
-      this.events.onStatisticsDrop(1, `${this.health.failing ? 'the store is failing' : 'the writer is behind'} and ${MAX_STATISTICS} requests wait to be counted`)
+    if (this.statistics.length + this.statisticsInFlight >= this.options.maxStatistics) {
+      this.events.onStatisticsDrop(1, `${this.health.failing ? 'the store is failing' : 'the writer is behind'} and ${this.options.maxStatistics} requests wait to be counted`)
       return false
     }
     this.statistics.push(request)

@@ -40,7 +40,7 @@ export class ProfileStore {
     options: StoreOptions,
     private readonly events: StoreEvents
   ) {
-    this.health = new StoreHealth(events, () => ({ dropped: this.dropped, queued: this.queue.size, writeWaitingSince: this.queue.writeWaitingSince }))
+    this.health = new StoreHealth(events, () => ({ dropped: this.dropped, queued: this.queue.size, statisticsDropped: this.statisticsDropped, writeWaitingSince: this.queue.writeWaitingSince }))
     this.queue = new ProfileQueue(writer, this.health, options, {
       onDrop: (tokens, reason) => {
         for (const token of tokens) this.releaseToken(token)
