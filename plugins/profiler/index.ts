@@ -72,7 +72,7 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
       const now = Date.now()
       if (now - lastDropLog < DROP_LOG_INTERVAL_MS) return
       lastDropLog = now
-      app.log.warn(`profiler: ${store.dropped} profile(s) dropped so far; latest: ${reason}`)
+      app.log.warn(`profiler: ${store.dropped} profile(s) and ${store.statisticsDropped} request(s) of the statistics dropped so far; latest: ${reason}`)
     },
     error: message => { app.log.error(message) },
     info: message => { app.log.info(message) }

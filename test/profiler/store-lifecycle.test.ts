@@ -95,5 +95,5 @@ t.test('a request the recorder cannot profile is counted and logged through the 
   t.equal(res.statusCode, 200, 'the request is answered')
   t.equal(res.headers['x-debug-token'], undefined, 'not profiled')
   t.equal(app.profileStore.dropped, 1)
-  t.ok(lines.some(line => line.includes('profiler: 1 profile(s) dropped so far; latest: a request could not be profiled: no token today')), 'the store logs the drop')
+  t.ok(lines.some(line => line.includes('profiler: 1 profile(s) and 0 request(s) of the statistics dropped so far; latest: a request could not be profiled: no token today')), 'the store logs the drop')
 })

@@ -145,7 +145,7 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
         durationMs: profileDuration(totalMs)
       })
     } catch (err) {
-      store.drop(`a request could not be counted: ${(err as Error).message}`, 0)
+      store.dropStatistics(`a request could not be counted: ${(err as Error).message}`)
     }
   }
 

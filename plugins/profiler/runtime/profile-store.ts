@@ -46,10 +46,7 @@ export class ProfileStore {
         for (const token of tokens) this.releaseToken(token)
         this.drop(reason, tokens.length)
       },
-      onStatisticsDrop: (requests, reason) => {
-        this.statisticsDropped += requests
-        if (!this.health.failing) events.onDrop(`${requests} request(s) not counted in the statistics: ${reason}`)
-      },
+      onStatisticsDrop: (requests, reason) => { this.dropStatistics(reason, requests) },
       onWritten: async count => {
         this.count = count
         // At most once per retry delay, not once per batch, while the store cannot be read.
@@ -199,5 +196,11 @@ export class ProfileStore {
     this.dropped += profiles
     // During a fault the recovery line reports the losses.
     if (!this.health.failing) this.events.onDrop(reason)
+  }
+
+  /** Requests the statistics will not count: the statistics say how many (issue 24: exact, or said not to be). */
+  dropStatistics (reason: string, requests = 1): void {
+    this.statisticsDropped += requests
+    if (!this.health.failing) this.events.onDrop(`${requests} request(s) not counted in the statistics: ${reason}`)
   }
 }
