@@ -32,7 +32,7 @@ type Mode = typeof MODES[number]
 export async function measureBeforeAfter (settings: BeforeAfterSettings): Promise<Record<string, unknown>> {
   const { log } = settings
   log(`\nbuilding ${settings.revision} in a temporary worktree …`)
-  const build = buildRevision(settings.revision)
+  const build = await buildRevision(settings.revision)
   // Its own advisors' database: one migrated by this build may be newer than that revision knows.
   const beforeApp = join(settings.dataDir, 'app-before.sqlite')
   for (const suffix of ['', '-wal', '-shm']) rmSync(beforeApp + suffix, { force: true })

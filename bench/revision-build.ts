@@ -2,7 +2,7 @@
 // detached git worktree in a temporary folder, linked to this checkout's node_modules (no install),
 // compiled with that revision's own build script. `remove` deletes the worktree; it also runs if the
 // benchmark is interrupted (SIGINT, SIGTERM) while the build exists.
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, realpathSync, rmSync, symlinkSync, unlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -26,20 +26,46 @@ function run (command: string, args: string[], cwd: string): string {
 
 const git = (args: string[]): string => run('git', args, packageRoot)
 
+/**
+ * `npm run build` in `cwd`, asynchronous so that a signal meanwhile is handled at once; in a process
+ * group of its own, which `remove` ends whole (npm, its shell and the compiler).
+ */
+async function build (cwd: string, started: (child: ChildProcess) => void): Promise<void> {
+  const child = spawn('npm', ['run', 'build', '--silent'], { cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  started(child)
+  let output = ''
+  child.stdout.on('data', chunk => { output += String(chunk) })
+  child.stderr.on('data', chunk => { output += String(chunk) })
+  const code = await new Promise<number | string>((resolve, reject) => {
+    child.once('error', reject)
+    child.once('close', (status, signal) => { resolve(status ?? signal ?? 'unknown') })
+  })
+  if (code !== 0) throw new Error(`npm run build failed (${code}) in ${cwd}:\n${output}`)
+}
+
 /** Checks `revision` out into a temporary worktree and builds it; throws (having cleaned up) if either fails. */
-export function buildRevision (revision: string): RevisionBuild {
-  const commit = git(['rev-parse', '--verify', '--quiet', `${revision}^{commit}`]).trim()
+export async function buildRevision (revision: string): Promise<RevisionBuild> {
+  let commit: string
+  try {
+    commit = git(['rev-parse', '--verify', '--quiet', `${revision}^{commit}`]).trim()
+  } catch {
+    throw new Error(`no commit named ${revision} in ${packageRoot}`)
+  }
   const subject = git(['log', '-1', '--format=%s', commit]).trim()
   const label = `${commit.slice(0, 7)} ${subject.length > 60 ? `${subject.slice(0, 59)}…` : subject}`
   const parent = mkdtempSync(join(tmpdir(), 'bench-revision-'))
   const root = join(parent, 'tree')
   const modules = join(root, 'node_modules')
   let removed = false
+  let building: ChildProcess | undefined
   const remove = (): void => {
     if (removed) return
     removed = true
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
+    if (building?.pid !== undefined && building.exitCode === null && building.signalCode === null) {
+      try { process.kill(-building.pid, 'SIGKILL') } catch {}
+    }
     // The link first: the worktree's removal must not reach into this checkout's node_modules.
     try { unlinkSync(modules) } catch {}
     try { git(['worktree', 'remove', '--force', root]) } catch {}
@@ -55,7 +81,7 @@ export function buildRevision (revision: string): RevisionBuild {
   try {
     git(['worktree', 'add', '--detach', root, commit])
     symlinkSync(realpathSync(join(packageRoot, 'node_modules')), modules)
-    run('npm', ['run', 'build', '--silent'], root)
+    await build(root, child => { building = child })
   } catch (error) {
     remove()
     throw error
