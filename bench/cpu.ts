@@ -4,11 +4,10 @@
 import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { readThreadProfiles, type ThreadProfile } from './cpu-profile.js'
-import { runLoad } from './load.js'
-import { startBenchServer } from './server-process.js'
+import { interleavedRounds, measureServerCpu, medianOf, type CpuRunSettings, type ServerCpu } from './cpu-run.js'
 import type { RunStore } from './stores.js'
-import { median, round } from './stats.js'
-import { cpuPerRequest, readThreadCpu, type CpuPerRequest } from './thread-cpu.js'
+import { round } from './stats.js'
+import type { CpuPerRequest } from './thread-cpu.js'
 
 export interface CpuSettings {
   dataDir: string
@@ -36,47 +35,23 @@ const MODES = {
 } as const
 type Mode = keyof typeof MODES
 
-/** The server's CPU, per thread (a PostgreSQL store's own server processes are not counted). */
-async function measureOnce (settings: CpuSettings, mode: Mode, storeEnv: Record<string, string>, nodeArgs: string[] = []): Promise<CpuPerRequest> {
-  const logFile = join(settings.dataDir, 'cpu-run.log')
-  rmSync(logFile, { force: true })
-  const server = await startBenchServer(
-    { ...settings.env, ...MODES[mode], DATABASE_PATH: join(settings.dataDir, 'app.sqlite'), ...storeEnv },
-    { logFile, nodeArgs }
-  )
-  try {
-    await runLoad(server.url, 'seed-like', { seconds: settings.warmupSeconds, rate: settings.rate })
-    const before = readThreadCpu(server.pid)
-    const load = await runLoad(server.url, 'seed-like', { seconds: settings.seconds, rate: settings.rate })
-    // Let the writer finish the last batch of the run before reading its CPU.
-    await new Promise(resolve => setTimeout(resolve, 200))
-    return cpuPerRequest(before, readThreadCpu(server.pid), load.requests)
-  } finally {
-    await server.stop()
-  }
-}
+const runSettings = (settings: CpuSettings): CpuRunSettings =>
+  ({ dataDir: settings.dataDir, seconds: settings.seconds, warmupSeconds: settings.warmupSeconds, rate: settings.rate })
 
-function medianOf (runs: CpuPerRequest[]): CpuPerRequest {
-  const m = (key: keyof CpuPerRequest): number => round(median(runs.map(run => run[key])), 1)
-  return { requestUs: m('requestUs'), writerUs: m('writerUs'), restUs: m('restUs'), totalUs: m('totalUs') }
+/** One run of `mode` on a fresh copy of the store of `size`. */
+async function measureOnce (settings: CpuSettings, mode: Mode, size: number, nodeArgs: string[] = []): Promise<ServerCpu> {
+  const store = await settings.runStore(size)
+  try {
+    return await measureServerCpu(runSettings(settings), { ...settings.env, ...MODES[mode], DATABASE_PATH: join(settings.dataDir, 'app.sqlite') }, store, { nodeArgs })
+  } finally {
+    await store.remove()
+  }
 }
 
 /** Interleaved rounds of the four modes against one store; the median of each. */
 async function measureStore (settings: CpuSettings, label: string, size: number): Promise<Record<Mode, CpuPerRequest>> {
-  const runs: Record<Mode, CpuPerRequest[]> = { off: [], on: [], logs: [], 'on+logs': [] }
   const modes = Object.keys(MODES) as Mode[]
-  for (let round = 0; round < settings.rounds; round++) {
-    // A different order each round, so that no mode always runs on a warmer machine.
-    const order = modes.map((_, i) => modes[(i + round) % modes.length] as Mode)
-    for (const mode of order) {
-      const store = await settings.runStore(size)
-      try {
-        runs[mode].push(await measureOnce(settings, mode, store.env))
-      } finally {
-        await store.remove()
-      }
-    }
-  }
+  const runs = await interleavedRounds(modes, settings.rounds, async mode => await measureOnce(settings, mode, size))
   const result = { off: medianOf(runs.off), on: medianOf(runs.on), logs: medianOf(runs.logs), 'on+logs': medianOf(runs['on+logs']) }
   const { log } = settings
   log(`\n${label}: µs of server CPU per request (median of ${settings.rounds} interleaved rounds at ${settings.rate} req/s)`)
@@ -110,12 +85,7 @@ export async function measureCpu (settings: CpuSettings): Promise<Record<string,
     const dir = join(settings.dataDir, 'cpu-prof')
     rmSync(dir, { recursive: true, force: true })
     mkdirSync(dir, { recursive: true })
-    const store = await settings.runStore(0)
-    try {
-      await measureOnce(settings, 'on', store.env, ['--cpu-prof', `--cpu-prof-dir=${dir}`])
-    } finally {
-      await store.remove()
-    }
+    await measureOnce(settings, 'on', 0, ['--cpu-prof', `--cpu-prof-dir=${dir}`])
     const requests = settings.rate * settings.seconds + settings.rate * settings.warmupSeconds
     settings.log(`\nCPU profiles written to ${dir} (open them in Chrome DevTools); per request = over the ${requests} requests of the run and its warm-up`)
     printProfiles(readThreadProfiles(dir), requests, settings.log)

@@ -1,15 +1,20 @@
 // npm run bench [-- --quick] [-- --only=cpu,search] [-- --cpu-prof] [-- --store=postgres]: profiler
-// overhead, CPU per request and thread, search and route statistics at 10k and 1M profiles, the
+// overhead, CPU per request and thread (--only=cpu also against a build of the revision before the
+// db and logs panels, or --baseline=<rev>), the cost of sampling against request logging
+// (--only=sampling), search and route statistics at 10k and 1M profiles, the
 // store's write rate and size, memory over many profiled requests, and what a test process pays
 // (--only=suite, the one section that needs no seeded store). Prints a table and writes
 // bench/results.json (results-postgres.json for --store=postgres, against a cluster it starts
 // itself under var/bench/postgres). Every figure is also given as a ratio against a baseline of the
 // same run. --only=pages: the status poll beside clients looping on the costliest profiler pages. --only=burst: issue 20's scanner bursts into a byte-bounded store. --smoke: tiny sizes and runs, only to check that the benchmark itself works.
+// --seconds=<n> and --rounds=<n> set the measured seconds of each load run and the interleaved rounds.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { join, relative } from 'node:path'
 import { packageRoot } from '../paths.js'
 import { measureCpu } from './cpu.js'
+import { BEFORE_PANELS, measureBeforeAfter } from './cpu-before-after.js'
+import { measureSampling } from './cpu-sampling.js'
 import { runLoad, type LoadResult, type Mix } from './load.js'
 import { requestsCovered, searchCases, statsOverHttp, timeInProcess, timeOverHttp, timeStatsInProcess, timeStatsOverHttp, type Timing } from './search.js'
 import { startBenchServer } from './server-process.js'
@@ -23,10 +28,18 @@ const quick = process.argv.includes('--quick')
 const smoke = process.argv.includes('--smoke')
 const storeName = process.argv.find(arg => arg.startsWith('--store='))?.slice('--store='.length) ?? 'sqlite'
 if (storeName !== 'sqlite' && storeName !== 'postgres') throw new Error(`--store must be sqlite or postgres (got ${storeName})`)
+const option = (name: string): string | undefined => process.argv.find(arg => arg.startsWith(`--${name}=`))?.slice(name.length + 3)
+const count = (name: string): number | undefined => {
+  const value = option(name)
+  if (value === undefined) return undefined
+  if (!/^[1-9]\d*$/.test(value)) throw new Error(`--${name} must be a whole number above 0 (got ${value})`)
+  return Number(value)
+}
 const SIZES = smoke ? { small: 1_000, large: 5_000 } : { small: 10_000, large: quick ? 100_000 : 1_000_000 }
-const SECONDS = smoke ? 1 : quick ? 3 : 10
+const SECONDS = count('seconds') ?? (smoke ? 1 : quick ? 3 : 10)
 const WARMUP_SECONDS = smoke ? 1 : quick ? 1 : 2
-const ROUNDS = smoke ? 1 : 3
+const ROUNDS = count('rounds') ?? (smoke ? 1 : 3)
+const BASELINE_REVISION = option('baseline') ?? BEFORE_PANELS
 const RSS_REQUESTS = smoke ? 2_000 : quick ? 100_000 : 1_000_000
 const SEARCH_ITERATIONS = smoke ? 5 : quick ? 50 : 200
 const CPU_RATE = 2000
@@ -118,6 +131,32 @@ async function measureCpuPerRequest (): Promise<void> {
     rounds: ROUNDS,
     rate: CPU_RATE,
     cpuProf: process.argv.includes('--cpu-prof'),
+    log,
+    env: UNBOUNDED
+  })
+  log(`\n## Issue 23: CPU per request before and after the panels (${BASELINE_REVISION} against this build)`)
+  results.cpuBeforeAfter = await measureBeforeAfter({
+    dataDir: DATA,
+    revision: BASELINE_REVISION,
+    runStore: async size => await store.runStore(size),
+    seconds: SECONDS,
+    warmupSeconds: WARMUP_SECONDS,
+    rounds: ROUNDS,
+    rate: CPU_RATE,
+    log,
+    env: UNBOUNDED
+  })
+}
+
+async function measureSamplingCost (): Promise<void> {
+  log('\n## Issue 24: CPU per request at PROFILER_SAMPLE=1, 0.1, 0.01 against request logging')
+  results.sampling = await measureSampling({
+    dataDir: DATA,
+    runStore: async size => await store.runStore(size),
+    seconds: SECONDS,
+    warmupSeconds: WARMUP_SECONDS,
+    rounds: ROUNDS,
+    rate: CPU_RATE,
     log,
     env: UNBOUNDED
   })
@@ -235,13 +274,14 @@ async function measureScannerBursts (): Promise<void> {
   results.burst = runs
 }
 
-const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, date: new Date().toISOString(), quick, smoke, store: store.name }
+const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node: process.version, date: new Date().toISOString(), quick, smoke, seconds: SECONDS, rounds: ROUNDS, store: store.name }
 log(`# Profiler benchmark${quick ? ' (--quick)' : ''}${smoke ? ' (--smoke: not a measurement)' : ''}, ${store.name} store: ${machine.nproc} cores, ${machine.cpu}, Node ${machine.node}, ${machine.date}`)
 results.machine = machine
 // First: it measures the first app this process builds.
-const sections: Record<string, () => Promise<void>> = { suite: measureSuiteCosts, store: measureStore, cpu: measureCpuPerRequest, search: measureSearch, throughput: measureThroughput, memory: measureMemory, pages: measurePagesBesidePoll, burst: measureScannerBursts }
+const sections: Record<string, () => Promise<void>> = { suite: measureSuiteCosts, store: measureStore, cpu: measureCpuPerRequest, sampling: measureSamplingCost, search: measureSearch, throughput: measureThroughput, memory: measureMemory, pages: measurePagesBesidePoll, burst: measureScannerBursts }
 const only = process.argv.find(arg => arg.startsWith('--only='))?.slice('--only='.length).split(',')
-const needsStore = only === undefined || only.some(name => name !== 'suite' && name !== 'pages' && name !== 'burst')
+// The sections that run on empty stores only need no seeded one.
+const needsStore = only === undefined || only.some(name => !['suite', 'pages', 'burst', 'sampling'].includes(name))
 for (const [name, section] of Object.entries(sections)) {
   if (only === undefined || only.includes(name) || (name === 'store' && needsStore)) await section()
 }

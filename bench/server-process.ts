@@ -36,13 +36,17 @@ export interface BenchServerOptions {
   logFile?: string
   /** Node options placed before the script, such as --cpu-prof. */
   nodeArgs?: string[]
+  /** Another build's checkout (revision-build.ts): its dist/server.js, run from that folder. This build's by default. */
+  root?: string
 }
 
-/** Starts dist/server.js (the build under test) on a free loopback port, quiet unless LOG_LEVEL says otherwise. */
+/** Starts dist/server.js (the build under test, or the one in `options.root`) on a free loopback port, quiet unless LOG_LEVEL says otherwise. */
 export async function startBenchServer (env: Record<string, string>, options: BenchServerOptions = {}): Promise<BenchServer> {
   const port = await freePort()
   const log = options.logFile === undefined ? 'ignore' : openSync(options.logFile, 'a')
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), join(packageRoot, 'dist', 'server.js')], {
+  const root = options.root ?? packageRoot
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), join(root, 'dist', 'server.js')], {
+    cwd: root,
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'development', LOG_LEVEL: 'warn', PORT: String(port), ...env },
     stdio: ['ignore', log, 'inherit']
   })

@@ -1,6 +1,7 @@
 // The two store engines as the benchmark sees them: seeded stores kept between runs, a writable
 // copy for the load runs, an in-process searcher, the environment that points a server at each.
 import { copyFileSync, existsSync, rmSync, statSync } from 'node:fs'
+import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import type pg from 'pg'
 import { createPool } from '../lib/postgres/pool.js'
@@ -21,8 +22,11 @@ interface Searcher {
   routeStats: (nowMs: number, windowMs: number) => unknown
   close: () => Promise<void>
 }
-/** A store a server can run on; `remove` deletes it. */
-export interface RunStore { env: Record<string, string>, remove: () => Promise<void> }
+/**
+ * A store a server can run on; `profiles` counts its profiles while the server writes (read without
+ * migrating: the store may be another revision's), `remove` deletes it.
+ */
+export interface RunStore { env: Record<string, string>, profiles: () => Promise<number>, remove: () => Promise<void> }
 
 export interface BenchStore {
   name: 'sqlite' | 'postgres'
@@ -88,7 +92,16 @@ export function sqliteStore (dataDir: string): BenchStore {
       const path = join(dataDir, size === 0 ? 'store-empty.sqlite' : 'store-run.sqlite')
       removeSqlite(path)
       if (size > 0) copyFileSync(pathOf(size), path)
-      return { env: { PROFILER_DATABASE_PATH: path }, remove: async () => { removeSqlite(path) } }
+      const profiles = async (): Promise<number> => {
+        if (!existsSync(path)) return 0 // the profiler is off
+        const db = new Database(path, { readonly: true, fileMustExist: true })
+        try {
+          return (db.prepare('SELECT count(*) AS n FROM profiles').get() as { n: number }).n
+        } finally {
+          db.close()
+        }
+      }
+      return { env: { PROFILER_DATABASE_PATH: path }, profiles, remove: async () => { removeSqlite(path) } }
     },
     close: async () => {}
   }
@@ -152,7 +165,10 @@ export async function postgresStore (dataDir: string): Promise<BenchStore> {
       await drop(name)
       if (size > 0) await cluster.query(`CREATE DATABASE ${name} TEMPLATE ${nameOf(size)}`)
       else await cluster.createDatabase(name)
-      return { env: { PROFILER_DATABASE_URL: cluster.urlOf(name) }, remove: async () => { await drop(name) } }
+      // No table when the profiler is off: nothing migrated the database.
+      const profiles = async (): Promise<number> => await withPool(name, async pool =>
+        (await pool.query<{ t: string | null }>("SELECT to_regclass('profiles') AS t")).rows[0]?.t === null ? 0 : Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM profiles')).rows[0]?.n ?? 0))
+      return { env: { PROFILER_DATABASE_URL: cluster.urlOf(name) }, profiles, remove: async () => { await drop(name) } }
     },
     close: async () => { await cluster.remove() }
   }
