@@ -57,7 +57,7 @@ async function storedProcesses (env: Record<string, string>): Promise<{ rows: Ar
 async function storedText (env: Record<string, string>): Promise<string> {
   const url = env.PROFILER_DATABASE_URL
   if (url !== undefined) {
-    const rows = await queryOn(url, `SELECT (SELECT string_agg(panels, '') FROM profile_processes) || (SELECT string_agg(panels, '') FROM profile_data) AS text`)
+    const rows = await queryOn(url, "SELECT (SELECT string_agg(panels, '') FROM profile_processes) || (SELECT string_agg(panels, '') FROM profile_data) AS text")
     return String(rows[0]?.text ?? '')
   }
   const path = env.PROFILER_DATABASE_PATH ?? ''
