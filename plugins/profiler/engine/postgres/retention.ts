@@ -261,11 +261,15 @@ export class PostgresRetention extends Retention {
    */
   private async sweepTokens (client: pg.PoolClient): Promise<boolean> {
     let swept = 0
-    for (const [table, key, newest] of [['profile_tokens', 'token', 'profile_id'], ['profile_urls', 'hash', 'last_id'], ['profile_ips', 'ip', 'last_id'], ['profile_processes', 'key', 'last_id']]) {
+    for (const [table, key, newest] of [['profile_tokens', 'token', 'profile_id'], ['profile_urls', 'hash', 'last_id'], ['profile_ips', 'ip', 'last_id']]) {
       const { rowCount } = await client.query(`DELETE FROM ${table} WHERE ${key} IN (
         SELECT ${key} FROM ${table} WHERE ${newest} < (SELECT horizon FROM profile_horizon) LIMIT ${TOKEN_SWEEP})`)
       swept += rowCount ?? 0
     }
+    // The per-process panels (a row per configuration: a handful) by their own column, not through a
+    // list of keys: a writer naming a row again raises its last_id under the row's lock, and this
+    // DELETE, waiting for that lock, re-reads last_id on the new row and keeps it.
+    swept += (await client.query('DELETE FROM profile_processes WHERE last_id < (SELECT horizon FROM profile_horizon)')).rowCount ?? 0
     this.deletedSinceVacuum += swept
     return swept > 0
   }
