@@ -16,6 +16,7 @@ import { json, mcpClientInProcess } from '../helpers/mcp-client.js'
 import { queryOn } from '../helpers/postgres.js'
 import { basicAuth, profileJson } from '../helpers/profiler.js'
 import { profiler } from '../helpers/profiler-cli.js'
+import { startServer } from '../helpers/server.js'
 import { storeEngines } from '../helpers/store-engines.js'
 
 const engines = storeEngines(t)
@@ -135,6 +136,31 @@ for (const engine of engines) {
 
       await b.profileStore.prune(Date.now() + 61_000)
       t.same(await storedProcesses(env), { rows: [], named: [] }, 'every profile expired: no row left')
+    })
+
+    t.test('two server processes on one store, one after the other, with the same settings: a row each (writer threads)', async t => {
+      const env = await fresh(t)
+      const processes: Array<{ tokens: string[], env: Record<string, any> }> = []
+      for (let run = 0; run < 2; run++) {
+        const server = await startServer(t, { ...env, PROFILER_DEPLOYMENT: 'same' })
+        const tokens: string[] = []
+        for (const path of ['/robots.txt', '/nowhere']) tokens.push((await fetch(`${server.address}${path}`)).headers.get('x-debug-token') ?? '')
+        t.equal(await server.stop(), 0, `process ${run + 1} wrote its profiles and ended`)
+        processes.push({ tokens, env: {} })
+      }
+      const reader = await buildTestApp(t, { ...env, PROFILER_DEPLOYMENT: 'reader' })
+      for (const recorded of processes) {
+        const [first, second] = await Promise.all(recorded.tokens.map(async token => (await profileJson(reader, token)).panels.env))
+        t.same(first, second, 'one process: one environment')
+        recorded.env = first
+      }
+      t.not(processes[0]?.env.startedAt, processes[1]?.env.startedAt, 'each process its own start time')
+      t.equal(processes[1]?.env.deployment, 'same')
+      const { rows, named } = await storedProcesses(env)
+      t.equal(rows.length, 2, 'two processes: two rows')
+      t.equal(named.length, 4)
+      t.same(named.slice(0, 2), [named[0], named[0]], 'the first process\'s profiles name one row')
+      t.same(named.slice(2), [named[2], named[2]], 'the second\'s another')
     })
 
     t.test('the page, its JSON twin, the command line (show --panel env) and MCP (get_profile)', async t => {
