@@ -121,7 +121,9 @@ for (const engine of engines) {
       const both = await storedProcesses(env)
       t.equal(both.rows.length, 2, 'two rows: one per configuration')
       t.equal(new Set(both.named).size, 2)
-      t.equal((await profileJson(b, fromA)).panels.env.deployment, 'A', 'A\'s profile shows A\'s environment')
+      const envA = (await profileJson(b, fromA)).panels.env
+      t.equal(envA.deployment, 'A', 'A\'s profile shows A\'s environment')
+      t.equal(envA.configuration.profilerSecret, '[redacted]', 'a secret-named setting does not say whether it is set')
       t.equal((await profileJson(b, fromB)).panels.env.deployment, 'B')
 
       // Two more of B's: the count bound (3) takes A's two profiles, and their row with them.

@@ -30,9 +30,8 @@ function plain (value: unknown): unknown {
 function redactedConfiguration (configuration: Readonly<Record<string, unknown>>, redactor: Redactor): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const name of Object.keys(configuration).sort()) {
-    const value = configuration[name]
-    // An unset secret says so (null); a set one never shows.
-    out[name] = redactor.isSecretName(name) && value !== null && value !== undefined ? REDACTED : plain(value)
+    // A secret-named setting shows neither its value nor whether it is set.
+    out[name] = redactor.isSecretName(name) ? REDACTED : plain(configuration[name])
   }
   return redactor.fields(out) as Record<string, unknown>
 }
