@@ -118,6 +118,7 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
       redaction: redactionRules(config),
       retention: { maxProfiles: config.profilerMaxProfiles, maxAgeMs: config.profilerMaxAgeMs, maxBytes: config.profilerMaxBytes, statsMaxAgeMs: config.profilerStatsMaxAgeMs },
       maxQueueBytes: config.profilerMaxQueueBytes,
+      configuration: { ...config },
       ...overrides.profiler
     })
   }

@@ -43,6 +43,8 @@ export interface ProfilerOptions {
   sampleRandom?: () => number
   /** Where tokens come from (tests pass a fixed sequence to prove collisions are handled). */
   tokenSource?: () => string
+  /** The app's resolved configuration, for the per-process panels (the environment); redacted there. */
+  configuration?: Readonly<Record<string, unknown>>
 }
 
 declare module 'fastify' {
@@ -52,6 +54,8 @@ declare module 'fastify' {
 }
 
 const DROP_LOG_INTERVAL_MS = 10_000
+/** When this process started (the main thread's time origin), epoch ms: the same for every app it builds. */
+const PROCESS_STARTED_AT_MS = Math.round(performance.timeOrigin)
 
 /**
  * The request profiler: records every request into its own store (SQLite or PostgreSQL) and serves
@@ -79,7 +83,14 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
   }
   const Writer = options.writer === 'inline' ? InlineWriter : WriterThread
   const writer = new Writer(
-    { target, deployment: options.deployment, redaction: options.redaction, retention: options.retention, retentionIntervalMs: options.retentionIntervalMs ?? 1000 },
+    {
+      target,
+      deployment: options.deployment,
+      redaction: options.redaction,
+      retention: options.retention,
+      retentionIntervalMs: options.retentionIntervalMs ?? 1000,
+      process: { configuration: options.configuration ?? {}, deployment: options.deployment, startedAtMs: PROCESS_STARTED_AT_MS }
+    },
     message => {
       if (message.type === 'error') store.health.fail(message.message)
       else store.onWriterMessage(message)

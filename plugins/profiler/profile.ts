@@ -16,11 +16,23 @@ export interface ProfileRecord {
   /** Statements run on the advisors' database, and their total time in ms; absent: none. */
   queryCount?: number
   queryMs?: number
-  /** Panel name -> panel data, already JSON-encoded. */
+  /** Panel name -> panel data, already JSON-encoded (the per-process panels apart: `process`). */
   panels: string
+  /** The per-process panels of the process that recorded it, stored once per store and referenced by key; absent: none. */
+  process?: ProcessPanels
   /** Log lines at warn, and at error or above, the request wrote (0 when absent). */
   logWarnings?: number
   logErrors?: number
+}
+
+/**
+ * The per-process panels (panels/panel.ts, ProcessPanel) of one process, JSON-encoded as stored,
+ * and their key: a hash of that JSON, so that a process with the same content shares the row and
+ * a changed configuration gets its own. Every profile of the process holds the same object.
+ */
+export interface ProcessPanels {
+  key: string
+  panels: string
 }
 
 /** What the queue holds: a request thread's capture (shaped in the writer thread), or a profile shaped already. */

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs'
 import axe from 'axe-core'
 import { chromium, type Page } from 'playwright-core'
 import t from 'tap'
+import { PANEL_NAMES } from '../../plugins/profiler/panels/index.js'
 import { startServer } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait-for.js'
 
@@ -51,7 +52,7 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
       '/_profiler/empty/search/results?limit=10',
       '/_profiler/empty/search/results?url=nothing-matches',
       '/_profiler/stats',
-      ...tokens.flatMap(token => ['request', 'performance', 'exception', 'router', 'db', 'logs'].map(panel => `/_profiler/${token}?panel=${panel}`)),
+      ...tokens.flatMap(token => PANEL_NAMES.map(panel => `/_profiler/${token}?panel=${panel}`)),
       '/no/such/page'
     ]
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import t from 'tap'
 import vnuJar from 'vnu-jar'
+import { PANEL_NAMES } from '../../plugins/profiler/panels/index.js'
 import { buildTestApp, postJson } from '../helpers/app.js'
 import { freshDir } from '../helpers/dirs.js'
 import { listProfiles } from '../helpers/profiler.js'
@@ -41,7 +42,7 @@ t.test('every profiler page and the HTML error page pass the Nu HTML checker', a
     '/_profiler/stats',
     '/_profiler/stats?window=7d',
     `/_profiler/stats?window=24h&deployment=${app.config.profilerDeployment}&compare=elsewhere`,
-    ...tokens.flatMap(token => ['request', 'performance', 'exception', 'router', 'db', 'logs'].map(panel => `/_profiler/${token}?panel=${panel}&type=request`)),
+    ...tokens.flatMap(token => PANEL_NAMES.map(panel => `/_profiler/${token}?panel=${panel}&type=request`)),
     '/no/such/page',
     '/_profiler/nope'
   ]

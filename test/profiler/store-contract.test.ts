@@ -2,6 +2,7 @@
 // What a user sees must not depend on the engine: listing, detail, filters, deployments, token
 // uniqueness, retention bounds.
 import t from 'tap'
+import { PANEL_NAMES } from '../../plugins/profiler/panels/index.js'
 import { buildTestApp, postJson } from '../helpers/app.js'
 import { listProfiles, profileJson } from '../helpers/profiler.js'
 import { storeEngines } from '../helpers/store-engines.js'
@@ -28,6 +29,7 @@ for (const engine of engines) {
       const detail = await profileJson(app, tokens[0] ?? '')
       t.match(detail, { token: tokens[0], method: 'POST', status: 200, deployment: 'A', route: '/ccenter/getConseillerByCode' })
       t.match(detail.panels.request, { method: 'POST' })
+      t.same(Object.keys(detail.panels).sort(), [...PANEL_NAMES].sort(), 'every declared panel, per-process ones included')
       const html = await app.inject({ url: `/_profiler/${tokens[0] ?? ''}` })
       t.match(html.body, /<dt>Deployment<\/dt><dd>A<\/dd>/, 'the summary names the deployment')
       t.equal((await app.inject({ url: '/_profiler/latest', headers: JSON_ACCEPT })).json().token, tokens[1])

@@ -2,7 +2,7 @@
 // response body's JSON.parse, the panels' collectors and their JSON.stringify all happen here, off
 // the request thread (the secrets still never reach the store in clear).
 import type { Redactor } from '../../../lib/redact.js'
-import type { ProfileRecord } from '../profile.js'
+import type { ProcessPanels, ProfileRecord } from '../profile.js'
 import { toStoredPanels } from '../stored-panels.js'
 import { profileDuration, type RequestCapture } from './capture.js'
 import { panels } from '../panels/index.js'
@@ -17,8 +17,11 @@ function parseResponseBody (text: string | undefined): unknown {
   }
 }
 
-/** The profile of a captured request: redacted, with every panel's data JSON-encoded. */
-export function shapeProfile (capture: RequestCapture, redactor: Redactor): ProfileRecord {
+/**
+ * The profile of a captured request: redacted, with every panel's data JSON-encoded; the
+ * per-process panels are not collected here but referenced (`process`: collect/process-panels.ts).
+ */
+export function shapeProfile (capture: RequestCapture, redactor: Redactor, process: ProcessPanels | null = null): ProfileRecord {
   const context: CollectContext = {
     capture,
     url: redactor.url(capture.rawUrl),
@@ -26,8 +29,10 @@ export function shapeProfile (capture: RequestCapture, redactor: Redactor): Prof
     redactor
   }
   const collected: Record<string, unknown> = {}
-  for (const panel of panels) collected[panel.name] = panel.collect(context)
-  return {
+  for (const panel of panels) {
+    if (panel.perProcess !== true) collected[panel.name] = panel.collect(context)
+  }
+  const record: ProfileRecord = {
     id: capture.id,
     token: capture.token,
     parentToken: null,
@@ -45,4 +50,6 @@ export function shapeProfile (capture: RequestCapture, redactor: Redactor): Prof
     logWarnings: capture.logs?.warnings ?? 0,
     logErrors: capture.logs?.errors ?? 0
   }
+  if (process !== null) record.process = process
+  return record
 }

@@ -4,19 +4,29 @@ import { fromStoredPanels } from '../stored-panels.js'
 
 /** A listing's row: the time is read from the id (start ms * 1024 + a counter). */
 export interface SummaryRow { id: number, token: string, ip: string, method: string, url: string, status: number, duration_ms: number, deployment: string, queries: number, query_ms: number, log_warnings: number, log_errors: number }
-/** A whole profile's row: the summary, its place, and its panels as stored (JSON). */
-export interface ProfileRow extends SummaryRow { parent_token: string | null, type: string, route: string | null, panels: string }
+/** A whole profile's row: the summary, its place, and its panels as stored (JSON), the per-process ones apart (null: none). */
+export interface ProfileRow extends SummaryRow { parent_token: string | null, type: string, route: string | null, panels: string, process_panels: string | null }
 
 /** The columns of a SummaryRow, on `profiles p`. */
 export const SUMMARY_COLUMNS = 'p.id, p.token, p.ip, p.method, p.url, p.status_code AS status, p.duration_ms, p.deployment' +
   ', p.query_count AS queries, p.query_ms, p.log_warnings, p.log_errors'
-/** The columns of a ProfileRow, on `profiles p` joined with its `profile_data d`. */
-export const PROFILE_COLUMNS = `${SUMMARY_COLUMNS}, p.parent_token, p.type, p.route, d.panels`
+/** The columns of a ProfileRow, on `profiles p` joined with its `profile_data d` and PROCESS_JOIN. */
+export const PROFILE_COLUMNS = `${SUMMARY_COLUMNS}, p.parent_token, p.type, p.route, d.panels, pp.panels AS process_panels`
+/** The per-process panels the profile's data names (stored once: migrations sqlite/007, postgres/008), as `pp`. */
+export const PROCESS_JOIN = 'LEFT JOIN profile_processes pp ON pp.key = d.process_key'
 
 export function toSummary (row: SummaryRow): ProfileSummary {
   const startMs = Math.floor(row.id / ID_SLOTS_PER_MS)
   const summary = { token: row.token, ip: row.ip, method: row.method, url: row.url, status: row.status, time: new Date(startMs).toISOString(), durationMs: row.duration_ms, deployment: row.deployment }
   return { ...summary, queries: row.queries, queryMs: row.query_ms, warnings: row.log_warnings, errors: row.log_errors }
+}
+
+/** The profile's own panels and the per-process ones it names, as one object (the profile's own first). */
+function storedPanels (row: ProfileRow): Record<string, unknown> {
+  const own = JSON.parse(row.panels) as Record<string, unknown>
+  if (row.process_panels === null) return own
+  const perProcess = JSON.parse(row.process_panels) as Record<string, unknown>
+  return { ...own, ...perProcess }
 }
 
 export function toStoredProfile (row: ProfileRow | undefined): StoredProfile | undefined {
@@ -27,6 +37,6 @@ export function toStoredProfile (row: ProfileRow | undefined): StoredProfile | u
     parentToken: row.parent_token,
     type: row.type,
     route: row.route,
-    panels: fromStoredPanels(JSON.parse(row.panels) as Record<string, unknown>, { ...profile, route: row.route })
+    panels: fromStoredPanels(storedPanels(row), { ...profile, route: row.route })
   }
 }

@@ -1,4 +1,5 @@
 import { dbPanel } from './db/index.js'
+import { envPanel } from './env/index.js'
 import { exceptionPanel } from './exception.js'
 import { logsPanel } from './logs.js'
 import type { AnyPanel } from './panel.js'
@@ -13,7 +14,8 @@ export const panels: readonly AnyPanel[] = [
   exceptionPanel,
   routerPanel,
   dbPanel,
-  logsPanel
+  logsPanel,
+  envPanel
 ]
 
 /** Every panel's name, in menu order. */

@@ -17,6 +17,20 @@ export interface CollectContext {
   redactor: Redactor
 }
 
+/**
+ * What a per-process panel may read (in the writer thread, once per process): the same for every
+ * profile the process records.
+ */
+export interface ProcessContext {
+  /** The app's resolved configuration (config.ts) as the profiler was given it: not yet redacted. */
+  configuration: Readonly<Record<string, unknown>>
+  /** This deployment's name (PROFILER_DEPLOYMENT). */
+  deployment: string
+  /** When the process started, epoch ms. */
+  startedAtMs: number
+  redactor: Redactor
+}
+
 /** A profile page's query string, as the page was asked for (`?panel=logs&level=warn`). */
 export type PageQuery = Readonly<Record<string, unknown>>
 
@@ -38,7 +52,26 @@ export interface ViewSettings {
  *
  * The functions are methods so that panels of different schemas fit one list (panels/index.ts).
  */
-export interface Panel<S extends TSchema = TSchema, Stored = Static<S>> {
+export interface Panel<S extends TSchema = TSchema, Stored = Static<S>> extends PanelDeclaration<S, Stored> {
+  readonly perProcess?: false
+  /** Runs in the writer thread, never on the request thread: no validation here (tests do it). */
+  collect (context: CollectContext): Static<S>
+}
+
+/**
+ * A panel whose data is the same for every profile of one process (the environment): collected
+ * once per process, stored once (keyed by a hash of its content, beside the other per-process
+ * panels: collect/process-panels.ts) and referenced by each profile, not copied into it. Reading
+ * a profile puts it back among its panels, so everything that reads panels sees no difference.
+ */
+export interface ProcessPanel<S extends TSchema = TSchema, Stored = Static<S>> extends PanelDeclaration<S, Stored> {
+  readonly perProcess: true
+  /** Runs in the writer thread once per process. */
+  collect (context: ProcessContext): Static<S>
+}
+
+/** What every panel declares, whatever it collects from. */
+interface PanelDeclaration<S extends TSchema, Stored> {
   /** The `?panel=` value, the key in the profile's panels, the MCP and CLI panel name. */
   readonly name: string
   /** The label in the profile page's menu. */
@@ -47,8 +80,6 @@ export interface Panel<S extends TSchema = TSchema, Stored = Static<S>> {
   readonly description: string
   /** The panel's data, exactly: objects declare every property (tests check collect() against it). */
   readonly schema: S
-  /** Runs in the writer thread, never on the request thread: no validation here (tests do it). */
-  collect (context: CollectContext): Static<S>
   toStored? (data: Static<S>): Stored
   fromStored? (stored: Stored, row: PanelRowValues): Static<S>
   /** What the partial shows besides the data (human units, the cURL box); none: the data only. */
@@ -56,14 +87,14 @@ export interface Panel<S extends TSchema = TSchema, Stored = Static<S>> {
 }
 
 /** Any panel of the index, whatever its schema. */
-export type AnyPanel = Panel<TSchema, any>
+export type AnyPanel = Panel<TSchema, any> | ProcessPanel<TSchema, any>
 
 /** The data the panel's collector gave; undefined when the profile has none (stored before the panel existed). */
-export function panelData<S extends TSchema> (profile: { panels: Record<string, unknown> }, panel: Panel<S, unknown>): Static<S> | undefined {
+export function panelData<S extends TSchema> (profile: { panels: Record<string, unknown> }, panel: Panel<S, unknown> | ProcessPanel<S, unknown>): Static<S> | undefined {
   // The stored JSON is what this panel's collect() wrote (through toStored/fromStored): trusted,
   // not validated on reading (test/profiler/panel-schemas.property.test.ts checks the collectors).
   return profile.panels[panel.name] as Static<S> | undefined
 }
 
 /** The data type of a declared panel: `PanelData<typeof requestPanel>`. */
-export type PanelData<P> = P extends Panel<infer S, any> ? Static<S> : never
+export type PanelData<P> = P extends Panel<infer S, any> | ProcessPanel<infer S, any> ? Static<S> : never

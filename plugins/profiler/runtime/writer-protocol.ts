@@ -1,5 +1,6 @@
 // Messages between the request thread (writer-client.ts) and the writer thread (worker.ts).
 import type { RedactionRules } from '../../../lib/redact.js'
+import type { ProcessFacts } from '../collect/process-panels.js'
 import type { QueuedProfile } from '../profile.js'
 import type { RetentionLimits, StoreTarget } from '../engine/contract.js'
 import type { StatisticsOnly } from '../stats/rollup.js'
@@ -12,6 +13,8 @@ export interface WriterSettings {
   redaction?: RedactionRules
   retention: RetentionLimits
   retentionIntervalMs: number
+  /** What the per-process panels read (the environment); absent: the profiles have none. */
+  process?: ProcessFacts
 }
 
 export type WriterRequest =

@@ -4,8 +4,9 @@
 // a database server that is down) fails each write with its reason until it can, and then works
 // like any other. Requests are handled one at a time, in the order they came.
 import { Redactor } from '../../../lib/redact.js'
+import { collectProcessPanels } from '../collect/process-panels.js'
 import { shapeProfile } from '../collect/shape.js'
-import type { ProfileRecord, QueuedProfile } from '../profile.js'
+import type { ProcessPanels, ProfileRecord, QueuedProfile } from '../profile.js'
 import type { StoreWriter } from '../engine/contract.js'
 import type { WriterMessage, WriterRequest, WriterSettings } from './writer-protocol.js'
 import { isOpenFault, openStoreWriter } from '../engine/open-writer.js'
@@ -23,6 +24,19 @@ export function startWriterService (settings: WriterSettings, send: (message: Wr
   }
   let store: StoreWriter | null = null
   const redactor = new Redactor(settings.redaction)
+  // Collected at the first capture (a failure is reported, and the profiles go without them).
+  let processPanels: ProcessPanels | null | undefined = settings.process === undefined ? null : undefined
+
+  function processPanelsOnce (): ProcessPanels | null {
+    if (processPanels !== undefined) return processPanels
+    try {
+      processPanels = collectProcessPanels(settings.process as NonNullable<typeof settings.process>, redactor)
+    } catch (err) {
+      processPanels = null
+      send({ type: 'error', message: `the per-process panels could not be collected: ${(err as Error).message}` })
+    }
+    return processPanels
+  }
 
   /** The batch's captures shaped into profiles; one that cannot be shaped is left out and reported. */
   function shapeBatch (batch: QueuedProfile[], unshaped: SetAside[]): ProfileRecord[] {
@@ -33,7 +47,7 @@ export function startWriterService (settings: WriterSettings, send: (message: Wr
         continue
       }
       try {
-        records.push(shapeProfile(item, redactor))
+        records.push(shapeProfile(item, redactor, processPanelsOnce()))
       } catch (err) {
         unshaped.push({ token: item.token, reason: `a profile could not be collected: ${(err as Error).message}` })
       }

@@ -73,9 +73,9 @@ export class Partitions {
   }
 }
 
-/** Bytes the store takes on disk: every partition of both tables with its indexes and TOAST, the token claims, the distinct URLs and IPs and the route statistics (as the SQLite file holds them all). */
+/** Bytes the store takes on disk: every partition of both tables with its indexes and TOAST, the token claims, the distinct URLs and IPs, the per-process panels and the route statistics (as the SQLite file holds them all). */
 export async function storeBytes (pool: pg.Pool | pg.PoolClient): Promise<number> {
   const { rows } = await pool.query<{ bytes: number | null }>(`SELECT sum(pg_total_relation_size(c.oid))::bigint AS bytes FROM pg_class c
-    WHERE c.relkind = 'r' AND (c.relname ~ '^(profiles|profile_data)_p[0-9]+$' OR c.relname IN ('profile_tokens', 'profile_urls', 'profile_ips', 'profile_route_stats'))`)
+    WHERE c.relkind = 'r' AND (c.relname ~ '^(profiles|profile_data)_p[0-9]+$' OR c.relname IN ('profile_tokens', 'profile_urls', 'profile_ips', 'profile_processes', 'profile_route_stats'))`)
   return Number(rows[0]?.bytes ?? 0)
 }

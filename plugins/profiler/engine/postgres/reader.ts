@@ -11,12 +11,12 @@ import { HOUR_MS, MINUTE_MS, windowRanges, WindowTotals, type RouteStats, type W
 import type { PeriodRow, RollupRange } from '../../stats/trend.js'
 import type { StoreReader, StoreTarget } from '../contract.js'
 import { rollupPeriodsQuery, type RollupDialect } from '../rollup-periods.js'
-import { PROFILE_COLUMNS, SUMMARY_COLUMNS, toStoredProfile, toSummary, type ProfileRow, type SummaryRow } from '../profile-rows.js'
+import { PROCESS_JOIN, PROFILE_COLUMNS, SUMMARY_COLUMNS, toStoredProfile, toSummary, type ProfileRow, type SummaryRow } from '../profile-rows.js'
 import { filterTerms, SqlParameters, type SqlDialect } from '../search-predicates.js'
 
 const POSTGRES: SqlDialect = { placeholder: n => `$${n}`, position: (haystack, needle) => `strpos(${haystack}, ${needle})` }
 const POSTGRES_ROLLUPS: RollupDialect = { ...POSTGRES, sum: column => `sum(${column})::bigint`, histograms: "string_agg(histogram, ''::bytea)" }
-const DETAIL = `SELECT ${PROFILE_COLUMNS} FROM profiles p JOIN profile_data d ON d.token = p.token AND d.id = p.id`
+const DETAIL = `SELECT ${PROFILE_COLUMNS} FROM profiles p JOIN profile_data d ON d.token = p.token AND d.id = p.id ${PROCESS_JOIN}`
 /** pg_trgm answers LIKE '%term%' through its index from 3 characters on. */
 const MIN_TRIGRAM_LENGTH = 3
 /** A substring that matches at most this many distinct URLs (or IPs) is answered value by value. */

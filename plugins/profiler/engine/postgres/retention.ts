@@ -15,7 +15,7 @@ const VACUUM_EVERY_MS = 250
 /** Growth past the bytes a held count took that lowers the count again, as a share of the bound. */
 const REGROWTH = 0.02
 /** The side tables rows are deleted from, vacuumed with the partitions. */
-const SIDE_TABLES = ['profile_tokens', 'profile_urls', 'profile_ips', 'profile_route_stats', 'profile_horizon']
+const SIDE_TABLES = ['profile_tokens', 'profile_urls', 'profile_ips', 'profile_processes', 'profile_route_stats', 'profile_horizon']
 /** One instance prunes at a time (the others skip their step). */
 const RETENTION_LOCK = 0x72657465
 
@@ -257,7 +257,7 @@ export class PostgresRetention extends Retention {
 
   /**
    * Token claims of pruned profiles go, a few thousand per step (a claim is also taken over when
-   * its token is drawn again), and so do the URLs and IPs no stored profile has any more.
+   * its token is drawn again), and so do the URLs, IPs and per-process panels no stored profile has any more.
    */
   private async sweepTokens (client: pg.PoolClient): Promise<boolean> {
     let swept = 0
@@ -266,6 +266,10 @@ export class PostgresRetention extends Retention {
         SELECT ${key} FROM ${table} WHERE ${newest} < (SELECT horizon FROM profile_horizon) LIMIT ${TOKEN_SWEEP})`)
       swept += rowCount ?? 0
     }
+    // The per-process panels (a row per configuration: a handful) by their own column, not through a
+    // list of keys: a writer naming a row again raises its last_id under the row's lock, and this
+    // DELETE, waiting for that lock, re-reads last_id on the new row and keeps it.
+    swept += (await client.query('DELETE FROM profile_processes WHERE last_id < (SELECT horizon FROM profile_horizon)')).rowCount ?? 0
     this.deletedSinceVacuum += swept
     return swept > 0
   }

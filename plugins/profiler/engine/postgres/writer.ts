@@ -35,6 +35,27 @@ async function upsertSearchKeys (client: pg.PoolClient, ids: number[], urls: str
 }
 
 /**
+ * The per-process panels the batch's profiles name, once per key, with the newest profile naming
+ * each (migration 008). Always an update on conflict, never nothing: the row is locked until the
+ * batch commits, so a retention sweep at the same time waits and then sees the new `last_id`.
+ * In key order, as upsertSearchKeys.
+ */
+async function upsertProcesses (client: pg.PoolClient, stored: ProfileRecord[]): Promise<void> {
+  const processes = new Map<string, { panels: string, lastId: number }>()
+  for (const profile of stored) {
+    if (profile.process === undefined) continue
+    const lastId = Math.max(profile.id, processes.get(profile.process.key)?.lastId ?? profile.id)
+    processes.set(profile.process.key, { panels: profile.process.panels, lastId })
+  }
+  if (processes.size === 0) return
+  const keys = [...processes.keys()].sort()
+  await client.query(`INSERT INTO profile_processes (key, panels, last_id)
+    SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
+    ON CONFLICT (key) DO UPDATE SET last_id = GREATEST(profile_processes.last_id, excluded.last_id)`,
+  [keys, keys.map(key => noNul(processes.get(key)?.panels ?? '')), keys.map(key => processes.get(key)?.lastId ?? 0)])
+}
+
+/**
  * Of the profiles whose token is held already, those stored by this very profile (same token, id
  * and deployment): a batch retried after its commit, its answer lost (the writer thread died).
  * Neither written again nor rejected.
@@ -216,8 +237,9 @@ export class PostgresWriter implements StoreWriter {
         stored.map(p => p.queryCount ?? 0), stored.map(p => p.queryMs ?? 0),
         stored.map(p => p.logWarnings ?? 0), stored.map(p => p.logErrors ?? 0)
       ])
-      await client.query('INSERT INTO profile_data (id, token, panels) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])',
-        [stored.map(p => p.id), stored.map(p => p.token), stored.map(p => p.panels)])
+      await client.query('INSERT INTO profile_data (id, token, panels, process_key) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[])',
+        [stored.map(p => p.id), stored.map(p => p.token), stored.map(p => p.panels), stored.map(p => p.process?.key ?? null)])
+      await upsertProcesses(client, stored)
       await upsertSearchKeys(client, stored.map(p => p.id), stored.map(p => noNul(p.url)), stored.map(p => noNul(p.ip)))
       return stored.length
     })

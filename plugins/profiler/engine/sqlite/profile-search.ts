@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3'
 import type { ProfileSummary, SearchFilters, StoredProfile } from '../../profile.js'
-import { PROFILE_COLUMNS, SUMMARY_COLUMNS, toStoredProfile, toSummary, type ProfileRow, type SummaryRow } from '../profile-rows.js'
+import { PROCESS_JOIN, PROFILE_COLUMNS, SUMMARY_COLUMNS, toStoredProfile, toSummary, type ProfileRow, type SummaryRow } from '../profile-rows.js'
 import { filterTerms, SqlParameters, type SqlDialect } from '../search-predicates.js'
 import { HOUR_MS, MINUTE_MS, windowRanges, WindowTotals, type RouteStats, type WindowRow } from '../../stats/rollup.js'
 import type { PeriodRow, RollupRange } from '../../stats/trend.js'
@@ -43,7 +43,7 @@ function allOf (trigrams: string[]): string {
 }
 
 function prepareReadStatements (db: Database) {
-  const detail = `SELECT ${PROFILE_COLUMNS} FROM profiles p JOIN profile_data d ON d.profile_id = p.id`
+  const detail = `SELECT ${PROFILE_COLUMNS} FROM profiles p JOIN profile_data d ON d.profile_id = p.id ${PROCESS_JOIN}`
   return {
     byToken: db.prepare(`${detail} WHERE p.token = ?`),
     newest: db.prepare(`${detail} WHERE p.type = ? ORDER BY p.id DESC LIMIT 1`),

@@ -14,7 +14,13 @@ function prepareWriteStatements (db: Database) {
         query_count, query_ms, log_warnings, log_errors)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT DO NOTHING`),
-    insertPanels: db.prepare('INSERT INTO profile_data (profile_id, panels) VALUES (?, ?)'),
+    insertPanels: db.prepare('INSERT INTO profile_data (profile_id, panels, process_key) VALUES (?, ?, ?)'),
+    // The per-process panels once per content (migration 007), with the newest profile naming them.
+    upsertProcess: db.prepare(`INSERT INTO profile_processes (key, panels, last_id) VALUES (?, ?, ?)
+      ON CONFLICT (key) DO UPDATE SET last_id = max(last_id, excluded.last_id)`),
+    // Retention deletes the oldest profiles first: a row whose newest profile is older than the oldest left is named by none.
+    deleteUnusedProcesses: db.prepare(`DELETE FROM profile_processes
+      WHERE last_id < coalesce((SELECT id FROM profiles ORDER BY id LIMIT 1), 9223372036854775807)`),
     findUrl: db.prepare('SELECT id FROM profile_urls WHERE url = ?').pluck(),
     insertUrl: db.prepare('INSERT INTO profile_urls (url) VALUES (?)'),
     insertIp: db.prepare('INSERT OR IGNORE INTO profile_ips (ip) VALUES (?)'),
@@ -100,13 +106,22 @@ export class ProfileWriter {
       // only a profile this very batch stored before (retried after its commit) is counted already.
       // Requests not kept as profiles are counted through the same function, without a profile row.
       const counted: CountedRequest[] = statisticsOnly.map(request => countedStatisticsOnly(request, this.deployment))
+      const processes = new Map<string, { panels: string, lastId: number }>()
       for (const profile of batch) {
         const id = this.insertOne(profile)
         if (id === 'stored') continue
         counted.push(countedRequest(profile, this.deployment, id !== null))
-        if (id === null) result.rejected.push(profile.token)
-        else result.written++
+        if (id === null) {
+          result.rejected.push(profile.token)
+          continue
+        }
+        result.written++
+        if (profile.process !== undefined) {
+          const lastId = Math.max(id, processes.get(profile.process.key)?.lastId ?? id)
+          processes.set(profile.process.key, { panels: profile.process.panels, lastId })
+        }
       }
+      for (const [key, { panels, lastId }] of processes) this.statements.upsertProcess.run(key, panels, lastId)
       this.addToRollups(counted)
       return result
     })
@@ -115,6 +130,7 @@ export class ProfileWriter {
       // The route statistics stay: they count requests, and have their own bound (deleteExpiredRollups).
       const deleted = this.statements.deleteProfiles.all(throughId) as DeletedProfile[]
       this.deleteUnusedKeys(deleted)
+      if (deleted.length > 0) this.statements.deleteUnusedProcesses.run()
       return deleted.map(profile => profile.token)
     })
   }
@@ -285,7 +301,7 @@ export class ProfileWriter {
         profile.url, urlId, profile.statusCode, profile.durationMs, profile.route, this.deployment,
         profile.queryCount ?? 0, profile.queryMs ?? 0, profile.logWarnings ?? 0, profile.logErrors ?? 0)
       if (inserted.changes === 1) {
-        this.statements.insertPanels.run(id, profile.panels)
+        this.statements.insertPanels.run(id, profile.panels, profile.process?.key ?? null)
         return id
       }
       const stored = this.statements.storedAs.get(profile.token) as { id: number, deployment: string } | undefined
