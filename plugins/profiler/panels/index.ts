@@ -5,6 +5,7 @@ import type { AnyPanel } from './panel.js'
 import { performancePanel } from './performance.js'
 import { requestPanel } from './request/index.js'
 import { routerPanel } from './router.js'
+import { timelinePanel } from './timeline/index.js'
 
 /** Every panel, in menu order. A new panel: its module (schema, collector, view, partial) and one line here. */
 export const panels: readonly AnyPanel[] = [
@@ -13,7 +14,8 @@ export const panels: readonly AnyPanel[] = [
   exceptionPanel,
   routerPanel,
   dbPanel,
-  logsPanel
+  logsPanel,
+  timelinePanel
 ]
 
 /** Every panel's name, in menu order. */
