@@ -15,8 +15,9 @@
 // - a hook that throws ends when it throws;
 // - a hook that replies early and never calls done has no end: the writer ends it where the next
 //   item of the request began (collect: `ended: false`).
-// The handler is timed through Fastify's tracing channel (start, then end or asyncEnd).
-import { tracingChannel } from 'node:diagnostics_channel'
+// The handler is wrapped the same way, as a run of its own ("handler"), rather than traced through
+// Fastify's channel (tracing:fastify.request.handler): the channel starts even when a preHandler
+// hook failed and the handler is never called, and its end comes once the answer was sent.
 import { performance } from 'node:perf_hooks'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 
@@ -25,7 +26,7 @@ export const MAX_HOOK_RUNS = 200
 
 /** Where a hook was added: made once when it is added, referenced by each of its runs. */
 export interface HookSite {
-  /** onRequest, preHandler, onSend... */
+  /** onRequest, preHandler, onSend...; "handler" for the route's handler. */
   hook: string
   /** The function's own name; empty for an anonymous one. */
   name: string
@@ -33,7 +34,7 @@ export interface HookSite {
   plugin: string
 }
 
-/** A request's hook runs and handler, on performance.now()'s clock; not yet relative to the request's start. */
+/** A request's hook runs and its handler's, on performance.now()'s clock; not yet relative to the request's start. */
 export interface HookTimes {
   /** The request's start (Fastify's reply start time); NaN when the first timed hook had no reply (onRequestAbort). */
   originMs: number
@@ -43,11 +44,6 @@ export interface HookTimes {
   times: number[]
   /** Runs beyond MAX_HOOK_RUNS: counted, not kept. */
   omitted: number
-  /** The handler's start and end; NaN when no handler ran (or it has not ended). */
-  handlerStartMs: number
-  handlerEndMs: number
-  /** The handler function's name; empty when anonymous or none ran. */
-  handlerName: string
 }
 
 declare module 'fastify' {
@@ -71,10 +67,7 @@ function timesOf (request: FastifyRequest, reply: unknown): HookTimes {
     originMs: typeof elapsed === 'number' ? performance.now() - elapsed : Number.NaN,
     sites: [],
     times: [],
-    omitted: 0,
-    handlerStartMs: Number.NaN,
-    handlerEndMs: Number.NaN,
-    handlerName: ''
+    omitted: 0
   }
   return request.profilerHookTimes
 }
@@ -148,47 +141,15 @@ function pluginOf (instance: FastifyInstance): string {
   return at === -1 ? chain : chain.slice(at + 4)
 }
 
-/** A route's own lifecycle hooks (a function or a list in its options), each timed. */
+/** A route's handler and its own lifecycle hooks (a function or a list in its options), each timed. */
 function timeRouteHooks (options: RouteOptions): void {
   const hooks = options as unknown as Record<string, unknown>
+  if (typeof options.handler === 'function') options.handler = timed(options.handler as Hook, { hook: 'handler', name: options.handler.name, plugin: 'route' }) as RouteOptions['handler']
   for (const hook of LIFECYCLE_HOOKS) {
     const value = hooks[hook]
     if (typeof value === 'function') hooks[hook] = timed(value as Hook, { hook, name: value.name, plugin: 'route' })
     else if (Array.isArray(value)) hooks[hook] = value.map((fn: unknown) => typeof fn === 'function' ? timed(fn as Hook, { hook, name: fn.name, plugin: 'route' }) : fn)
   }
-}
-
-let handlerTraced = false
-
-/** Fastify's tracing channel of handlers (process-wide): the handler's start and end on requests that keep hook times. */
-function traceHandlers (): void {
-  if (handlerTraced) return
-  handlerTraced = true
-  type Traced = { request: FastifyRequest, reply: FastifyReply, async?: boolean }
-  const timesOfTraced = ({ request }: Traced): HookTimes | null => 'profilerHookTimes' in request ? request.profilerHookTimes : null
-  tracingChannel<string, Traced>('fastify.request.handler').subscribe({
-    start (traced) {
-      if (!('profilerHookTimes' in traced.request)) return
-      const times = timesOf(traced.request, traced.reply)
-      times.handlerStartMs = performance.now()
-      // Fastify binds the handler: "bound find" for `find`, "bound " for an arrow function.
-      times.handlerName = traced.request.routeOptions.handler?.name ?? ''
-    },
-    // `end` comes once the handler returned and, when it returned a value, once that was sent;
-    // `asyncStart` once the promise it returned settled, before its value is sent (asyncEnd: after).
-    // The writer ends a handler at the first hook run after it began (preSerialization, onSend) when
-    // that came first: the sending is not the handler's.
-    end (traced) {
-      const times = timesOfTraced(traced)
-      if (times !== null && !traced.async) times.handlerEndMs = performance.now()
-    },
-    asyncStart (traced) {
-      const times = timesOfTraced(traced)
-      if (times !== null) times.handlerEndMs = performance.now()
-    },
-    asyncEnd () {},
-    error () {}
-  })
 }
 
 /**
@@ -204,7 +165,7 @@ export function timeHooks (app: FastifyInstance): void {
     if (LIFECYCLE_HOOKS.has(name) && typeof fn === 'function') {
       fn = timed(fn, { hook: name, name: fn.name, plugin: pluginOf(this) })
     } else if (name === 'onRoute' && typeof fn === 'function') {
-      // What this onRoute hook adds to a route's hooks is timed too (wrapping twice is a no-op).
+      // What this onRoute hook adds to a route's hooks (or its handler) is timed too (wrapping twice is a no-op).
       const onRoute = fn
       fn = function timingOnRoute (this: unknown, options: unknown) {
         const result = onRoute.call(this, options)
@@ -214,5 +175,4 @@ export function timeHooks (app: FastifyInstance): void {
     }
     return addHook.call(this, name as never, fn as never)
   } as typeof app.addHook
-  traceHandlers()
 }

@@ -17,33 +17,29 @@ const snippet = (text: string): string => {
   return flat.length > SNIPPET_CHARS ? `${flat.slice(0, SNIPPET_CHARS - 1)}…` : flat
 }
 
-/** The hook runs and the handler, relative to the request's start. */
-function hookItems (hooks: HookTimes, route: string | null, totalMs: number, sendStartMs: number): TimelineItem[] {
+/** The hook runs and the handler's, relative to the request's start. */
+function hookItems (hooks: HookTimes, route: string | null, totalMs: number): TimelineItem[] {
   // Without the reply's start (the first timed hook had no reply), the first run starts the axis.
   const origin = Number.isNaN(hooks.originMs) ? hooks.times[0] ?? 0 : hooks.originMs
-  const handlerStart = hooks.handlerStartMs - origin
   const starts = hooks.sites.map((_site, run) => (hooks.times[2 * run] ?? origin) - origin)
-  /** Where the next item after `start` began: a run that never ended is drawn up to it. */
+  /** Where the next hook run after `start` began, else the request's end. */
   const nextStart = (start: number): number => {
     let next = totalMs
     for (const other of starts) if (other > start && other < next) next = other
-    if (handlerStart > start && handlerStart < next) next = handlerStart
     return next
   }
-  const items: TimelineItem[] = hooks.sites.map((site, run) => {
+  return hooks.sites.map((site, run): TimelineItem => {
     const start = starts[run] ?? 0
     const end = hooks.times[2 * run + 1] ?? Number.NaN
     const ended = !Number.isNaN(end)
-    return { kind: 'hook', type: site.hook, name: site.name, plugin: site.plugin, startMs: round(start), durationMs: round(Math.max(0, (ended ? end - origin : nextStart(start)) - start)), ended }
+    // A run that never ended is drawn up to the next; a handler up to the first hook after it at
+    // most (a callback-style handler sends its answer before it returns: the sending is not its).
+    const until = ended ? (site.hook === 'handler' ? Math.min(end - origin, nextStart(start)) : end - origin) : nextStart(start)
+    const durationMs = round(Math.max(0, until - start))
+    return site.hook === 'handler'
+      ? { kind: 'handler', type: 'handler', name: site.name, plugin: route ?? '', startMs: round(start), durationMs, ended }
+      : { kind: 'hook', type: site.hook, name: site.name, plugin: site.plugin, startMs: round(start), durationMs, ended }
   })
-  if (!Number.isNaN(handlerStart)) {
-    const ended = !Number.isNaN(hooks.handlerEndMs)
-    // Up to the first hook run after it at most (hook-timing.ts: Fastify's `end` comes after the sending).
-    const end = Math.min(ended ? hooks.handlerEndMs - origin : sendStartMs, nextStart(handlerStart))
-    const name = hooks.handlerName.replace(/^bound /, '')
-    items.push({ kind: 'handler', type: 'handler', name, plugin: route ?? '', startMs: round(handlerStart), durationMs: round(Math.max(0, end - handlerStart)), ended })
-  }
-  return items
 }
 
 function levelName (level: number): string {
@@ -62,7 +58,7 @@ export function collectTimeline ({ capture, redactor }: CollectContext): Timelin
   const handlerStart = handlerStartMs ?? sendStartMs
   const statements = capture.statements
   const items: TimelineItem[] = [
-    ...(capture.hooks === undefined ? [] : hookItems(capture.hooks, capture.route, totalMs, sendStartMs)),
+    ...(capture.hooks === undefined ? [] : hookItems(capture.hooks, capture.route, totalMs)),
     ...(statements?.statements ?? []).map((statement): TimelineItem => {
       const sql = redactor.text(statement.sql)
       return { kind: 'statement', type: /^\s*([A-Za-z]+)/.exec(sql)?.[1]?.toUpperCase() ?? '', name: snippet(sql), plugin: '', startMs: round(statement.startMs), durationMs: round(statement.durationMs), ended: true }
