@@ -51,7 +51,7 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
       '/_profiler/empty/search/results?limit=10',
       '/_profiler/empty/search/results?url=nothing-matches',
       '/_profiler/stats',
-      ...tokens.flatMap(token => ['request', 'performance', 'exception', 'router', 'db', 'logs'].map(panel => `/_profiler/${token}?panel=${panel}`)),
+      ...tokens.flatMap(token => ['request', 'performance', 'exception', 'router', 'db', 'logs', 'timeline'].map(panel => `/_profiler/${token}?panel=${panel}`)),
       '/no/such/page'
     ]
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })

@@ -41,7 +41,8 @@ t.test('every profiler page and the HTML error page pass the Nu HTML checker', a
     '/_profiler/stats',
     '/_profiler/stats?window=7d',
     `/_profiler/stats?window=24h&deployment=${app.config.profilerDeployment}&compare=elsewhere`,
-    ...tokens.flatMap(token => ['request', 'performance', 'exception', 'router', 'db', 'logs'].map(panel => `/_profiler/${token}?panel=${panel}&type=request`)),
+    ...tokens.flatMap(token => ['request', 'performance', 'exception', 'router', 'db', 'logs', 'timeline'].map(panel => `/_profiler/${token}?panel=${panel}&type=request`)),
+    `/_profiler/${tokens[0] ?? ''}?panel=timeline&threshold=0.1`,
     '/no/such/page',
     '/_profiler/nope'
   ]
