@@ -4,6 +4,7 @@
 // runs; the page's JSON twin equal to the CLI's `show --panel timeline` and MCP's get_profile.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import t from 'tap'
+import { MAX_HOOK_RUNS } from '../../plugins/profiler/collect/hook-timing.js'
 import { buildTestApp } from '../helpers/app.js'
 import { json, mcpClientInProcess } from '../helpers/mcp-client.js'
 import { profileJson, profilerHtml } from '../helpers/profiler.js'
@@ -79,7 +80,7 @@ function timelineRoutes (runs: string[]) {
           throw new Error('the hook rejected')
         }
       }, async () => ({ unreachable: true }))
-      // 250 route hooks: past the cap of 200 runs a request.
+      // 250 route hooks: past the cap on runs a request (MAX_HOOK_RUNS, 200).
       plugin.get('/test/many', { preHandler: Array.from({ length: 250 }, () => (_request: FastifyRequest, _reply: FastifyReply, done: () => void) => { done() }) }, async () => ({ ok: true }))
     })
   }
@@ -195,17 +196,17 @@ for (const engine of engines) {
       }
     })
 
-    t.test('at most 200 hook runs a request, the rest counted', async t => {
+    t.test(`at most ${MAX_HOOK_RUNS} hook runs a request, the rest counted`, async t => {
       const app = await buildTestApp(t, await fresh(t), timelineRoutes([]))
       const few = await timelineOf(app, tokenOf(await app.inject({ url: '/test/timeline' })))
       const many = await timelineOf(app, tokenOf(await app.inject({ url: '/test/many' })))
       const kept = many.items.filter(item => item.kind === 'hook').length
-      t.equal(kept, 200)
+      t.equal(kept, MAX_HOOK_RUNS)
       t.ok(many.omitted.hooks > 0)
       // The app's own hooks run on both routes (the test plugin's three and /test/timeline's own apart);
       // the handler's run counts too, past the cap here.
       const appRuns = few.items.filter(item => item.kind === 'hook').length - 4
-      t.notOk(many.items.some(item => item.kind === 'handler'), 'the handler came after the first 200 runs')
+      t.notOk(many.items.some(item => item.kind === 'handler'), 'the handler came after the runs kept')
       t.equal(kept + many.omitted.hooks, appRuns + 3 + 250 + 1, 'every run counted')
       t.match(await profilerHtml(app, `/${tokenOf(await app.inject({ url: '/test/many' }))}?panel=timeline`), /id="timeline-omitted">Not drawn, past the captures' caps: \d+ hook run\(s\), 0 statement\(s\), 0 log line\(s\)\./)
     })

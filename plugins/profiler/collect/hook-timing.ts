@@ -25,7 +25,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 export const MAX_HOOK_RUNS = 200
 
 /** Where a hook was added: made once when it is added, referenced by each of its runs. */
-export interface HookSite {
+interface HookSite {
   /** onRequest, preHandler, onSend...; "handler" for the route's handler. */
   hook: string
   /** The function's own name; empty for an anonymous one. */
