@@ -96,6 +96,7 @@ export function timelineView (data: TimelineData, { query }: { query: PageQuery 
     threshold: formatMs(threshold),
     thresholds: THRESHOLDS.map(value => ({ value, label: value === 0 ? 'all' : `${formatMs(value)} and longer`, active: value === threshold })),
     hidden: data.items.length - shown.length,
+    legend: [{ label: 'Hook', fill: FILL.hook }, { label: 'Handler', fill: FILL.handler }, { label: 'Statement', fill: FILL.statement }],
     omitted: data.omitted.hooks + data.omitted.statements + data.omitted.logs
   }
 }
