@@ -11,6 +11,7 @@ import jsonBody from './plugins/request-body/index.js'
 import { logSerializers, profilerStatus } from './lib/logging.js'
 import profiler, { type ProfilerOptions } from './plugins/profiler/index.js'
 import { logCapture } from './plugins/profiler/collect/log-capture.js'
+import { timeHooks } from './plugins/profiler/collect/hook-timing.js'
 import rejectedRequests, { answerClientError } from './plugins/rejected-requests/index.js'
 import routingErrors from './plugins/routing/index.js'
 import missCompression from './plugins/routing/miss-compression.js'
@@ -90,6 +91,8 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
     }
   })
   app.decorate('config', config)
+  // The timeline panel's hook timings: before any plugin, so that every hook added is timed.
+  if (config.profiler) timeHooks(app)
 
   // First: it adds its onSend to each route added after it, as a route hook, and route hooks run
   // after the app's (the profiler's onSend sees the answer before it is compressed and sets

@@ -37,6 +37,15 @@ export async function profilerPage (app: FastifyInstance, path: string): Promise
   return { statusCode: res.statusCode, type: String(res.headers['content-type']), body: res.body }
 }
 
+/** A profiler page's HTML as a browser gets it (the app's own secret when it has one), after writing whatever is queued. */
+export async function profilerHtml (app: FastifyInstance, path: string): Promise<string> {
+  await app.profileStore.flush()
+  const secret = app.config.profilerSecret
+  const res = await app.inject({ url: `/_profiler${path}`, headers: secret === null ? {} : { authorization: basicAuth(secret) } })
+  if (res.statusCode !== 200) throw new Error(`${path} answered ${res.statusCode}: ${res.body}`)
+  return res.body
+}
+
 /** The route statistics page's JSON twin (`query`: e.g. `?window=24h`). */
 export async function statsJson (app: FastifyInstance, query = ''): Promise<{
   window: string

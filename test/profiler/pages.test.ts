@@ -173,7 +173,7 @@ t.test('the profile page: summary, menu, default panel, latest, JSON twin', asyn
   t.equal(latest.json().token, newest?.token)
   const json = await app.inject({ url: `/_profiler/${token}`, headers: JSON_ACCEPT })
   t.match(json.json(), { token, status: 404, statusText: 'Not Found', method: 'GET', url: 'http://localhost/robots.txt', ip: '10.0.0.7', route: null, type: 'request', panel: 'exception' })
-  t.same(Object.keys(json.json().panels), ['request', 'performance', 'exception', 'router', 'db', 'logs', 'env'])
+  t.same(Object.keys(json.json().panels), ['request', 'performance', 'exception', 'router', 'db', 'logs', 'timeline', 'env'])
   const one = await app.inject({ url: `/_profiler/${token}?panel=router&type=request`, headers: JSON_ACCEPT })
   t.same(Object.keys(one.json().panels), ['router'])
 })

@@ -24,7 +24,7 @@ t.test('show: a profile and a panel, the page\'s JSON with --json; unknown token
 
   await usageError(t, ['show', 'abcdef'], env, 'Token "abcdef" not found.')
   await usageError(t, ['show', '../etc'], env, 'Token "../etc" not found.')
-  await usageError(t, ['show', tokens.found, '--panel', 'nope'], env, 'option \'--panel <name>\' argument \'nope\' is invalid. Allowed choices are request, performance, exception, router, db, logs, env.')
+  await usageError(t, ['show', tokens.found, '--panel', 'nope'], env, 'option \'--panel <name>\' argument \'nope\' is invalid. Allowed choices are request, performance, exception, router, db, logs, timeline, env.')
   await usageError(t, ['show'], env, 'missing required argument \'token\'')
   await usageError(t, ['search', '--nope'], env, 'unknown option \'--nope\'')
   await usageError(t, ['serch'], env, 'unknown command \'serch\' (Did you mean search?)', profilerBin)

@@ -3,6 +3,7 @@
 // shape.ts redacts it and the collectors turn it into panels. ARCHITECTURE.md: "onResponse
 // (capture, cheaply) -> bounded queue".
 import type { CapturedStatements } from '../../../lib/statement-log.js'
+import type { HookTimes } from './hook-timing.js'
 import type { RequestLogs } from './log-capture.js'
 
 /** The rendered error and its causes, as plain data (not yet redacted). */
@@ -66,6 +67,8 @@ export interface RequestCapture {
   statements?: CapturedStatements
   /** The request's log lines (collect/log-capture.ts); undefined when none were captured (a rejected request). */
   logs?: RequestLogs
+  /** When each hook and the handler ran (collect/hook-timing.ts); undefined when none was timed (a rejected request, the profiler off). */
+  hooks?: HookTimes
 }
 
 /** A request's duration as profiles and statistics record it: ms, to the microsecond. */

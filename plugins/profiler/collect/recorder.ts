@@ -210,7 +210,9 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
         droppedProfiles: store.dropped,
         statements: request.databaseStatements ?? undefined,
         // Fastify's "request completed" line is added after this hook, before the batch leaves.
-        logs: requestLogs(request.log)
+        logs: requestLogs(request.log),
+        // A reference: this hook's own run, and the onResponse hooks after it, end before the batch leaves.
+        hooks: request.profilerHookTimes ?? undefined
       })
     } catch (err) {
       store.releaseToken(state.token)

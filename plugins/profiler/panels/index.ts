@@ -6,6 +6,7 @@ import type { AnyPanel } from './panel.js'
 import { performancePanel } from './performance.js'
 import { requestPanel } from './request/index.js'
 import { routerPanel } from './router.js'
+import { timelinePanel } from './timeline/index.js'
 
 /** Every panel, in menu order. A new panel: its module (schema, collector, view, partial) and one line here. */
 export const panels: readonly AnyPanel[] = [
@@ -15,6 +16,7 @@ export const panels: readonly AnyPanel[] = [
   routerPanel,
   dbPanel,
   logsPanel,
+  timelinePanel,
   envPanel
 ]
 

@@ -76,5 +76,7 @@ export function profileBytes (profile: QueuedProfile): number {
     approximateBytes(shapedBody).bytes +
     (unparsedBody?.text.length ?? 0) +
     // Counted in the capture itself (bounded: collect/log-capture.ts).
-    (profile.logs?.bytes ?? 0)
+    (profile.logs?.bytes ?? 0) +
+    // Two numbers per hook run (bounded: collect/hook-timing.ts); the sites are shared.
+    SLOT_BYTES * (profile.hooks?.times.length ?? 0)
 }

@@ -1,0 +1,178 @@
+// When each Fastify hook and the handler of a request ran, for the timeline panel: raw numbers on
+// the request thread (a reference to the hook's site, made once when it was added, and two
+// performance.now() readings), shaped in the writer thread (panels/timeline/).
+//
+// Hooks are timed by wrapping them as they are added, which is why this is installed on the root
+// instance before any plugin: `addHook` is replaced there (every plugin's instance inherits it,
+// encapsulated or not), and each route's own hooks (route options, and what other plugins' onRoute
+// hooks add to them, as @fastify/compress's onSend) are wrapped once every onRoute hook has run
+// for the route. Wrapping works the same for every style of hook, where Fastify's own diagnostics
+// channels only trace the handler:
+// - an async hook (or one returning a promise) ends when its promise settles, resolved or rejected;
+//   an async one is wrapped by an async function of the same length, so Fastify's checks of its
+//   signature at registration still apply;
+// - a callback hook ends when it calls done (whatever it passes: an error, a new payload);
+// - a hook that throws ends when it throws;
+// - a hook that replies early and never calls done has no end: the writer ends it where the next
+//   item of the request began (collect: `ended: false`).
+// The handler is wrapped the same way, as a run of its own ("handler"), rather than traced through
+// Fastify's channel (tracing:fastify.request.handler): the channel starts even when a preHandler
+// hook failed and the handler is never called, and its end comes once the answer was sent.
+import { performance } from 'node:perf_hooks'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+
+/** Hook runs kept per request at most; the rest are counted. */
+export const MAX_HOOK_RUNS = 200
+
+/** Where a hook was added: made once when it is added, referenced by each of its runs. */
+interface HookSite {
+  /** onRequest, preHandler, onSend...; "handler" for the route's handler. */
+  hook: string
+  /** The function's own name; empty for an anonymous one. */
+  name: string
+  /** The plugin that added it (Fastify's name for it), or "route" for a route's own hook. */
+  plugin: string
+}
+
+/** A request's hook runs and its handler's, on performance.now()'s clock; not yet relative to the request's start. */
+export interface HookTimes {
+  /** The request's start (Fastify's reply start time); NaN when the first timed hook had no reply (onRequestAbort). */
+  originMs: number
+  /** The site of each run, in the order they began. */
+  sites: HookSite[]
+  /** Two numbers per run: its start and its end (NaN: it had not ended when the request was captured). */
+  times: number[]
+  /** Runs beyond MAX_HOOK_RUNS: counted, not kept. */
+  omitted: number
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** This request's hook runs (null before the first); installed by timeHooks(). */
+    profilerHookTimes: HookTimes | null
+  }
+}
+
+const LIFECYCLE_HOOKS = new Set(['onRequest', 'preParsing', 'preValidation', 'preHandler', 'preSerialization', 'onSend', 'onResponse', 'onError', 'onTimeout', 'onRequestAbort'])
+
+type Hook = (this: unknown, ...args: unknown[]) => unknown
+
+/** Wrappers made by timed(): a hook is wrapped once, however often a route's options are looked at. */
+const wrappers = new WeakSet<Hook>()
+
+function timesOf (request: FastifyRequest, reply: unknown): HookTimes {
+  if (request.profilerHookTimes !== null) return request.profilerHookTimes
+  const elapsed = (reply as Partial<FastifyReply> | undefined)?.elapsedTime
+  request.profilerHookTimes = {
+    originMs: typeof elapsed === 'number' ? performance.now() - elapsed : Number.NaN,
+    sites: [],
+    times: [],
+    omitted: 0
+  }
+  return request.profilerHookTimes
+}
+
+/** Records a run's start; its index in `times`, or -1 past the cap. */
+function begin (times: HookTimes, site: HookSite): number {
+  if (times.sites.length >= MAX_HOOK_RUNS) {
+    times.omitted++
+    return -1
+  }
+  times.sites.push(site)
+  return times.times.push(performance.now(), Number.NaN) - 1
+}
+
+function finish (times: HookTimes, at: number): void {
+  if (at >= 0 && Number.isNaN(times.times[at])) times.times[at] = performance.now()
+}
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function'
+
+/** The hook, timed on each run; the same length (and async-ness) as the hook. */
+function timed (fn: Hook, site: HookSite): Hook {
+  if (wrappers.has(fn)) return fn
+  let wrapper: Hook
+  if (fn.constructor.name === 'AsyncFunction') {
+    wrapper = async function timedAsyncHook (this: unknown, ...args: unknown[]) {
+      const times = timesOf(args[0] as FastifyRequest, args[1])
+      const at = begin(times, site)
+      try {
+        return await fn.apply(this, args)
+      } finally {
+        finish(times, at)
+      }
+    }
+  } else {
+    wrapper = function timedHook (this: unknown, ...args: unknown[]) {
+      const times = timesOf(args[0] as FastifyRequest, args[1])
+      const at = begin(times, site)
+      // Fastify passes its `done` last to every lifecycle hook.
+      const last = args.length - 1
+      const done = args[last]
+      if (typeof done === 'function') {
+        args[last] = function timedDone (this: unknown, ...doneArgs: unknown[]) {
+          finish(times, at)
+          return (done as Hook).apply(this, doneArgs)
+        }
+      }
+      let result: unknown
+      try {
+        result = fn.apply(this, args)
+      } catch (err) {
+        finish(times, at)
+        throw err
+      }
+      // Fastify handles the promise's rejection; this only notes when it settled.
+      if (isThenable(result)) result.then(() => { finish(times, at) }, () => { finish(times, at) })
+      return result
+    }
+  }
+  Object.defineProperty(wrapper, 'length', { value: fn.length })
+  Object.defineProperty(wrapper, 'name', { value: fn.name })
+  wrappers.add(wrapper)
+  return wrapper
+}
+
+/** The plugin adding a hook: the last of Fastify's chain of names ("fastify -> compress -> views"). */
+function pluginOf (instance: FastifyInstance): string {
+  const chain = instance.pluginName ?? ''
+  const at = chain.lastIndexOf(' -> ')
+  return at === -1 ? chain : chain.slice(at + 4)
+}
+
+/** A route's handler and its own lifecycle hooks (a function or a list in its options), each timed. */
+function timeRouteHooks (options: RouteOptions): void {
+  const hooks = options as unknown as Record<string, unknown>
+  if (typeof options.handler === 'function') options.handler = timed(options.handler as Hook, { hook: 'handler', name: options.handler.name, plugin: 'route' }) as RouteOptions['handler']
+  for (const hook of LIFECYCLE_HOOKS) {
+    const value = hooks[hook]
+    if (typeof value === 'function') hooks[hook] = timed(value as Hook, { hook, name: value.name, plugin: 'route' })
+    else if (Array.isArray(value)) hooks[hook] = value.map((fn: unknown) => typeof fn === 'function' ? timed(fn as Hook, { hook, name: fn.name, plugin: 'route' }) : fn)
+  }
+}
+
+/**
+ * Times every lifecycle hook added to `app` (and to every plugin in it) from now on, and every
+ * route's own; and each handler. Call it on the root instance before registering any plugin.
+ */
+export function timeHooks (app: FastifyInstance): void {
+  app.decorateRequest('profilerHookTimes', null)
+  app.addHook('onRoute', timeRouteHooks)
+  const addHook = app.addHook
+  // Replaced on the root: encapsulated instances are made from it (Object.create) and inherit it.
+  app.addHook = function addTimedHook (this: FastifyInstance, name: string, fn: Hook) {
+    if (LIFECYCLE_HOOKS.has(name) && typeof fn === 'function') {
+      fn = timed(fn, { hook: name, name: fn.name, plugin: pluginOf(this) })
+    } else if (name === 'onRoute' && typeof fn === 'function') {
+      // What this onRoute hook adds to a route's hooks (or its handler) is timed too (wrapping twice is a no-op).
+      const onRoute = fn
+      fn = function timingOnRoute (this: unknown, options: unknown) {
+        const result = onRoute.call(this, options)
+        timeRouteHooks(options as RouteOptions)
+        return result
+      }
+    }
+    return addHook.call(this, name as never, fn as never)
+  } as typeof app.addHook
+}

@@ -1,0 +1,48 @@
+import { Type, type Static } from 'typebox'
+
+/** A span of the request: a hook's run, the handler, or a statement on the advisors' database. */
+const ItemSchema = Type.Object({
+  kind: Type.Union([Type.Literal('hook'), Type.Literal('handler'), Type.Literal('statement')]),
+  /** A hook's lifecycle name (onRequest, onSend...), "handler", or a statement's kind (SELECT...). */
+  type: Type.String(),
+  /** The hook's or handler's function name (empty: anonymous), or the statement's SQL (its start, redacted). */
+  name: Type.String(),
+  /** The plugin that added the hook ("route": the route's own), the handler's route; empty for a statement. */
+  plugin: Type.String(),
+  /** Start, in ms after the request started (µs precision). */
+  startMs: Type.Number(),
+  durationMs: Type.Number(),
+  /** false: it never said it ended (a hook that replied early without calling done): it ends where the next item began. */
+  ended: Type.Boolean()
+}, { additionalProperties: false })
+export type TimelineItem = Static<typeof ItemSchema>
+
+const PhaseSchema = Type.Object({
+  /** The performance panel's phases: before the handler, in the handler, sending. */
+  name: Type.Union([Type.Literal('before'), Type.Literal('handler'), Type.Literal('sending')]),
+  startMs: Type.Number(),
+  durationMs: Type.Number()
+}, { additionalProperties: false })
+
+/** A log line, as a tick on the axis. */
+const TickSchema = Type.Object({
+  offsetMs: Type.Number(),
+  /** pino's level name (trace ... fatal; a custom level by its number). */
+  level: Type.String(),
+  /** The message's start, redacted (the logs panel has it whole). */
+  message: Type.String()
+}, { additionalProperties: false })
+export type TimelineTick = Static<typeof TickSchema>
+
+export const TimelineSchema = Type.Object({
+  /** The request's duration (the profile's row holds it). */
+  totalMs: Type.Number(),
+  phases: Type.Array(PhaseSchema),
+  /** Hook runs, the handler and statements, by start. */
+  items: Type.Array(ItemSchema),
+  logs: Type.Array(TickSchema),
+  /** What ran beyond the captures' caps (200 hook runs, the db and logs panels' caps): counted, not drawn. */
+  omitted: Type.Object({ hooks: Type.Integer(), statements: Type.Integer(), logs: Type.Integer() }, { additionalProperties: false })
+}, { additionalProperties: false })
+export type TimelineData = Static<typeof TimelineSchema>
+export type StoredTimeline = Omit<TimelineData, 'totalMs'>
