@@ -177,7 +177,10 @@ for (const engine of engines) {
     const db = await dbPanel(app, token)
     t.equal(db.queryCount, MAX_STATEMENTS + 5)
     t.equal(db.statements.length, MAX_STATEMENTS)
-    t.ok(db.queryMs >= db.statements.reduce((sum: number, s: { durationMs: number }) => sum + s.durationMs, 0) - 0.01, 'the time of them all')
+    // Each duration and the total are rounded to the µs on their own: the kept ones' sum may pass the
+    // total by half a µs per statement (0.01 ms was too tight for 200 of them, and failed now and then).
+    const kept = db.statements.reduce((sum: number, s: { durationMs: number }) => sum + s.durationMs, 0)
+    t.ok(db.queryMs >= kept - 0.0005 * (db.statements.length + 1), `the time of them all (${db.queryMs} ms, kept ones ${kept} ms)`)
     t.match((await profilerPage(app, `/${token}?panel=db`)).body, /5 more statements ran/)
   })
 }
