@@ -7,8 +7,12 @@ import { databaseUnavailable, isDatabaseUnavailable } from '../../../../lib/sqli
 import type { DbStatement, Param } from './schema.js'
 import { cannotExplain } from './explain-refusal.js'
 
-/** How long opening and planning wait for another connection's lock. */
-const BUSY_TIMEOUT_MS = 2000
+/**
+ * How long opening and planning wait for another connection's lock. better-sqlite3 waits on the
+ * request thread: kept short (with WAL a reader waits only in rare moments: a recovery, a
+ * checkpoint's truncation), past it the page is the database's 503.
+ */
+const BUSY_TIMEOUT_MS = 250
 
 interface PlanRow { id: number, parent: number, detail: string }
 

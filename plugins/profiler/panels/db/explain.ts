@@ -5,9 +5,7 @@
 // `code = NULL` into no scan at all).
 import { HttpError } from '../../../../lib/http-error.js'
 import type { AppDatabase, PanelPage, PageQuery } from '../panel.js'
-import { explainOnPostgres } from './explain-postgres.js'
 import { cannotExplain } from './explain-refusal.js'
-import { explainOnSqlite } from './explain-sqlite.js'
 import type { DbData, DbSchema, DbStatement } from './schema.js'
 
 const ENGINE_NAMES = { sqlite: 'SQLite', postgres: 'PostgreSQL' } as const
@@ -49,9 +47,10 @@ export const explainPage: PanelPage<typeof DbSchema> = {
   title: 'Explain',
   async answer (data, { query, appDatabase }) {
     const { number, statement, database } = explainable(data, query, appDatabase)
+    // Loaded on the first Explain: every thread that reads the panels (the writer's among them) would load them otherwise.
     const plan = database.engine === 'sqlite'
-      ? explainOnSqlite(database.path, statement)
-      : await explainOnPostgres(database.pool, statement)
+      ? (await import('./explain-sqlite.js')).explainOnSqlite(database.path, statement)
+      : await (await import('./explain-postgres.js')).explainOnPostgres(database.pool, statement)
     return {
       statement: number,
       sql: statement.sql,
