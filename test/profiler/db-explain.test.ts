@@ -68,7 +68,9 @@ async function page (app: FastifyInstance, path: string, json = false) {
 const decoded = (html: string): string => html.replace(/&#x([0-9A-F]+);/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
   .replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&')
 
-for (const engine of advisorEngines(t)) {
+const engines = advisorEngines(t)
+
+for (const engine of engines) {
   t.test(`${engine.name}: the lookup's SELECT explained, from the panel's link, as a page and its JSON twin`, async t => {
     const app = await appOn(t, engine)
     const token = tokenOf(await postJson(app, LOOKUP, { code: 'ADV1001' }))
@@ -185,6 +187,20 @@ for (const engine of advisorEngines(t)) {
     t.equal(allowed.headers['cache-control'], 'no-store')
   })
 }
+
+t.test('a profile whose statements ran on the other engine (a shared store) is refused with the reason', async t => {
+  const postgres = engines.find(engine => engine.name === 'postgres')
+  if (postgres === undefined) return
+  const env = await postgres.env(t)
+  const onPostgres = await appOn(t, postgres, env)
+  // Another deployment on the same profile store, its advisors on SQLite.
+  const onSqlite = await buildTestApp(t, { PROFILER_DATABASE_URL: String(env.PROFILER_DATABASE_URL) })
+  const token = tokenOf(await postJson(onPostgres, LOOKUP, { code: 'ADV1001' }))
+  await onPostgres.profileStore.flush()
+  const res = await page(onSqlite, `/${token}/db/explain?statement=1`, true)
+  t.equal(res.statusCode, 422, res.body)
+  t.equal(res.json().message, 'This statement cannot be explained: it ran on PostgreSQL, and this service\'s advisors\' database is on SQLite.')
+})
 
 t.test('sqlite: the advisors\' file gone is the database\'s 503, not a 500', async t => {
   const app = await buildTestApp(t)
