@@ -1,12 +1,15 @@
+import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Config } from '../../config.js'
 import { describeTarget, type RetentionLimits, type StoreTarget } from './engine/contract.js'
 import { openStoreReader } from './engine/open-reader.js'
+import { withoutPassword } from '../../lib/postgres/url.js'
 import { Redactor, type RedactionRules } from '../../lib/redact.js'
 import { installRecorder } from './collect/recorder.js'
 import { KEEP_EVERY_REQUEST, type SamplingOptions } from './collect/sampling.js'
 import { recordRejection } from './collect/rejection-recorder.js'
 import { profilerRoutes } from './pages/routes.js'
+import type { AppDatabase } from './panels/panel.js'
 import type { LoginRateLimit } from './pages/page-security.js'
 import { DEFAULT_STORE_OPTIONS, ProfileStore, type StoreEvents, type StoreOptions } from './runtime/profile-store.js'
 import { InlineWriter } from './runtime/inline-writer.js'
@@ -57,6 +60,14 @@ const DROP_LOG_INTERVAL_MS = 10_000
 /** When this process started (the main thread's time origin), epoch ms: the same for every app it builds. */
 const PROCESS_STARTED_AT_MS = Math.round(performance.timeOrigin)
 
+/** The advisors' database (plugins/database.ts) as the panels' own pages read it: the SQLite file, or the PostgreSQL pool. */
+function appDatabase (app: FastifyInstance): AppDatabase {
+  const postgres = app.postgresDatabase
+  const url = app.config.databaseUrl
+  if (postgres !== null && url !== null) return { engine: 'postgres', where: withoutPassword(url), pool: async () => await postgres.get() }
+  return { engine: 'sqlite', where: app.config.databasePath, path: app.config.databasePath }
+}
+
 /**
  * The request profiler: records every request into its own store (SQLite or PostgreSQL) and serves
  * /_profiler. Register it after routing-errors, so that its routes are known there.
@@ -104,6 +115,6 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
   installRecorder(app, { ...recorderOptions, sampling, secret: options.secret })
   // Requests the HTTP parser rejected (and CONNECT) never reach the hooks: recorded apart.
   app.addRejectionRecorder((rejected, answer) => recordRejection(recorderOptions, rejected, answer))
-  await app.register(profilerRoutes, { prefix: '/_profiler', store, secret: options.secret, loginRateLimit: options.loginRateLimit, statsMaxAgeMs: options.retention.statsMaxAgeMs, sampling })
+  await app.register(profilerRoutes, { prefix: '/_profiler', store, secret: options.secret, loginRateLimit: options.loginRateLimit, statsMaxAgeMs: options.retention.statsMaxAgeMs, sampling, appDatabase: appDatabase(app) })
   app.addHook('onClose', async () => { await store.close() })
-}, { name: 'profiler', dependencies: ['routing-errors', 'error-renderer', 'views', 'rejected-requests'] })
+}, { name: 'profiler', dependencies: ['routing-errors', 'error-renderer', 'views', 'rejected-requests', 'database'] })

@@ -53,6 +53,8 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
       '/_profiler/empty/search/results?url=nothing-matches',
       '/_profiler/stats',
       ...tokens.flatMap(token => PANEL_NAMES.map(panel => `/_profiler/${token}?panel=${panel}`)),
+      // A panel's own page: the db panel's Explain of the lookup's SELECT.
+      `/_profiler/${tokens[0] ?? ''}/db/explain?statement=1`,
       '/no/such/page'
     ]
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })

@@ -44,6 +44,8 @@ t.test('every profiler page and the HTML error page pass the Nu HTML checker', a
     `/_profiler/stats?window=24h&deployment=${app.config.profilerDeployment}&compare=elsewhere`,
     ...tokens.flatMap(token => PANEL_NAMES.map(panel => `/_profiler/${token}?panel=${panel}&type=request`)),
     `/_profiler/${tokens[0] ?? ''}?panel=timeline&threshold=0.1`,
+    // A panel's own page: the db panel's Explain of the lookup's SELECT.
+    `/_profiler/${tokens[0] ?? ''}/db/explain?statement=1`,
     '/no/such/page',
     '/_profiler/nope'
   ]

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { MAX_SQL_CHARS, MAX_STATEMENTS, recordSync } from '../../lib/statement-log.js'
 import { buildTestApp, postJson } from '../helpers/app.js'
-import { needsPostgres, startPostgres, type PostgresCluster } from '../helpers/postgres.js'
+import { advisorEngines, type AdvisorEngine } from '../helpers/advisor-engines.js'
 import { json, mcpClientInProcess } from '../helpers/mcp-client.js'
 import { listProfiles, profileJson } from '../helpers/profiler.js'
 import { profiler } from '../helpers/profiler-cli.js'
@@ -14,26 +14,10 @@ const LOOKUP = '/ccenter/getConseillerByCode'
 const POLL = '/monitor/MonitorPooling'
 const SERVER_TIMING = /^db;dur=(\d+\.\d{3});desc="(\d+) (?:query|queries)", app;dur=(\d+\.\d{3})$/
 
-interface Engine { name: 'sqlite' | 'postgres', placeholder: (n: number) => string, env: (t: Test) => Promise<Record<string, string>> }
-
-const engines: Engine[] = [{ name: 'sqlite', placeholder: () => '?', env: async () => ({}) }]
-let cluster: Promise<PostgresCluster> | null = null
-let databases = 0
-if (needsPostgres(t)) {
-  engines.push({
-    name: 'postgres',
-    placeholder: n => `$${n}`,
-    // The advisors and the profile store both on PostgreSQL, each in a database of its own.
-    env: async () => {
-      cluster ??= startPostgres(t)
-      const started = await cluster
-      return { DATABASE_URL: await started.createDatabase(`advisors_${++databases}`), PROFILER_DATABASE_URL: await started.createDatabase(`store_${databases}`) }
-    }
-  })
-}
+const engines = advisorEngines(t)
 
 /** The app with test-only routes that run many statements through the request's repository. */
-async function appOn (t: Test, engine: Engine, env: Record<string, string> = {}): Promise<FastifyInstance> {
+async function appOn (t: Test, engine: AdvisorEngine, env: Record<string, string> = {}): Promise<FastifyInstance> {
   return await buildTestApp(t, { ...await engine.env(t), ...env }, app => {
     app.get('/test/lookups/:times', async request => {
       const times = Number((request.params as { times: string }).times)
@@ -193,7 +177,10 @@ for (const engine of engines) {
     const db = await dbPanel(app, token)
     t.equal(db.queryCount, MAX_STATEMENTS + 5)
     t.equal(db.statements.length, MAX_STATEMENTS)
-    t.ok(db.queryMs >= db.statements.reduce((sum: number, s: { durationMs: number }) => sum + s.durationMs, 0) - 0.01, 'the time of them all')
+    // Each duration and the total are rounded to the µs on their own: the kept ones' sum may pass the
+    // total by half a µs per statement (0.01 ms was too tight for 200 of them, and failed now and then).
+    const kept = db.statements.reduce((sum: number, s: { durationMs: number }) => sum + s.durationMs, 0)
+    t.ok(db.queryMs >= kept - 0.0005 * (db.statements.length + 1), `the time of them all (${db.queryMs} ms, kept ones ${kept} ms)`)
     t.match((await profilerPage(app, `/${token}?panel=db`)).body, /5 more statements ran/)
   })
 }

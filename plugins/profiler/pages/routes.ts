@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { html, wantsJson } from './render.js'
 import { Type } from 'typebox'
-import { PANEL_NAMES } from '../panels/index.js'
-import type { PageQuery } from '../panels/panel.js'
+import { PANEL_NAMES, panels } from '../panels/index.js'
+import { panelData, type AppDatabase, type PageQuery } from '../panels/panel.js'
 import { securePages, type LoginRateLimit } from './page-security.js'
 import { DEFAULT_LIMIT, parseSearchFilters, SEARCH_PARAMETERS, SearchQuerySchema, type SearchQuery } from '../query/search-filters.js'
 import { ListingResponseSchema, ProfileResponseSchema } from '../schemas.js'
@@ -27,6 +27,8 @@ export interface ProfilerRoutesOptions {
   statsMaxAgeMs: number
   /** Which requests are kept as profiles: the pages say it. */
   sampling: SamplingOptions
+  /** The service's advisors' database, which a panel's page may read on demand (the db panel's Explain); null: none. */
+  appDatabase: AppDatabase | null
 }
 
 const HOME_TARGET = `/_profiler/empty/search/results?limit=${DEFAULT_LIMIT}`
@@ -52,7 +54,7 @@ function sendHar (reply: FastifyReply, name: string, document: string): FastifyR
 }
 
 /** /_profiler: the search listing and the profile pages, each with a JSON twin. Profiled only when they fail. */
-export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = async (app, { store, secret, loginRateLimit, statsMaxAgeMs, sampling }) => {
+export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = async (app, { store, secret, loginRateLimit, statsMaxAgeMs, sampling, appDatabase }) => {
   const kept = keptJson(sampling)
   const config = { profile: false }
   boundPageConcurrency(app, PAGE_CONCURRENCY)
@@ -125,6 +127,25 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
     const profile = await findStoredProfile(store, request.params.token)
     return reply.type('text/plain; charset=utf-8').send(curlText(profile))
   })
+
+  // Each panel's pages of its own (the db panel's Explain), with their JSON twins: registered here
+  // like every other page, so the same authentication, rebinding guard and limits apply.
+  for (const panel of panels) {
+    for (const page of panel.pages ?? []) {
+      app.get(`/:token/${panel.name}/${page.path}`, { config, schema: { params: TokenParams } }, async (request, reply) => {
+        const profile = await findStoredProfile(store, request.params.token)
+        const answer = await page.answer(panelData(profile, panel) ?? undefined, { query: request.query as PageQuery, appDatabase })
+        if (wantsJson(request)) return answer
+        return html(reply, 'profiler/panel-page.hbs', {
+          title: `${page.title}: ${profile.method} ${profile.url} (${profile.token}) - Profiler`,
+          profile: profileSummary(profile),
+          page: { title: page.title, panel: panel.name, panelLabel: panel.label, partial: `profiler/partials/panel-${panel.name}-${page.path}` },
+          answer,
+          search: searchForm({})
+        })
+      })
+    }
+  }
 
   await app.register(statsRoutes, { store, statsMaxAgeMs, kept })
 

@@ -1,6 +1,7 @@
 // A profiler panel, after Symfony's DataCollector, declared once: its name and label, the schema
 // of its data (the type comes from it), how it collects that data from a finished request, what
 // it leaves out of the stored JSON because the profile's row holds it, and its view for the page.
+import type pg from 'pg'
 import type { Static, TSchema } from 'typebox'
 import type { Redactor } from '../../../lib/redact.js'
 import type { RequestCapture } from '../collect/capture.js'
@@ -46,6 +47,40 @@ export interface ViewSettings {
 }
 
 /**
+ * The service's own database as a panel's page may read it, on demand (the db panel's Explain):
+ * SQLite by its file (the page opens its own read-only connection), or PostgreSQL's pool.
+ * `where` names it for people (a URL without its password).
+ */
+export type AppDatabase =
+  | { engine: 'sqlite', where: string, path: string }
+  | { engine: 'postgres', where: string, pool: () => Promise<pg.Pool> }
+
+/** What a panel's page may use besides the panel's data. */
+interface PanelPageContext {
+  /** The page's query string as given (unvalidated: a value may be missing or a list). */
+  query: PageQuery
+  /** The service's advisors' database; null when the service has none to read. */
+  appDatabase: AppDatabase | null
+}
+
+/**
+ * A page of a panel's own beside the profile page, at `/_profiler/<token>/<panel>/<path>` with its
+ * JSON twin, under the same security as every profiler page (the db panel's Explain). Its partial is
+ * `panel-<panel>-<path>.hbs`, given the answer as `answer`.
+ */
+export interface PanelPage<S extends TSchema = TSchema> {
+  /** The path after the panel's name: `explain`. */
+  readonly path: string
+  /** The page's heading. */
+  readonly title: string
+  /**
+   * The page's data (the JSON twin is exactly this), from the panel's data (undefined: the profile
+   * has none). Throws an HttpError saying why it cannot answer: never a bare error (a 500).
+   */
+  answer (data: Static<S> | undefined, context: PanelPageContext): Promise<unknown>
+}
+
+/**
  * One panel. `Stored` is what `toStored` leaves of the data; without `toStored` the data is stored
  * whole. A profile stored whole (seeded, or written before a value moved to the row) must read
  * the same through `fromStored`: a value the stored JSON holds is kept.
@@ -84,6 +119,8 @@ interface PanelDeclaration<S extends TSchema, Stored> {
   fromStored? (stored: Stored, row: PanelRowValues): Static<S>
   /** What the partial shows besides the data (human units, the cURL box); none: the data only. */
   view? (data: Static<S>, page: ViewSettings): unknown
+  /** Pages of the panel's own (the db panel's Explain); none: the profile page only. */
+  readonly pages?: ReadonlyArray<PanelPage<S>>
 }
 
 /** Any panel of the index, whatever its schema. */

@@ -1,9 +1,10 @@
 import type { Panel } from '../panel.js'
 import { collectDb } from './collect.js'
+import { explainPage } from './explain.js'
 import { DbSchema, type StoredDb } from './schema.js'
 import { dbView } from './view.js'
 
-/** Database: every statement the request ran on the advisors' database, grouped, timed, runnable. */
+/** Database: every statement the request ran on the advisors' database, grouped, timed, runnable, explained. */
 export const dbPanel: Panel<typeof DbSchema, StoredDb> = {
   name: 'db',
   label: 'Database',
@@ -17,5 +18,7 @@ export const dbPanel: Panel<typeof DbSchema, StoredDb> = {
   fromStored (stored, row) {
     return { queryCount: row.queries, queryMs: row.queryMs, ...stored }
   },
-  view: dbView
+  view: dbView,
+  // The plan of one SELECT, on demand (explain.ts).
+  pages: [explainPage]
 }

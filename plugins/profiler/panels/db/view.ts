@@ -1,5 +1,5 @@
 // What the db panel's partial shows besides the data: the summary cards, each statement's times and
-// slow mark and runnable query, and the statements grouped as similar and duplicate.
+// slow mark, runnable query and Explain link, and the statements grouped as similar and duplicate.
 import { formatMs } from '../../units.js'
 import type { ViewSettings } from '../panel.js'
 import { runnableQuery } from './runnable.js'
@@ -41,7 +41,9 @@ export function dbView (data: DbData, settings: ViewSettings) {
       slow: statement.durationMs > settings.slowQueryMs,
       paramsText: JSON.stringify(statement.params),
       hasParams: Array.isArray(statement.params) ? statement.params.length > 0 : Object.keys(statement.params).length > 0,
-      runnable: statement.redacted ? null : runnableQuery(statement, data.engine)
+      runnable: statement.redacted ? null : runnableQuery(statement, data.engine),
+      // The Explain page plans a SELECT with its parameters as they ran (explain.ts).
+      explainable: statement.kind === 'SELECT' && !statement.redacted
     })),
     similar,
     duplicates
