@@ -4,8 +4,10 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import BetterSqlite3 from 'better-sqlite3'
 import type { Test } from 'tap'
-import { postgresBinDir, startPostgres, type PostgresCluster } from './postgres.js'
+import type { StoreTarget } from '../../plugins/profiler/engine/contract.js'
+import { postgresBinDir, queryOn, startPostgres, type PostgresCluster } from './postgres.js'
 
 /** A fresh, empty store for one test: the environment that points an app (or the command line) at it. */
 type FreshStore = (t: Test) => Promise<Record<string, string>>
@@ -37,4 +39,29 @@ export function storeEngines (root: Test): StoreEngine[] {
       return { PROFILER_DATABASE_URL: await (await cluster).createDatabase(`store_${++databases}`) }
     }
   }]
+}
+
+/** The store a fresh store's environment points at, as the writer opens it. */
+export function storeTarget (env: Record<string, string>): StoreTarget {
+  if (env.PROFILER_DATABASE_URL !== undefined) return { engine: 'postgres', url: env.PROFILER_DATABASE_URL }
+  if (env.PROFILER_DATABASE_PATH !== undefined) return { engine: 'sqlite', path: env.PROFILER_DATABASE_PATH }
+  throw new Error('neither PROFILER_DATABASE_URL nor PROFILER_DATABASE_PATH')
+}
+
+/** The statistics stamps a store holds ("source seq"), sorted, read on a connection of their own. */
+export async function statisticsStamps (env: Record<string, string>): Promise<string[]> {
+  const target = storeTarget(env)
+  const sql = 'SELECT source, seq FROM profile_statistics_stamps'
+  let rows: Array<Record<string, unknown>>
+  if (target.engine === 'postgres') {
+    rows = await queryOn(target.url, sql)
+  } else {
+    const db = new BetterSqlite3(target.path, { readonly: true })
+    try {
+      rows = db.prepare(sql).all() as Array<Record<string, unknown>>
+    } finally {
+      db.close()
+    }
+  }
+  return rows.map(row => `${String(row.source)} ${String(row.seq)}`).sort()
 }

@@ -1,11 +1,13 @@
 // The same assertions on both store engines: SQLite (a file) and PostgreSQL (a throwaway cluster).
 // What a user sees must not depend on the engine: listing, detail, filters, deployments, token
-// uniqueness, retention bounds.
+// uniqueness, retention bounds, statistics counted once when a batch is written twice.
 import t from 'tap'
+import { openStoreWriter } from '../../plugins/profiler/engine/open-writer.js'
 import { PANEL_NAMES } from '../../plugins/profiler/panels/index.js'
+import { STATISTICS_STAMP_MAX_AGE_MS } from '../../plugins/profiler/engine/retention-policy.js'
 import { buildTestApp, postJson } from '../helpers/app.js'
-import { listProfiles, profileJson } from '../helpers/profiler.js'
-import { storeEngines } from '../helpers/store-engines.js'
+import { listProfiles, profileJson, statsJson } from '../helpers/profiler.js'
+import { statisticsStamps, storeEngines, storeTarget } from '../helpers/store-engines.js'
 
 const engines = storeEngines(t)
 
@@ -163,6 +165,41 @@ for (const engine of engines) {
       t.equal(app.profileStore.dropped, 0, 'not counted as a token clash')
       t.match(app.profileStore.healthSnapshot(), { state: 'ok', queued: 0 })
       t.equal((await listProfiles(app)).filter(listed => listed.token === 'again0').length, 1, 'stored once')
+      const line = (await statsJson(app, '?window=1h')).routes.find(r => r.route === null && r.status === 200)
+      t.match(line, { count: 1, kept: 1 }, 'and counted once in the statistics')
+    })
+
+    t.test('statistics-only requests written twice with one stamp are counted once; a new stamp counts them; stamps below the lowest outstanding go', async t => {
+      const env = await fresh(t)
+      const limits = { maxProfiles: 1000, maxAgeMs: 86_400_000, maxBytes: 1024 ** 3, statsMaxAgeMs: 30 * 86_400_000 }
+      const writer = await openStoreWriter(storeTarget(env), 'A', limits, 3_600_000, { onDeleted: () => {}, onError: () => {}, onTaken: () => {} })
+      t.teardown(async () => { await writer.close() })
+      const startMs = Date.now()
+      const requests = [
+        { startMs, method: 'GET', route: '/stamped', statusCode: 200, durationMs: 3 },
+        { startMs, method: 'GET', route: '/stamped', statusCode: 503, durationMs: 9 }
+      ]
+      const app = await buildTestApp(t, env)
+      const counted = async (): Promise<unknown> => (await statsJson(app, '?window=1h')).routes.find(r => r.route === '/stamped')?.count
+      await writer.write([], requests, { source: 'one', seq: 1, lowestOutstanding: 1 })
+      // The same hand-over again, as the queue retries a batch whose answer was lost after its commit.
+      await writer.write([], requests, { source: 'one', seq: 1, lowestOutstanding: 1 })
+      t.equal(await counted(), 2, 'counted once')
+      t.same(await statisticsStamps(env), ['one 1'])
+      await writer.write([], requests, { source: 'one', seq: 2, lowestOutstanding: 2 })
+      t.equal(await counted(), 4, 'a new stamp is counted')
+      t.same(await statisticsStamps(env), ['one 2'], 'the stamp below the lowest outstanding one is gone')
+      await writer.write([], requests, { source: 'two', seq: 1, lowestOutstanding: 1 })
+      await writer.write([], requests, { source: 'one', seq: 2, lowestOutstanding: 2 })
+      t.equal(await counted(), 6, 'another source has stamps of its own')
+      t.same(await statisticsStamps(env), ['one 2', 'two 1'])
+      await writer.write([], requests)
+      t.equal(await counted(), 8, 'without a stamp, always counted')
+      const writtenBy = Date.now()
+      await writer.prune(startMs + STATISTICS_STAMP_MAX_AGE_MS - 60_000)
+      t.same(await statisticsStamps(env), ['one 2', 'two 1'], 'retention keeps stamps younger than a day')
+      await writer.prune(writtenBy + STATISTICS_STAMP_MAX_AGE_MS + 1)
+      t.same(await statisticsStamps(env), [], 'and deletes older ones (sources that stopped)')
     })
   })
 }

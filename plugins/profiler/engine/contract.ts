@@ -44,6 +44,26 @@ export interface StoreReader {
   close: () => Promise<void>
 }
 
+/**
+ * Which hand-over a batch's statistics-only requests came with, so that they are counted once even
+ * when the batch is written twice: a batch whose commit's answer was lost (the PostgreSQL
+ * connection cut after the server committed, the writer thread gone after its commit) is retried
+ * with the same stamp. The engine records (source, seq) in the same transaction as the increments
+ * (profile_statistics_stamps); a stamp recorded already means the batch was committed before, and
+ * its statistics-only requests are not counted again (its kept profiles are known by their tokens).
+ * Bounded: the same transaction deletes the source's stamps below `lowestOutstanding`, so a live
+ * source holds only the stamps of batches still awaiting an answer; the stamps of a source that
+ * stopped go with retention (STATISTICS_STAMP_MAX_AGE_MS).
+ */
+export interface StatisticsStamp {
+  /** The handing-over store's id: random, made once per ProfileStore (a restarted process is a new source). */
+  source: string
+  /** Increases with each hand-over carrying statistics-only requests; a retry of the same batch keeps it. */
+  seq: number
+  /** The source's lowest seq still awaiting an answer (this one's, or lower). */
+  lowestOutstanding: number
+}
+
 /** What a batch's write did. */
 export interface WriteResult {
   written: number
@@ -79,10 +99,12 @@ export interface StoreWriter {
   readonly count: number
   /**
    * Writes a batch in one transaction, with the requests recorded for the statistics only (not
-   * kept as profiles: no profile row, counted in the rollups through the same function).
+   * kept as profiles: no profile row, counted in the rollups through the same function). With a
+   * `stamp` the statistics-only requests are counted unless that stamp was recorded before
+   * (StatisticsStamp); without one they are always counted.
    */
-  write: (batch: ProfileRecord[], statisticsOnly?: StatisticsOnly[]) => Promise<WriteResult>
-  /** Runs the retention bounds (as seen at `now`) until they hold. */
+  write: (batch: ProfileRecord[], statisticsOnly?: StatisticsOnly[], stamp?: StatisticsStamp) => Promise<WriteResult>
+  /** Runs the retention bounds (as seen at `now`) until they hold; stamps older than STATISTICS_STAMP_MAX_AGE_MS go too. */
   prune: (now: number) => Promise<void>
   /** Whether an error means the store failed (and may clear), rather than the data being bad. */
   isFault: (err: unknown) => boolean

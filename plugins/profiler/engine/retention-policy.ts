@@ -11,6 +11,16 @@ export const PRUNE_BATCH = 500
 /** Pruning for size stops this far under the byte bound, so that the store stays within it. */
 const BYTES_TARGET = 0.9
 
+/**
+ * Statistics stamps (contract.ts: StatisticsStamp) older than this are deleted by retention. A live
+ * source deletes its own below its lowest outstanding batch with each write, so only a source that
+ * stopped (its process ended) leaves any: one or two rows each. A day, because a stamp must outlive
+ * every retry of its batch (retried every second while the store fails, and a store
+ * failing that long has its retention stopped too), and because the statistics' bound can be short
+ * (a double count after a day would be a retry no process makes any more).
+ */
+export const STATISTICS_STAMP_MAX_AGE_MS = 86_400_000
+
 /** The first profile id that is young enough to stay at `now` (ids follow the request's start). */
 export function firstKeptId (limits: RetentionLimits, now: number): number {
   return Math.floor(now - limits.maxAgeMs) * ID_SLOTS_PER_MS

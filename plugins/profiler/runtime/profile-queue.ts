@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto'
+import type { StatisticsStamp } from '../engine/contract.js'
 import type { QueuedProfile } from '../profile.js'
 import type { StatisticsOnly } from '../stats/rollup.js'
 import type { StoreHealth } from './health.js'
@@ -81,6 +83,16 @@ export class ProfileQueue {
   private statisticsPushed = 0
   /** Statistics-only requests counted or set aside, in the order they were pushed. */
   private statisticsSettled = 0
+  /** This queue's source in the statistics stamps: random, made once (a restarted process is a new source). */
+  private readonly source = randomUUID()
+  /** The seq of the last hand-over that carried statistics-only requests. */
+  private stampSeq = 0
+  /**
+   * The stamp of the hand-over whose statistics-only requests came back unsettled (now the first
+   * `count` of `statistics`): they are handed over again exactly as they were, with the same stamp,
+   * so that the engine knows them if the first attempt was committed after all.
+   */
+  private retryStamp: { seq: number, count: number } | null = null
 
   constructor (
     private readonly writer: WriterClient,
@@ -161,6 +173,7 @@ export class ProfileQueue {
     this.queue = []
     this.queuedBytes = 0
     this.statistics = []
+    this.retryStamp = null
     return { profiles: left, statistics }
   }
 
@@ -182,19 +195,24 @@ export class ProfileQueue {
     this.cancelTimer()
     if (this.current !== null || (this.queue.length === 0 && this.statistics.length === 0)) return
     const { batch, bytes } = this.takeBatch()
-    const statistics = this.statistics.splice(0, STATISTICS_PER_BATCH)
+    const { statistics, stamp } = this.takeStatistics()
     this.inFlight = batch.length
     this.inFlightBytes = bytes
     this.statisticsInFlight = statistics.length
     this.inFlightSince = Date.now()
-    this.current = this.writer.request({ type: 'write', batch: batch.map(entry => entry.profile), statisticsOnly: statistics }).then(async answer => {
+    this.current = this.writer.request({ type: 'write', batch: batch.map(entry => entry.profile), statisticsOnly: statistics, ...(stamp === undefined ? {} : { stamp }) }).then(async answer => {
       this.inFlight = 0
       this.inFlightBytes = 0
       this.statisticsInFlight = 0
       this.inFlightSince = null
-      // Counted (or set aside) unless the answer is an error that did not settle them: then tried again, first.
-      if (answer.error !== undefined && answer.statisticsSettled !== true) this.statistics = statistics.concat(this.statistics)
-      else this.statisticsSettled += statistics.length
+      // Counted (or set aside) unless the answer is an error that did not settle them: then tried
+      // again, first, as they were and with their stamp (the first attempt may have been committed).
+      if (answer.error !== undefined && answer.statisticsSettled !== true) {
+        this.statistics = statistics.concat(this.statistics)
+        if (stamp !== undefined) this.retryStamp = { seq: stamp.seq, count: statistics.length }
+      } else {
+        this.statisticsSettled += statistics.length
+      }
       if (answer.statisticsLost !== undefined) this.events.onStatisticsDrop(statistics.length, answer.statisticsLost)
       if (answer.error !== undefined) {
         // Kept, oldest first, and tried again later, alone: only what the writer proved to be one
@@ -217,6 +235,21 @@ export class ProfileQueue {
       this.current = null
       this.scheduleNext()
     })
+  }
+
+  /**
+   * The statistics-only requests of the next hand-over and their stamp: the unsettled ones again
+   * with their stamp, else the oldest (up to STATISTICS_PER_BATCH) with the next one.
+   */
+  private takeStatistics (): { statistics: StatisticsOnly[], stamp?: StatisticsStamp } {
+    const retry = this.retryStamp
+    this.retryStamp = null
+    const statistics = this.statistics.splice(0, retry?.count ?? STATISTICS_PER_BATCH)
+    if (statistics.length === 0) return { statistics }
+    const seq = retry?.seq ?? ++this.stampSeq
+    // One hand-over at a time is with the writer, and every earlier one was answered as settled:
+    // this one is the lowest still awaiting an answer.
+    return { statistics, stamp: { source: this.source, seq, lowestOutstanding: seq } }
   }
 
   /** The next hand-over: a retry while failing, at once for a full batch, else after the flush delay. */

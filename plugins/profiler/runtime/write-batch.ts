@@ -1,7 +1,7 @@
 // How the writer stores a batch so that one bad profile never costs the others, and a store that
 // fails never costs any: a batch is retried unless its error is proven to be about one profile.
 import type { ProfileRecord } from '../profile.js'
-import type { StoreWriter } from '../engine/contract.js'
+import type { StatisticsStamp, StoreWriter } from '../engine/contract.js'
 import type { StatisticsOnly } from '../stats/rollup.js'
 
 export interface SetAside { token: string, reason: string }
@@ -26,10 +26,11 @@ export type BatchOutcome =
  * failing, or anything not classified) stops there, and what is not stored yet is retried.
  * The requests recorded for the statistics only go with the batch's transaction; after a content
  * error, in a transaction of their own first (set aside together if that fails with one too).
+ * Their `stamp` goes with them each time: counted once, however often the batch is written.
  */
-export async function writeBatch (store: StoreWriter, batch: ProfileRecord[], statisticsOnly: StatisticsOnly[] = []): Promise<BatchOutcome> {
+export async function writeBatch (store: StoreWriter, batch: ProfileRecord[], statisticsOnly: StatisticsOnly[] = [], stamp?: StatisticsStamp): Promise<BatchOutcome> {
   try {
-    const { written, rejected } = await store.write(batch, statisticsOnly)
+    const { written, rejected } = await store.write(batch, statisticsOnly, stamp)
     return { ok: true, written, rejected, setAside: [] }
   } catch (err) {
     if (!store.isContentError(err)) return { ok: false, written: 0, rejected: [], setAside: [], error: err, retry: batch.map(profile => profile.token), statisticsSettled: false }
@@ -37,7 +38,7 @@ export async function writeBatch (store: StoreWriter, batch: ProfileRecord[], st
   const outcome: { written: number, rejected: string[], setAside: SetAside[], statisticsSettled: true } & StatisticsOutcome = { written: 0, rejected: [], setAside: [], statisticsSettled: true }
   if (statisticsOnly.length > 0) {
     try {
-      await store.write([], statisticsOnly)
+      await store.write([], statisticsOnly, stamp)
     } catch (err) {
       if (!store.isContentError(err)) return { ok: false, written: 0, rejected: [], setAside: [], error: err, retry: batch.map(profile => profile.token), statisticsSettled: false }
       outcome.statisticsLost = `${statisticsOnly.length} request(s) could not be counted in the statistics: ${(err as Error).message}`

@@ -1,5 +1,4 @@
 import type { QueuedProfile } from '../profile.js'
-import type { StatisticsOnly } from '../stats/rollup.js'
 import type { WriterMessage, WriterRequest } from './writer-protocol.js'
 
 type Done = Extract<WriterMessage, { type: 'done' }>
@@ -43,7 +42,7 @@ export abstract class WriterClient {
         this.pending.delete(id)
         if (this.pending.size === 0) this.busy(false)
         const reason = `could not be handed to the ${this.name}: ${(err as Error).message}`
-        if (request.type === 'write') resolve(this.withoutUncopyable(request.batch, request.statisticsOnly, reason))
+        if (request.type === 'write') resolve(this.withoutUncopyable(request, reason))
         else resolve({ type: 'done', id, count: 0, error: `the request ${reason}` })
       }
     })
@@ -104,7 +103,8 @@ export abstract class WriterClient {
    * such, like the writer's own set-asides) and the rest is sent again; one profile never costs
    * the batch, and an error answer always means the batch is to be retried.
    */
-  private async withoutUncopyable (batch: QueuedProfile[], statisticsOnly: StatisticsOnly[], reason: string): Promise<Done> {
+  private async withoutUncopyable (request: Extract<Outgoing, { type: 'write' }>, reason: string): Promise<Done> {
+    const { batch } = request
     const setAside: SetAside[] = []
     const copyable = batch.filter(profile => {
       if (isCopyable(profile)) return true
@@ -112,7 +112,7 @@ export abstract class WriterClient {
       return false
     })
     if (setAside.length === 0) return { type: 'done', id: 0, count: 0, error: `the batch ${reason}`, fault: true }
-    const answer = await this.request({ type: 'write', batch: copyable, statisticsOnly })
+    const answer = await this.request({ ...request, batch: copyable })
     const unshaped = [...answer.unshaped ?? [], ...setAside]
     // On an error the copyable ones are retried (all, unless the writer settled some).
     return answer.error === undefined ? { ...answer, unshaped } : { ...answer, unshaped, retry: answer.retry ?? copyable.map(profile => profile.token) }

@@ -4,7 +4,7 @@ import { inTransaction } from '../../../../lib/postgres/pool.js'
 import { ID_SLOTS_PER_MS } from '../../profile.js'
 import { storeBytes, type Partition, type Partitions } from './partitions.js'
 import { deleteExpiredRollups } from './rollups.js'
-import { bytesTarget, countExcess, firstKeptId, PRUNE_BATCH as BATCH, Retention } from '../retention-policy.js'
+import { bytesTarget, countExcess, firstKeptId, PRUNE_BATCH as BATCH, Retention, STATISTICS_STAMP_MAX_AGE_MS } from '../retention-policy.js'
 
 /** Token claims deleted per sweep step: a short transaction. */
 const TOKEN_SWEEP = 5_000
@@ -78,6 +78,9 @@ export class PostgresRetention extends Retention {
         this.deletedSinceVacuum += expiredStats
         return true
       }
+      // The statistics stamps of stopped sources (a handful of rows, read whole).
+      const staleStamps = await client.query('DELETE FROM profile_statistics_stamps WHERE written_ms < $1', [now - STATISTICS_STAMP_MAX_AGE_MS])
+      if ((staleStamps.rowCount ?? 0) > 0) return true
       const partitions = await this.partitions.list(client)
       const oldest = partitions[0]
       if (oldest === undefined) return await this.sweepTokens(client)

@@ -5,7 +5,7 @@ import { createPool, inTransaction } from '../../../../lib/postgres/pool.js'
 import { noNul } from '../../../../lib/postgres/text.js'
 import { profilerPostgresMigrationsDir } from '../../../../paths.js'
 import type { ProfileRecord } from '../../profile.js'
-import type { RetentionLimits, StoreTarget, StoreWriter, WriteResult, WriterEvents } from '../contract.js'
+import type { RetentionLimits, StatisticsStamp, StoreTarget, StoreWriter, WriteResult, WriterEvents } from '../contract.js'
 import { DEFAULT_PARTITION_MS, Partitions } from './partitions.js'
 import { PostgresRetention } from './retention.js'
 import { addToRollups } from './rollups.js'
@@ -66,6 +66,19 @@ async function storedBefore (client: pg.PoolClient, unclaimed: ProfileRecord[], 
     JOIN profile_tokens t ON t.token = u.token AND t.profile_id = u.id
     JOIN profiles p ON p.id = u.id AND p.token = u.token WHERE p.deployment = $3`, [unclaimed.map(p => p.token), unclaimed.map(p => p.id), deployment])
   return new Set(rows.map(row => row.token))
+}
+
+/**
+ * Records `stamp` (in the caller's transaction) and deletes its source's stamps below its lowest
+ * outstanding batch; true when it was not recorded before (or there is none): count the batch's
+ * statistics-only requests (contract.ts: StatisticsStamp). One source has one writer: no race.
+ */
+async function firstWithStamp (client: pg.PoolClient, stamp: StatisticsStamp | undefined): Promise<boolean> {
+  if (stamp === undefined) return true
+  const recorded = await client.query(`INSERT INTO profile_statistics_stamps (source, seq, written_ms) VALUES ($1, $2, $3)
+    ON CONFLICT DO NOTHING`, [stamp.source, stamp.seq, Date.now()])
+  await client.query('DELETE FROM profile_statistics_stamps WHERE source = $1 AND seq < $2', [stamp.source, stamp.lowestOutstanding])
+  return recorded.rowCount === 1
 }
 
 /**
@@ -147,26 +160,26 @@ export class PostgresWriter implements StoreWriter {
    * While the byte bound holds the count, a batch is written in parts of at most a quarter of it:
    * the room each part needs is freed (and vacuumed) before it, so the store dips by a quarter at most.
    */
-  async write (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[] = []): Promise<WriteResult> {
+  async write (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[] = [], stamp?: StatisticsStamp): Promise<WriteResult> {
     const part = this.retention.partSize()
-    if (batch.length <= part) return await this.writeWhole(batch, statisticsOnly)
+    if (batch.length <= part) return await this.writeWhole(batch, statisticsOnly, stamp)
     const result: WriteResult = { written: 0, rejected: [] }
     for (let start = 0; start < batch.length; start += part) {
-      // The statistics-only requests go with the first part.
-      const each = await this.writeWhole(batch.slice(start, start + part), start === 0 ? statisticsOnly : [])
+      // The statistics-only requests (and their stamp) go with the first part.
+      const each = await this.writeWhole(batch.slice(start, start + part), start === 0 ? statisticsOnly : [], start === 0 ? stamp : undefined)
       result.written += each.written
       result.rejected.push(...each.rejected)
     }
     return result
   }
 
-  private async writeWhole (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[]): Promise<WriteResult> {
+  private async writeWhole (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[], stamp: StatisticsStamp | undefined): Promise<WriteResult> {
     try {
-      return await this.insert(batch, statisticsOnly)
+      return await this.insert(batch, statisticsOnly, stamp)
     } catch (err) {
       if ((err as { code?: string }).code !== NO_PARTITION) throw err
       this.partitions.forget()
-      return await this.insert(batch, statisticsOnly)
+      return await this.insert(batch, statisticsOnly, stamp)
     }
   }
 
@@ -189,7 +202,7 @@ export class PostgresWriter implements StoreWriter {
     await this.pool.end()
   }
 
-  private async insert (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[]): Promise<WriteResult> {
+  private async insert (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[], stamp: StatisticsStamp | undefined): Promise<WriteResult> {
     await this.partitions.ensure(this.pool, batch.map(profile => profile.id))
     // A token twice in one batch cannot be claimed twice: the later one is rejected.
     const seen = new Set<string>()
@@ -216,10 +229,12 @@ export class PostgresWriter implements StoreWriter {
       })
       // Every request of the batch is counted, its profile stored or not (a token taken); only one this
       // very profile stored before (a batch retried after its commit) is counted already. The route as stored: NULs replaced.
-      // Requests not kept as profiles are counted through the same function, without a profile row.
+      // Requests not kept as profiles are counted through the same function, without a profile row,
+      // unless their stamp says this batch was committed before.
       const asStored = <T extends { method: string, route: string | null }>(request: T): T => ({ ...request, method: noNul(request.method), route: request.route === null ? null : noNul(request.route) })
+      const countStatistics = statisticsOnly.length > 0 && await firstWithStamp(client, stamp)
       await addToRollups(client, [
-        ...statisticsOnly.map(request => countedStatisticsOnly(asStored(request), this.deployment)),
+        ...(countStatistics ? statisticsOnly : []).map(request => countedStatisticsOnly(asStored(request), this.deployment)),
         ...batch.filter(profile => !before.has(profile.token)).map(profile => countedRequest(asStored(profile), this.deployment, ours.has(profile.token)))
       ])
       if (stored.length === 0) return 0

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os'
 import type { Database } from 'better-sqlite3'
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../profile.js'
-import type { WriteResult } from '../contract.js'
+import type { StatisticsStamp, WriteResult } from '../contract.js'
 import { addDelta, countedRequest, countedStatisticsOnly, emptyValues, expiredRollups, fromStoredValues, rollupDeltas, toStoredValues, type CountedRequest, type RollupKey, type RollupRow, type RollupValues, type StatisticsOnly, type StoredRollupValues } from '../../stats/rollup.js'
 
 /** Recently used URL ids and IPs kept in memory, so that repeated URLs cost no lookup. */
@@ -50,6 +50,7 @@ function prepareWriteStatements (db: Database) {
       RETURNING id, url`),
     orphanIps: db.prepare('DELETE FROM profile_ips WHERE NOT EXISTS (SELECT 1 FROM profiles p WHERE p.ip = profile_ips.ip) RETURNING ip').pluck(),
     ...prepareRollupStatements(db),
+    ...prepareStampStatements(db),
     pageCount: db.prepare('PRAGMA page_count').pluck(),
     freePages: db.prepare('PRAGMA freelist_count').pluck(),
     pageSize: db.prepare('PRAGMA page_size').pluck()
@@ -76,6 +77,15 @@ function prepareRollupStatements (db: Database) {
   }
 }
 
+/** The statistics stamps (migrations/profiler/sqlite/008-statistics-stamps.sql; contract.ts: StatisticsStamp). */
+function prepareStampStatements (db: Database) {
+  return {
+    recordStamp: db.prepare('INSERT INTO profile_statistics_stamps (source, seq, written_ms) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
+    releaseStamps: db.prepare('DELETE FROM profile_statistics_stamps WHERE source = ? AND seq < ?'),
+    deleteStaleStamps: db.prepare('DELETE FROM profile_statistics_stamps WHERE written_ms < ?')
+  }
+}
+
 interface DeletedProfile { token: string, urlId: number, ip: string }
 
 /**
@@ -88,7 +98,7 @@ export class ProfileWriter {
   private readonly statements: ReturnType<typeof prepareWriteStatements>
   private readonly urlIds = new Map<string, number>()
   private readonly knownIps = new Set<string>()
-  private readonly insertBatch: (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[]) => WriteResult
+  private readonly insertBatch: (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[], stamp: StatisticsStamp | undefined) => WriteResult
   private readonly deleteBatch: (throughId: number) => string[]
 
   /**
@@ -100,12 +110,15 @@ export class ProfileWriter {
     db.prepare('INSERT OR IGNORE INTO profile_deployments (name) VALUES (?)').run(deployment)
     db.prepare("UPDATE profiles SET deployment = ? WHERE deployment = ''").run(deployment)
     this.count = this.statements.countAll.get() as number
-    this.insertBatch = db.transaction((batch: ProfileRecord[], statisticsOnly: StatisticsOnly[]) => {
+    this.insertBatch = db.transaction((batch: ProfileRecord[], statisticsOnly: StatisticsOnly[], stamp: StatisticsStamp | undefined) => {
       const result: WriteResult = { written: 0, rejected: [] }
       // Every request of the batch is counted, its profile stored or not (a token taken elsewhere);
       // only a profile this very batch stored before (retried after its commit) is counted already.
-      // Requests not kept as profiles are counted through the same function, without a profile row.
-      const counted: CountedRequest[] = statisticsOnly.map(request => countedStatisticsOnly(request, this.deployment))
+      // Requests not kept as profiles are counted through the same function, without a profile row,
+      // unless their stamp says this batch was committed before.
+      const counted: CountedRequest[] = statisticsOnly.length > 0 && this.firstWithStamp(stamp)
+        ? statisticsOnly.map(request => countedStatisticsOnly(request, this.deployment))
+        : []
       const processes = new Map<string, { panels: string, lastId: number }>()
       for (const profile of batch) {
         const id = this.insertOne(profile)
@@ -146,16 +159,35 @@ export class ProfileWriter {
     this.statements.compactUrlIndex.run(-Math.max(2, Math.floor(pages)))
   }
 
-  /** Writes a batch, and the requests recorded for the statistics only, in one transaction. */
-  write (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[] = []): WriteResult {
+  /**
+   * Writes a batch, and the requests recorded for the statistics only, in one transaction; with a
+   * stamp, those are counted only the first time it is written (contract.ts: StatisticsStamp).
+   */
+  write (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[] = [], stamp?: StatisticsStamp): WriteResult {
     try {
-      const result = this.insertBatch(batch, statisticsOnly)
+      const result = this.insertBatch(batch, statisticsOnly, stamp)
       this.count += result.written
       return result
     } catch (err) {
       this.forgetUncommitted()
       throw err
     }
+  }
+
+  /**
+   * Records `stamp` (in the caller's transaction) and deletes its source's stamps below its lowest
+   * outstanding batch; true when it was not recorded before (or there is none): count the batch.
+   */
+  private firstWithStamp (stamp: StatisticsStamp | undefined): boolean {
+    if (stamp === undefined) return true
+    const recorded = this.statements.recordStamp.run(stamp.source, stamp.seq, Date.now()).changes === 1
+    this.statements.releaseStamps.run(stamp.source, stamp.lowestOutstanding)
+    return recorded
+  }
+
+  /** Deletes the statistics stamps written before `nowMs - maxAgeMs` (sources that stopped); returns how many went. */
+  deleteStaleStamps (nowMs: number, maxAgeMs: number): number {
+    return this.statements.deleteStaleStamps.run(nowMs - maxAgeMs).changes
   }
 
   /** After a rolled-back transaction: the caches may name rows that were never committed. */

@@ -1,6 +1,6 @@
 import type { ProfileWriter } from './profile-writer.js'
 import type { RetentionLimits } from '../contract.js'
-import { bytesTarget, countExcess, firstKeptId, PRUNE_BATCH as BATCH, Retention } from '../retention-policy.js'
+import { bytesTarget, countExcess, firstKeptId, PRUNE_BATCH as BATCH, Retention, STATISTICS_STAMP_MAX_AGE_MS } from '../retention-policy.js'
 
 /** The most profiles makeRoom deletes for one batch. */
 const MAKE_ROOM_WINDOW = 4 * BATCH
@@ -40,8 +40,10 @@ export class SqliteRetention extends Retention {
 
   /** One step; returns true when it deleted or reclaimed something (more may be left). */
   step (now = Date.now()): boolean {
-    // The statistics' own bound first: a primary-key range probe per span, nothing when none expired.
+    // The statistics' own bound first: a primary-key range probe per span, nothing when none expired;
+    // then the stamps of stopped sources (a handful of rows, read whole).
     if (this.writer.deleteExpiredRollups(now, this.limits.statsMaxAgeMs, BATCH) > 0) return true
+    if (this.writer.deleteStaleStamps(now, STATISTICS_STAMP_MAX_AGE_MS) > 0) return true
     this.writer.recount()
     const through = this.pruneTarget(now)
     if (through !== undefined) {

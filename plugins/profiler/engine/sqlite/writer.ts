@@ -4,7 +4,7 @@ import type { ProfileRecord } from '../../profile.js'
 import type { StatisticsOnly } from '../../stats/rollup.js'
 import { ProfileWriter } from './profile-writer.js'
 import { SqliteRetention } from './retention.js'
-import type { RetentionLimits, StoreTarget, StoreWriter, WriteResult, WriterEvents } from '../contract.js'
+import type { RetentionLimits, StatisticsStamp, StoreTarget, StoreWriter, WriteResult, WriterEvents } from '../contract.js'
 import { openProfileDatabase } from './open-database.js'
 
 /** The SQLite engine's writer (writer thread): ProfileWriter and its SqliteRetention on one connection. */
@@ -14,12 +14,12 @@ export class SqliteWriter implements StoreWriter {
    * reuses the freed pages), the count bound after. The file never holds more than
    * PROFILER_MAX_PROFILES, not even for a batch's moment (readers and other processes see either).
    */
-  private readonly writeWithinCount: Transaction<(batch: ProfileRecord[], statisticsOnly: StatisticsOnly[]) => WriteResult>
+  private readonly writeWithinCount: Transaction<(batch: ProfileRecord[], statisticsOnly: StatisticsOnly[], stamp: StatisticsStamp | undefined) => WriteResult>
 
   private constructor (db: Database, private readonly writer: ProfileWriter, private readonly retention: SqliteRetention, private readonly closeDb: () => void) {
-    this.writeWithinCount = db.transaction((batch: ProfileRecord[], statisticsOnly: StatisticsOnly[]) => {
+    this.writeWithinCount = db.transaction((batch: ProfileRecord[], statisticsOnly: StatisticsOnly[], stamp: StatisticsStamp | undefined) => {
       this.retention.makeRoom(batch.reduce((bytes, profile) => bytes + profile.panels.length + profile.url.length, 0))
-      const result = this.writer.write(batch, statisticsOnly)
+      const result = this.writer.write(batch, statisticsOnly, stamp)
       // On what the file holds: several processes may share it.
       this.retention.enforceCount()
       return result
@@ -41,13 +41,13 @@ export class SqliteWriter implements StoreWriter {
     return this.writer.count
   }
 
-  async write (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[] = []): Promise<WriteResult> {
+  async write (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[] = [], stamp?: StatisticsStamp): Promise<WriteResult> {
     let result: WriteResult
     try {
       // IMMEDIATE: the write lock first, waiting up to the busy timeout. A deferred transaction that
       // reads first (makeRoom's sizes) and then writes gets SQLITE_BUSY at once while another
       // connection writes, whatever the busy timeout (SQLite's rule against deadlocks).
-      result = this.writeWithinCount.immediate(batch, statisticsOnly)
+      result = this.writeWithinCount.immediate(batch, statisticsOnly, stamp)
     } catch (err) {
       this.writer.forgetUncommitted()
       throw err
