@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import { buildTestApp } from '../helpers/app.js'
 import { json, mcpClientInProcess } from '../helpers/mcp-client.js'
-import { listProfiles, profileJson, profilerPage } from '../helpers/profiler.js'
+import { listProfiles, profileJson, profilerPage, storeOnly } from '../helpers/profiler.js'
 import { profiler } from '../helpers/profiler-cli.js'
 import { storeEngines } from '../helpers/store-engines.js'
 
@@ -131,7 +131,7 @@ for (const engine of engines) {
       await app.close()
 
       const shown = await profiler(['show', logged, '--panel', 'logs', '--json'], env)
-      t.same(JSON.parse(shown.stdout), page, 'show --json: the page\'s JSON')
+      t.same(JSON.parse(shown.stdout), storeOnly(page), 'show --json: the page\'s JSON (but what is kept: the service\'s settings)')
       const text = await profiler(['show', logged, '--panel', 'logs'], env)
       t.match(text.stdout, /\nLogs {6}1 warning\(s\), 1 error\(s\)\n/)
       t.match(text.stdout, /\n\[logs\]\n\{\n {2}"lines": \[/)
