@@ -52,7 +52,10 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
       '/_profiler/empty/search/results?limit=10',
       '/_profiler/empty/search/results?url=nothing-matches',
       '/_profiler/stats',
-      ...tokens.flatMap(token => PANEL_NAMES.map(panel => `/_profiler/${token}?panel=${panel}`)),
+      // Every panel of the lookup (each has content there); the other two profiles where their
+      // content differs (the error, the route not found, the body not parsed): two axe runs a page.
+      ...PANEL_NAMES.map(panel => `/_profiler/${tokens[0] ?? ''}?panel=${panel}`),
+      ...tokens.slice(1).flatMap(token => ['request', 'exception', 'router'].map(panel => `/_profiler/${token}?panel=${panel}`)),
       // A panel's own page: the db panel's Explain of the lookup's SELECT.
       `/_profiler/${tokens[0] ?? ''}/db/explain?statement=1`,
       '/no/such/page'

@@ -211,6 +211,24 @@ for (const engine of engines) {
       t.match(await profilerHtml(app, `/${tokenOf(await app.inject({ url: '/test/many' }))}?panel=timeline`), /id="timeline-omitted">Not drawn, past the captures' caps: \d+ hook run\(s\), 0 statement\(s\), 0 log line\(s\)\./)
     })
 
+    t.test('a request the sample left out and a rule kept: its hook runs not timed, and the page says so', async t => {
+      const secret = 'timeline-keep-secret'
+      const app = await buildTestApp(t, { ...await fresh(t), PROFILER_SAMPLE: '0', PROFILER_SECRET: secret }, timelineRoutes([]))
+      const failed = await app.inject({ url: '/test/throws' })
+      t.equal(failed.statusCode, 500, 'a server error: kept whatever the sample')
+      const timeline = (await profileJson(app, tokenOf(failed), '?panel=timeline')).panels.timeline as Awaited<ReturnType<typeof timelineOf>> & { hooksTimed: boolean }
+      t.equal(timeline.hooksTimed, false)
+      t.same(timeline.items.filter(item => item.kind !== 'statement'), [], 'no hook run, no handler run')
+      t.ok(timeline.phases.length > 0, 'the phases are still there')
+      t.match(await profilerHtml(app, `/${tokenOf(failed)}?panel=timeline`), /Hook runs not timed: the sample/)
+
+      const forced = await app.inject({ url: '/test/timeline', headers: { 'x-profiler-keep': secret } })
+      const forcedTimeline = (await profileJson(app, tokenOf(forced), '?panel=timeline')).panels.timeline as Awaited<ReturnType<typeof timelineOf>> & { hooksTimed: boolean }
+      t.equal(forcedTimeline.hooksTimed, true, 'a request asked for is timed in full')
+      t.same(testHooks(forcedTimeline.items).map(item => item.name), ['checkCallback', 'routeOwn', 'loadAsync', HOSTILE])
+      t.notMatch(await profilerHtml(app, `/${tokenOf(forced)}?panel=timeline`), /Hook runs not timed/)
+    })
+
     t.test('names and messages are escaped', async t => {
       const app = await buildTestApp(t, await fresh(t), timelineRoutes([]))
       const token = tokenOf(await app.inject({ url: '/test/timeline' }))

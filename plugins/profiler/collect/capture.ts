@@ -69,6 +69,8 @@ export interface RequestCapture {
   logs?: RequestLogs
   /** When each hook and the handler ran (collect/hook-timing.ts); undefined when none was timed (a rejected request, the profiler off). */
   hooks?: HookTimes
+  /** false: the sample left the request out (kept by a rule): its hook runs were not timed, to keep it cheap (issue 24). */
+  hooksTimed?: boolean
 }
 
 /** A request's duration as profiles and statistics record it: ms, to the microsecond. */

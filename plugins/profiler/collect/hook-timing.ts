@@ -60,7 +60,9 @@ type Hook = (this: unknown, ...args: unknown[]) => unknown
 /** Wrappers made by timed(): a hook is wrapped once, however often a route's options are looked at. */
 const wrappers = new WeakSet<Hook>()
 
-function timesOf (request: FastifyRequest, reply: unknown): HookTimes {
+/** The request's hook runs; null once the sample left it out (recorder.ts): its runs are not timed. */
+function timesOf (request: FastifyRequest, reply: unknown): HookTimes | null {
+  if (request.profilerSampled === false) return null
   if (request.profilerHookTimes !== null) return request.profilerHookTimes
   const elapsed = (reply as Partial<FastifyReply> | undefined)?.elapsedTime
   request.profilerHookTimes = {
@@ -72,8 +74,9 @@ function timesOf (request: FastifyRequest, reply: unknown): HookTimes {
   return request.profilerHookTimes
 }
 
-/** Records a run's start; its index in `times`, or -1 past the cap. */
-function begin (times: HookTimes, site: HookSite): number {
+/** Records a run's start; its index in `times`, or -1 past the cap or when not timed. */
+function begin (times: HookTimes | null, site: HookSite): number {
+  if (times === null) return -1
   if (times.sites.length >= MAX_HOOK_RUNS) {
     times.omitted++
     return -1
@@ -82,8 +85,8 @@ function begin (times: HookTimes, site: HookSite): number {
   return times.times.push(performance.now(), Number.NaN) - 1
 }
 
-function finish (times: HookTimes, at: number): void {
-  if (at >= 0 && Number.isNaN(times.times[at])) times.times[at] = performance.now()
+function finish (times: HookTimes | null, at: number): void {
+  if (times !== null && at >= 0 && Number.isNaN(times.times[at])) times.times[at] = performance.now()
 }
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
@@ -106,6 +109,7 @@ function timed (fn: Hook, site: HookSite): Hook {
   } else {
     wrapper = function timedHook (this: unknown, ...args: unknown[]) {
       const times = timesOf(args[0] as FastifyRequest, args[1])
+      if (times === null) return fn.apply(this, args)
       const at = begin(times, site)
       // Fastify passes its `done` last to every lifecycle hook.
       const last = args.length - 1

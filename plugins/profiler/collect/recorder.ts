@@ -90,7 +90,8 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
 
   if (sampling.sample < 1) {
     app.addHook('onRequest', (request, _reply, done) => {
-      request.profilerSampled = draw()
+      // A request an operator asks for is drawn: captured in full, its hook runs timed.
+      request.profilerSampled = draw() || forced(request)
       done()
     })
   }
@@ -212,7 +213,9 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
         // Fastify's "request completed" line is added after this hook, before the batch leaves.
         logs: requestLogs(request.log),
         // A reference: this hook's own run, and the onResponse hooks after it, end before the batch leaves.
-        hooks: request.profilerHookTimes ?? undefined
+        // A request the sample left out (kept by a rule) has only the runs before the draw: none kept.
+        hooks: request.profilerSampled === false ? undefined : request.profilerHookTimes ?? undefined,
+        hooksTimed: request.profilerSampled !== false
       })
     } catch (err) {
       store.releaseToken(state.token)

@@ -75,6 +75,7 @@ export function collectTimeline ({ capture, redactor }: CollectContext): Timelin
     ],
     items,
     logs: logTicks({ capture, redactor }),
+    hooksTimed: capture.hooksTimed !== false,
     omitted: {
       hooks: capture.hooks?.omitted ?? 0,
       statements: statements === undefined ? 0 : statements.count - statements.statements.length,

@@ -15,7 +15,8 @@ export const timelinePanel: Panel<typeof TimelineSchema, StoredTimeline> = {
     return kept
   },
   fromStored (stored, row) {
-    return { totalMs: row.durationMs, ...stored }
+    // Stored before hooksTimed existed: every run was timed then.
+    return { totalMs: row.durationMs, ...stored, hooksTimed: (stored as Partial<StoredTimeline>).hooksTimed ?? true }
   },
   view: timelineView
 }

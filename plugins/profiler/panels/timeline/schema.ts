@@ -41,6 +41,8 @@ export const TimelineSchema = Type.Object({
   /** Hook runs, the handler and statements, by start. */
   items: Type.Array(ItemSchema),
   logs: Type.Array(TickSchema),
+  /** false: the sample left the request out and a rule kept it (an error, slow, forced): its hook runs were not timed (docs/profiler.md). */
+  hooksTimed: Type.Boolean(),
   /** What ran beyond the captures' caps (200 hook runs, the db and logs panels' caps): counted, not drawn. */
   omitted: Type.Object({ hooks: Type.Integer(), statements: Type.Integer(), logs: Type.Integer() }, { additionalProperties: false })
 }, { additionalProperties: false })
