@@ -26,8 +26,14 @@ declare module 'fastify' {
   interface FastifyRequest {
     profile: ProfileState | null
     profilerHandlerStartMs: number | null
-    /** The sample's draw, made on arrival (PROFILER_SAMPLE; null: not drawn yet); the keep-rules may still keep a request not drawn. */
-    profilerSampled: boolean | null
+    /**
+     * The sample's draw (PROFILER_SAMPLE, or asked for with the keep header), made when first read:
+     * at the request's first hook, whichever plugin added it (hook-timing.ts reads it there). The
+     * keep-rules may still keep a request not drawn.
+     */
+    readonly profilerSampled: boolean
+    /** The draw once made (null: not yet); read it through profilerSampled. */
+    profilerDrawn: boolean | null
     /** Not kept as a profile: recorded for the route statistics only (onResponse). */
     profilerStatisticsOnly: boolean
   }
@@ -83,18 +89,19 @@ function isJson (reply: FastifyReply): boolean {
 export function installRecorder (app: FastifyInstance, { store, production, redactor, tokenSource, sampling, secret }: RecorderOptions): void {
   app.decorateRequest('profile', null)
   app.decorateRequest('profilerHandlerStartMs', null)
-  app.decorateRequest('profilerSampled', null)
   app.decorateRequest('profilerStatisticsOnly', false)
   const draw = sampleDraw(sampling)
   const forced = keepHeaderCheck(secret)
-
-  if (sampling.sample < 1) {
-    app.addHook('onRequest', (request, _reply, done) => {
-      // A request an operator asks for is drawn: captured in full, its hook runs timed.
-      request.profilerSampled = draw() || forced(request)
-      done()
-    })
-  }
+  app.decorateRequest('profilerDrawn', null)
+  // A getter, not an onRequest hook of the profiler's: the hooks other plugins added before it run
+  // first, and a request left out must not pay for timing them. A request an operator asks for is
+  // drawn: captured in full, its hook runs timed.
+  app.decorateRequest('profilerSampled', {
+    getter (this: FastifyRequest): boolean {
+      if (this.profilerDrawn === null) this.profilerDrawn = draw() || forced(this)
+      return this.profilerDrawn
+    }
+  })
 
   app.addHook('preHandler', (request, reply, done) => {
     const elapsed = reply.elapsedTime
@@ -110,9 +117,8 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
     if (request.routeOptions.config.profile === false && reply.statusCode < 400) return done(null, payload)
     try {
       const sendStartMs = reply.elapsedTime
-      // Not drawn yet: answered by an earlier onRequest hook (routing's 404, load shedding).
-      const sampled = request.profilerSampled ?? draw()
-      if (!sampled && !keptByRule(reply.statusCode, request.renderedError !== null, sendStartMs, sampling) && !forced(request)) {
+      // The draw includes the keep header (a request asked for counts as drawn).
+      if (!request.profilerSampled && !keptByRule(reply.statusCode, request.renderedError !== null, sendStartMs, sampling)) {
         // No token, no X-Debug-Token headers: nothing of it will be stored but its statistics.
         request.profilerStatisticsOnly = true
         return done(null, payload)
