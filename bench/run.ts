@@ -135,31 +135,26 @@ async function measureCpuPerRequest (): Promise<void> {
     env: UNBOUNDED
   })
   log(`\n## Issue 23: CPU per request before and after the panels (${BASELINE_REVISION} against this build)`)
-  results.cpuBeforeAfter = await measureBeforeAfter({
+  results.cpuBeforeAfter = await measureBeforeAfter({ ...cpuRunSettings(), revision: BASELINE_REVISION })
+}
+
+/** What the before/after and sampling sections share: the store, the durations, the rate, the log. */
+function cpuRunSettings () {
+  return {
     dataDir: DATA,
-    revision: BASELINE_REVISION,
-    runStore: async size => await store.runStore(size),
+    runStore: async (size: number) => await store.runStore(size),
     seconds: SECONDS,
     warmupSeconds: WARMUP_SECONDS,
     rounds: ROUNDS,
     rate: CPU_RATE,
     log,
     env: UNBOUNDED
-  })
+  }
 }
 
 async function measureSamplingCost (): Promise<void> {
   log('\n## Issue 24: CPU per request at PROFILER_SAMPLE=1, 0.1, 0.01 against request logging')
-  results.sampling = await measureSampling({
-    dataDir: DATA,
-    runStore: async size => await store.runStore(size),
-    seconds: SECONDS,
-    warmupSeconds: WARMUP_SECONDS,
-    rounds: ROUNDS,
-    rate: CPU_RATE,
-    log,
-    env: UNBOUNDED
-  })
+  results.sampling = await measureSampling(cpuRunSettings())
 }
 
 async function measureSearch (): Promise<void> {
