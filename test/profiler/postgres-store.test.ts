@@ -72,10 +72,14 @@ if (needsPostgres(t)) {
     await app.profileStore.flush()
 
     await cluster.query(`ALTER ROLE ${role} PASSWORD 'rotated'`)
-    await cluster.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [role])
     // Termination is a signal: on a loaded machine a session can still write a batch before it
-    // ends, and then nothing is left to fail. The requests below come once the sessions are gone.
-    await waitFor(async () => Number((await cluster.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE usename = $1', [role]))[0]?.n) === 0, { ...RECOVERY, what: 'the sessions to end' })
+    // ends, and then nothing is left to fail; and a connection whose password exchange began before
+    // the ALTER still opens a session after it. So every session of the role is ended again until
+    // none is left, and the requests below come once they are gone.
+    await waitFor(async () => {
+      await cluster.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [role])
+      return Number((await cluster.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE usename = $1', [role]))[0]?.n) === 0
+    }, { ...RECOVERY, what: 'the sessions to end' })
     const during = await businessTokens(t, app, 20)
     await waitFor(async () => await storeFailing(app), { ...RECOVERY, what: 'the rotation is seen' })
     t.match(app.profileStore.healthSnapshot().reason, /password authentication failed|terminating connection/)
