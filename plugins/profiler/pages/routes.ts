@@ -134,7 +134,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
     for (const page of panel.pages ?? []) {
       app.get(`/:token/${panel.name}/${page.path}`, { config, schema: { params: TokenParams } }, async (request, reply) => {
         const profile = await findStoredProfile(store, request.params.token)
-        const answer = await page.answer(panelData(profile, panel) ?? undefined, { query: request.query as PageQuery, appDatabase })
+        const answer = await page.answer(panelData(profile, panel), { query: request.query as PageQuery, appDatabase })
         if (wantsJson(request)) return answer
         return html(reply, 'profiler/panel-page.hbs', {
           title: `${page.title}: ${profile.method} ${profile.url} (${profile.token}) - Profiler`,
