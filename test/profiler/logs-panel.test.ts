@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import { buildTestApp } from '../helpers/app.js'
 import { json, mcpClientInProcess } from '../helpers/mcp-client.js'
-import { listProfiles, profileJson, profilerPage, storeOnly } from '../helpers/profiler.js'
+import { listProfiles, profileJson, profilerHtml, profilerPage, storeOnly } from '../helpers/profiler.js'
 import { profiler } from '../helpers/profiler-cli.js'
 import { storeEngines } from '../helpers/store-engines.js'
 
@@ -26,6 +26,11 @@ function loggingRoutes (app: FastifyInstance): void {
     for (let i = 0; i < Number(request.query.n); i++) request.log.info(`line ${i} ${'x'.repeat(Number(request.query.size))}`)
     request.log.error('the last error')
     return { ok: true }
+  })
+  app.get('/test/fails', async request => {
+    request.log.info('an info line')
+    request.log.warn('a warning before failing')
+    throw new Error('the lookup failed')
   })
   app.get('/test/warn', async request => {
     request.log.warn('only a warning')
@@ -78,6 +83,27 @@ for (const engine of engines) {
       const profile = await profileJson(errorsOnly, token)
       t.same(profile.panels.logs.lines.map((line: { message: string }) => line.message), ['it failed'])
       t.same({ warnings: profile.warnings, errors: profile.errors }, { warnings: 0, errors: 1 }, 'lines below the capture level are not counted')
+    })
+
+    t.test('a request the sample left out and a rule kept: only its warnings and errors, and the page says so', async t => {
+      const secret = 'logs-keep-secret'
+      const app = await buildTestApp(t, { ...await fresh(t), PROFILER_SAMPLE: '0', PROFILER_SECRET: secret }, loggingRoutes)
+      const failed = await app.inject({ url: '/test/fails' })
+      t.equal(failed.statusCode, 500, 'a server error: kept whatever the sample')
+      const { panels, warnings, errors } = await profileJson(app, tokenOf(failed), '?panel=logs')
+      const levels = panels.logs.lines.map((line: { level: string }) => line.level)
+      t.ok(levels.length >= 2, 'its warning and error lines are there')
+      t.ok(levels.every((level: string) => level === 'warn' || level === 'error'), `no line below warn (${levels.join(', ')})`)
+      t.match(panels.logs.lines[0], { level: 'warn', message: 'a warning before failing' })
+      t.equal(panels.logs.sampledOut, true)
+      t.ok(warnings === 1 && errors >= 1, 'the row still counts its warnings and errors')
+      t.match(await profilerHtml(app, `/${tokenOf(failed)}?panel=logs`), /id="logs-sampled-out">Only warnings and errors captured: the sample/)
+
+      const forced = await app.inject({ url: '/test/fails', headers: { 'x-profiler-keep': secret } })
+      const forcedLogs = (await profileJson(app, tokenOf(forced), '?panel=logs')).panels.logs
+      t.match(forcedLogs.lines.map((line: { message: string }) => line.message), ['incoming request', 'an info line', 'a warning before failing'], 'a request asked for: every line')
+      t.equal(forcedLogs.sampledOut, false)
+      t.notMatch(await profilerHtml(app, `/${tokenOf(forced)}?panel=logs`), /logs-sampled-out/)
     })
 
     t.test('at most 100 lines and 16 KiB, the first ones, and the count of the rest', async t => {

@@ -9,8 +9,8 @@
 // for the route. Wrapping works the same for every style of hook, where Fastify's own diagnostics
 // channels only trace the handler:
 // - an async hook (or one returning a promise) ends when its promise settles, resolved or rejected;
-//   an async one is wrapped by an async function of the same length, so Fastify's checks of its
-//   signature at registration still apply;
+//   its wrapper has the same length and passes for async, so Fastify's checks of its signature at
+//   registration still apply;
 // - a callback hook ends when it calls done (whatever it passes: an error, a new payload);
 // - a hook that throws ends when it throws;
 // - a hook that replies early and never calls done has no end: the writer ends it where the next
@@ -92,48 +92,51 @@ function finish (times: HookTimes | null, at: number): void {
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function'
 
-/** The hook, timed on each run; the same length (and async-ness) as the hook. */
+/** One timed run of a hook: its start now, its end when it calls done, settles its promise or throws. */
+function timedRun (fn: Hook, self: unknown, args: unknown[], times: HookTimes, site: HookSite, isAsync: boolean): unknown {
+  const at = begin(times, site)
+  if (at < 0) return fn.apply(self, args)
+  // Fastify passes its `done` last to every lifecycle hook; an async one ends with its promise.
+  const last = args.length - 1
+  const done = args[last]
+  if (!isAsync && typeof done === 'function') {
+    args[last] = function timedDone (this: unknown, ...doneArgs: unknown[]) {
+      finish(times, at)
+      return (done as Hook).apply(this, doneArgs)
+    }
+  }
+  let result: unknown
+  try {
+    result = fn.apply(self, args)
+  } catch (err) {
+    finish(times, at)
+    throw err
+  }
+  // Fastify handles the promise's rejection; this only notes when it settled.
+  if (isThenable(result)) result.then(() => { finish(times, at) }, () => { finish(times, at) })
+  return result
+}
+
+/**
+ * The hook, timed on each run of a request the sample drew; the same length as the hook, and the
+ * same kind (async or not) to Fastify's checks of its signature at registration.
+ */
 function timed (fn: Hook, site: HookSite): Hook {
   if (wrappers.has(fn)) return fn
-  let wrapper: Hook
-  if (fn.constructor.name === 'AsyncFunction') {
-    wrapper = async function timedAsyncHook (this: unknown, ...args: unknown[]) {
-      const times = timesOf(args[0] as FastifyRequest, args[1])
-      const at = begin(times, site)
-      try {
-        return await fn.apply(this, args)
-      } finally {
-        finish(times, at)
-      }
-    }
-  } else {
-    wrapper = function timedHook (this: unknown, ...args: unknown[]) {
-      const times = timesOf(args[0] as FastifyRequest, args[1])
-      if (times === null) return fn.apply(this, args)
-      const at = begin(times, site)
-      // Fastify passes its `done` last to every lifecycle hook.
-      const last = args.length - 1
-      const done = args[last]
-      if (typeof done === 'function') {
-        args[last] = function timedDone (this: unknown, ...doneArgs: unknown[]) {
-          finish(times, at)
-          return (done as Hook).apply(this, doneArgs)
-        }
-      }
-      let result: unknown
-      try {
-        result = fn.apply(this, args)
-      } catch (err) {
-        finish(times, at)
-        throw err
-      }
-      // Fastify handles the promise's rejection; this only notes when it settled.
-      if (isThenable(result)) result.then(() => { finish(times, at) }, () => { finish(times, at) })
-      return result
-    }
+  const isAsync = fn.constructor.name === 'AsyncFunction'
+  // A plain function even for an async hook: Fastify takes whatever a hook returns with a `then` as
+  // its end, and an async wrapper would add a promise, and a turn, to every run, timed or not.
+  const wrapper = function timedHook (this: unknown): unknown {
+    // `arguments` as it is: no array is made for a run that is not timed.
+    const args = arguments as unknown as unknown[]
+    const times = timesOf(args[0] as FastifyRequest, args[1])
+    if (times === null) return fn.apply(this, args)
+    return timedRun(fn, this, Array.prototype.slice.call(args), times, site, isAsync)
   }
   Object.defineProperty(wrapper, 'length', { value: fn.length })
   Object.defineProperty(wrapper, 'name', { value: fn.name })
+  // Fastify tells an async hook by its constructor's name (`async (request, reply, done)` is refused).
+  if (isAsync) Object.defineProperty(wrapper, 'constructor', { value: fn.constructor })
   wrappers.add(wrapper)
   return wrapper
 }

@@ -5,6 +5,7 @@
 // line on to pino only at LOG_LEVEL and above, so the console prints what it printed before, and a
 // line the console does not want is never serialised. The writer thread formats and redacts
 // (panels/logs.ts).
+import type { IncomingMessage } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import type { FastifyServerOptions } from 'fastify'
 import { levels, type LevelWithSilent, type LoggerOptions } from 'pino'
@@ -38,6 +39,13 @@ export interface CapturedLogLine {
 /** What the request logged at PROFILER_LOG_LEVEL and above: the first lines, and counts of all. */
 export interface RequestLogs {
   startMs: number
+  /**
+   * The sample's draw for the request, made with its logger (recorder.ts reads it back); null: no
+   * draw was made here (the profiler's recorder is not installed).
+   */
+  drawn: boolean | null
+  /** The lowest level captured: PROFILER_LOG_LEVEL, or warn for a request the sample left out (it is kept only if a rule keeps it). */
+  fromLevel: number
   lines: CapturedLogLine[]
   /** Estimated bytes of `lines`. */
   bytes: number
@@ -50,6 +58,15 @@ export interface RequestLogs {
 
 const REQUEST_LOGS = Symbol('profiler.requestLogs')
 interface CapturingLogger { [REQUEST_LOGS]?: RequestLogs }
+
+/** The sample's draw of a request from its raw message (recorder.ts decorates the root instance with it). */
+type RequestDraw = (raw: IncomingMessage) => boolean
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The profiler's draw, made when a request's logger is made; absent without the profiler's recorder. */
+    profilerDraw?: RequestDraw
+  }
+}
 
 /** The capture of a request's logger (request.log): undefined when its logs are not captured. */
 export function requestLogs (logger: object): RequestLogs | undefined {
@@ -184,13 +201,17 @@ export function logCapture (consoleLevel: LevelWithSilent, captureLevel: LevelWi
     hooks: {
       logMethod (args, method, level) {
         const logs = (this as CapturingLogger)[REQUEST_LOGS]
-        if (logs !== undefined && level >= toCapture) captureLine(logs, args, level)
+        if (logs !== undefined && level >= logs.fromLevel) captureLine(logs, args, level)
         if (level >= toConsole) method.apply(this, args)
       }
     },
-    childLoggerFactory (logger, bindings, options) {
+    // The draw is made here, the first thing of a request's own, so that a request the sample leaves
+    // out never pays for capturing its lines below warn (Fastify's "incoming request" among them).
+    childLoggerFactory (logger, bindings, options, raw) {
       const child = logger.child(bindings, options)
-      ;(child as CapturingLogger)[REQUEST_LOGS] = { startMs: performance.now(), lines: [], bytes: 0, omitted: 0, warnings: 0, errors: 0 }
+      const drawn = this.profilerDraw?.(raw) ?? null
+      const fromLevel = drawn === false ? Math.max(toCapture, WARN) : toCapture
+      ;(child as CapturingLogger)[REQUEST_LOGS] = { startMs: performance.now(), drawn, fromLevel, lines: [], bytes: 0, omitted: 0, warnings: 0, errors: 0 }
       return child
     }
   }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { bodyPreview, bodySizeKnown, receivedBodyBytes } from '../../request-body/body-size.js'
 import { requestOrigin } from '../../routing/request-origin.js'
 import { hasRejectedTarget, originFormTarget } from '../../routing/request-target.js'
+import type { IncomingMessage } from 'node:http'
 import { getHeapStatistics } from 'node:v8'
 import { StatementLog } from '../../../lib/statement-log.js'
 import { captureError, profileDuration } from './capture.js'
@@ -93,12 +94,14 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
   const draw = sampleDraw(sampling)
   const forced = keepHeaderCheck(secret)
   app.decorateRequest('profilerDrawn', null)
-  // A getter, not an onRequest hook of the profiler's: the hooks other plugins added before it run
-  // first, and a request left out must not pay for timing them. A request an operator asks for is
-  // drawn: captured in full, its hook runs timed.
+  // Made when the request's logger is made (log-capture.ts), before any hook: a request left out
+  // pays neither for capturing its log lines nor for timing its hooks. A request an operator asks
+  // for is drawn: captured in full, its hook runs timed.
+  app.decorate('profilerDraw', (raw: IncomingMessage) => draw() || forced(raw.headers))
+  // Read back through a getter (drawn here when the logger made none, as without log capture).
   app.decorateRequest('profilerSampled', {
     getter (this: FastifyRequest): boolean {
-      if (this.profilerDrawn === null) this.profilerDrawn = draw() || forced(this)
+      if (this.profilerDrawn === null) this.profilerDrawn = requestLogs(this.log)?.drawn ?? (draw() || forced(this.headers))
       return this.profilerDrawn
     }
   })

@@ -2,7 +2,7 @@
 // the server errors, the exceptions, the slow ones and those an operator forces with the secret.
 // The others are recorded for the route statistics only (recorder.ts).
 import { createHash, timingSafeEqual } from 'node:crypto'
-import type { FastifyRequest } from 'fastify'
+import type { IncomingHttpHeaders } from 'node:http'
 import { formatMs } from '../units.js'
 import type { Kept } from '../schemas.js'
 
@@ -23,14 +23,14 @@ export const KEEP_EVERY_REQUEST: SamplingOptions = { sample: 1, keepSlowerThanMs
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest()
 
 /**
- * Whether a request carries the keep header with the profiler's secret. The digests are compared
+ * Whether a request's headers carry the keep header with the profiler's secret. The digests are compared
  * (in constant time, and of equal length whatever was sent); without a secret the header does nothing.
  */
-export function keepHeaderCheck (secret: string | null): (request: FastifyRequest) => boolean {
+export function keepHeaderCheck (secret: string | null): (headers: IncomingHttpHeaders) => boolean {
   if (secret === null) return () => false
   const expected = digest(secret)
-  return request => {
-    const value = request.headers[KEEP_HEADER]
+  return headers => {
+    const value = headers[KEEP_HEADER]
     return typeof value === 'string' && timingSafeEqual(digest(value), expected)
   }
 }

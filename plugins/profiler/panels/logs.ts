@@ -23,7 +23,9 @@ const LogsSchema = Type.Object({
   /** The request's first lines at PROFILER_LOG_LEVEL and above, in order (100 and 16 KiB at most). */
   lines: Type.Array(LineSchema),
   /** The lines after those: logged, not kept. */
-  omitted: Type.Integer()
+  omitted: Type.Integer(),
+  /** true: the sample (PROFILER_SAMPLE) left the request out and a rule kept it: only its warnings and errors were captured. */
+  sampledOut: Type.Boolean()
 }, { additionalProperties: false })
 type LogsData = Static<typeof LogsSchema>
 type LogLine = Static<typeof LineSchema>
@@ -49,11 +51,11 @@ const isLevel = (value: unknown): value is Level => typeof value === 'string' &&
 export const logsPanel: Panel<typeof LogsSchema> = {
   name: 'logs',
   label: 'Logs',
-  description: 'the log lines the request wrote (request.log, Fastify\'s own), in order: offset ms, level, message, fields (redacted); omitted: lines past the caps',
+  description: 'the log lines the request wrote (request.log, Fastify\'s own), in order: offset ms, level, message, fields (redacted); omitted: lines past the caps; sampledOut: the sample left the request out (a rule kept it), so only its warnings and errors were captured',
   schema: LogsSchema,
   collect ({ capture, redactor }) {
     const logs = capture.logs
-    if (logs === undefined) return { lines: [], omitted: 0 }
+    if (logs === undefined) return { lines: [], omitted: 0, sampledOut: false }
     return {
       lines: logs.lines.map(line => ({
         offsetMs: round(line.offsetMs),
@@ -61,8 +63,13 @@ export const logsPanel: Panel<typeof LogsSchema> = {
         message: redactor.text(message(line)),
         fields: line.fields === undefined ? null : redactor.fields(line.fields) as Record<string, unknown>
       })),
-      omitted: logs.omitted
+      omitted: logs.omitted,
+      sampledOut: logs.drawn === false
     }
+  },
+  fromStored (stored) {
+    // Stored before sampledOut existed: every line at PROFILER_LOG_LEVEL was captured then.
+    return { ...stored, sampledOut: (stored as Partial<LogsData>).sampledOut ?? false }
   },
   /** The lines at `?level=` and above (all without it), and a link per level with how many lines it shows. */
   view (data: LogsData, { query }) {
