@@ -4,7 +4,7 @@
 // profiler adds no more CPU per request on the request thread than request logging at `info` does.
 import { join } from 'node:path'
 import { interleavedRounds, measureServerCpu, medianOf, signed, us, type CpuRunSettings, type MedianCpu } from './cpu-run.js'
-import { round } from './stats.js'
+import { median, round } from './stats.js'
 import type { RunStore } from './stores.js'
 
 export interface SamplingSettings extends CpuRunSettings {
@@ -52,12 +52,17 @@ export async function measureSampling (settings: SamplingSettings): Promise<Reco
   const loggingAdds = added(LOGGING, 'requestUs')
   const holds = sampledAdds <= loggingAdds
   log(`request thread: at 0.01 the profiler adds ${signed(sampledAdds)} µs per request, request logging at info ${signed(loggingAdds)} µs (bound: no more): ${holds ? 'holds' : 'DOES NOT HOLD'}`)
+  // The same comparison round by round (both modes of a round ran minutes apart at most), to show
+  // how much of the difference is the machine's drift between rounds.
+  const perRound = runs[SAMPLED].map((run, index) => round(run.requestUs - (runs[LOGGING][index]?.requestUs ?? Number.NaN), 1))
+  log(`request thread, round by round: 0.01 minus logging ${perRound.map(signed).join(', ')} µs (median ${signed(round(median(perRound), 1))})`)
   log(`all threads: at 0.01 the profiler adds ${signed(added(SAMPLED, 'totalUs'))} µs, logging ${signed(added(LOGGING, 'totalUs'))} µs`)
   return {
     rate: settings.rate,
     rounds: settings.rounds,
     modes: m,
     requestThreadAddedUs: { sampled001: sampledAdds, logging: loggingAdds },
+    sampledMinusLoggingPerRoundUs: perRound,
     allThreadsAddedUs: { sampled001: added(SAMPLED, 'totalUs'), logging: added(LOGGING, 'totalUs') },
     holds
   }

@@ -111,6 +111,24 @@ for (const engine of engines) {
       t.match(await htmlPage(app, '/stats'), '<th class="num">Kept</th>', 'the statistics page has a Kept column')
     })
 
+    t.test('requests left out reach the statistics on their own, without a flush, once the first has waited statisticsDelayMs; a kept profile does not wait for them', async t => {
+      const delayMs = 3000
+      const app = await buildTestApp(t, { ...await engine.fresh(t), PROFILER_SAMPLE: '0' }, testRoutes, { profiler: { store: { statisticsDelayMs: delayMs } } })
+      const firstAt = Date.now()
+      for (let i = 0; i < 30; i++) await app.inject({ url: '/t/ok' })
+      const failed = await app.inject({ url: '/t/fail' })
+      t.equal(failed.statusCode, 500)
+      const okCount = async (): Promise<number> => (await app.profileStore.routeStats(Date.now(), 3_600_000)).routes.find(line => line.route === '/t/ok')?.count ?? 0
+      // Nothing is flushed here: the store is read as a page would read it.
+      while ((await app.profileStore.search({ type: 'request', limit: 10 })).length === 0) await sleep(20)
+      const profileAfterMs = Date.now() - firstAt
+      if (profileAfterMs < delayMs) t.equal(await okCount(), 0, `the profile was stored after ${profileAfterMs} ms, the requests left out not yet`)
+      else t.comment(`the machine was too slow to see the profile before the statistics were due (${profileAfterMs} ms)`)
+      while (await okCount() < 30) await sleep(50)
+      t.ok(Date.now() - firstAt >= delayMs, 'counted once due, not before')
+      t.equal(await okCount(), 30, 'every request counted, without a flush')
+    })
+
     t.test('the keep header forces a request only with the secret, which is never stored', async t => {
       const env = await engine.fresh(t)
       // No draw keeps anything: only the rules do.

@@ -17,6 +17,12 @@ export interface StoreOptions {
   maxBatchBytes: number
   /** Otherwise hand it over this long after the first queued profile. */
   flushDelayMs: number
+  /**
+   * Requests recorded for the statistics only ride with a batch once the first of them has waited
+   * this long (or 10,000 wait, or on flush): fewer, larger updates of the rollups. A crash loses at
+   * most this long of their counts (profiles: at most `flushDelayMs`).
+   */
+  statisticsDelayMs: number
   /** While the store cannot be written, its oldest batch is retried this often (and the read connection reopened). */
   retryDelayMs: number
   /**
@@ -32,6 +38,7 @@ export const DEFAULT_STORE_OPTIONS: StoreOptions = {
   batchSize: 500,
   maxBatchBytes: 4 * 1024 * 1024,
   flushDelayMs: 50,
+  statisticsDelayMs: 1000,
   retryDelayMs: 1000,
   maxStatistics: 100_000
 }
@@ -79,6 +86,8 @@ export class ProfileQueue {
   private timerDueAt = 0
   /** Requests recorded for the statistics only, oldest first: they ride with the next batch. */
   private statistics: StatisticsOnly[] = []
+  /** When the oldest of `statistics` was queued (Date.now()); null while none waits. */
+  private statisticsSince: number | null = null
   private statisticsInFlight = 0
   private statisticsPushed = 0
   /** Statistics-only requests counted or set aside, in the order they were pushed. */
@@ -138,6 +147,7 @@ export class ProfileQueue {
       this.events.onStatisticsDrop(1, `${this.health.failing ? 'the store is failing' : 'the writer is behind'} and ${this.options.maxStatistics} requests wait to be counted`)
       return false
     }
+    if (this.statistics.length === 0) this.statisticsSince = Date.now()
     this.statistics.push(request)
     this.statisticsPushed++
     this.scheduleNext()
@@ -161,7 +171,7 @@ export class ProfileQueue {
       const profilesDone = oldest === undefined || oldest.seq > last
       if ((profilesDone && this.statisticsSettled >= lastStatistics) || (tried && this.health.failing)) return
       tried = true
-      this.handOver()
+      this.handOver(true)
     }
   }
 
@@ -173,6 +183,7 @@ export class ProfileQueue {
     this.queue = []
     this.queuedBytes = 0
     this.statistics = []
+    this.statisticsSince = null
     this.retryStamp = null
     return { profiles: left, statistics }
   }
@@ -191,11 +202,17 @@ export class ProfileQueue {
     return { batch, bytes }
   }
 
-  private handOver (): void {
+  /** Hands the next batch over; the statistics-only requests go with it when due (always with `flush`). */
+  private handOver (flush: boolean): void {
     this.cancelTimer()
-    if (this.current !== null || (this.queue.length === 0 && this.statistics.length === 0)) return
+    if (this.current !== null) return
+    const withStatistics = this.statistics.length > 0 && (flush || this.statisticsDue())
+    if (this.queue.length === 0 && !withStatistics) {
+      this.scheduleNext()
+      return
+    }
     const { batch, bytes } = this.takeBatch()
-    const { statistics, stamp } = this.takeStatistics()
+    const { statistics, stamp } = withStatistics ? this.takeStatistics() : { statistics: [], stamp: undefined }
     this.inFlight = batch.length
     this.inFlightBytes = bytes
     this.statisticsInFlight = statistics.length
@@ -208,6 +225,7 @@ export class ProfileQueue {
       // Counted (or set aside) unless the answer is an error that did not settle them: then tried
       // again, first, as they were and with their stamp (the first attempt may have been committed).
       if (answer.error !== undefined && answer.statisticsSettled !== true) {
+        if (this.statistics.length === 0) this.statisticsSince = Date.now()
         this.statistics = statistics.concat(this.statistics)
         if (stamp !== undefined) this.retryStamp = { seq: stamp.seq, count: statistics.length }
       } else {
@@ -245,6 +263,8 @@ export class ProfileQueue {
     const retry = this.retryStamp
     this.retryStamp = null
     const statistics = this.statistics.splice(0, retry?.count ?? STATISTICS_PER_BATCH)
+    // What is left (past the batch's 10,000) is handed over next, at once (scheduleNext).
+    if (this.statistics.length === 0) this.statisticsSince = null
     if (statistics.length === 0) return { statistics }
     const seq = retry?.seq ?? ++this.stampSeq
     // One hand-over at a time is with the writer, and every earlier one was answered as settled:
@@ -252,12 +272,23 @@ export class ProfileQueue {
     return { statistics, stamp: { source: this.source, seq, lowestOutstanding: seq } }
   }
 
-  /** The next hand-over: a retry while failing, at once for a full batch, else after the flush delay. */
+  /** Whether the statistics-only requests go with the next hand-over: a retry of theirs, 10,000 of them, or the oldest waited long enough. */
+  private statisticsDue (): boolean {
+    return this.retryStamp !== null || this.statistics.length >= STATISTICS_PER_BATCH ||
+      (this.statisticsSince !== null && Date.now() - this.statisticsSince >= this.options.statisticsDelayMs)
+  }
+
+  /**
+   * The next hand-over: a retry while failing, at once for a full batch, after the flush delay for
+   * profiles, and when they are due for statistics-only requests alone.
+   */
   private scheduleNext (): void {
     if ((this.queue.length === 0 && this.statistics.length === 0) || this.current !== null) return
     if (this.health.failing) this.schedule(this.options.retryDelayMs)
     else if (this.queue.length >= this.options.batchSize || this.queuedBytes >= this.options.maxBatchBytes || this.statistics.length >= STATISTICS_PER_BATCH) this.schedule(0)
-    else this.schedule(this.options.flushDelayMs)
+    else if (this.queue.length > 0) this.schedule(this.options.flushDelayMs)
+    else if (this.statisticsDue()) this.schedule(0)
+    else this.schedule((this.statisticsSince ?? Date.now()) + this.options.statisticsDelayMs - Date.now())
   }
 
   /** Hands over in `delayMs`, unless a hand-over is due by then already. */
@@ -266,7 +297,7 @@ export class ProfileQueue {
     if (this.timer !== null && this.timerDueAt <= dueAt) return
     this.cancelTimer()
     this.timerDueAt = dueAt
-    this.timer = setTimeout(() => this.handOver(), delayMs)
+    this.timer = setTimeout(() => { this.handOver(false) }, delayMs)
     this.timer.unref()
   }
 

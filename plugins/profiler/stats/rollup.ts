@@ -64,7 +64,8 @@ export function countedRequest (profile: Pick<ProfileRecord, 'id' | 'method' | '
 
 /** A request recorded for the statistics only, by `deployment`, as the rollups count it. */
 export function countedStatisticsOnly (request: StatisticsOnly, deployment: string): CountedRequest {
-  return { ...request, deployment, kept: false }
+  // Written out, not spread: the writer makes one for every request the sample left out.
+  return { startMs: request.startMs, method: request.method, route: request.route, statusCode: request.statusCode, durationMs: request.durationMs, deployment, kept: false }
 }
 
 /**
@@ -86,41 +87,35 @@ export function expiredRollups (nowMs: number, statsMaxAgeMs: number): Array<{ s
 
 export const emptyValues = (): RollupValues => ({ count: 0, kept: 0, classes: [0, 0, 0, 0, 0], sumMs: 0, maxMs: 0, histogram: new Map() })
 
-function keyOf (profile: CountedRequest, spanMs: number): RollupKey {
-  const matched = profile.route !== null
-  return {
-    spanMs,
-    startMs: Math.floor(profile.startMs / spanMs) * spanMs,
-    deployment: profile.deployment,
-    method: matched ? profile.method : '',
-    route: profile.route ?? '',
-    status: matched ? 0 : profile.statusCode
-  }
-}
-
-// A string key per row, without a JSON.stringify per profile: the numbers and the method (an HTTP
-// token) hold no newline, the deployment's length says where it ends, and the route comes last.
-const keyText = (key: RollupKey): string => `${key.spanMs}\n${key.startMs}\n${key.status}\n${key.method}\n${key.deployment.length}:${key.deployment}${key.route}`
-
-/** The rows a batch of requests touches, each with what the batch adds to it. */
+/**
+ * The rows a batch of requests touches, each with what the batch adds to it. Each row has a string
+ * key, built without a JSON.stringify or a key object per request: the numbers and the method (an
+ * HTTP token) hold no newline, the deployment's length says where it ends, and the route comes last.
+ */
 export function rollupDeltas (profiles: Iterable<CountedRequest>): RollupRow[] {
   const rows = new Map<string, RollupRow>()
   for (const profile of profiles) {
+    const matched = profile.route !== null
+    const method = matched ? profile.method : ''
+    const route = profile.route ?? ''
+    const status = matched ? 0 : profile.statusCode
+    const { deployment, durationMs } = profile
+    const keyEnd = `\n${status}\n${method}\n${deployment.length}:${deployment}${route}`
+    const statusClass = Math.floor(profile.statusCode / 100) - 1
+    const bucket = bucketOf(durationMs)
     for (const spanMs of SPANS) {
-      const key = keyOf(profile, spanMs)
-      const text = keyText(key)
+      const startMs = Math.floor(profile.startMs / spanMs) * spanMs
+      const text = `${spanMs}\n${startMs}${keyEnd}`
       let row = rows.get(text)
       if (row === undefined) {
-        row = { ...key, ...emptyValues() }
+        row = { spanMs, startMs, deployment, method, route, status, ...emptyValues() }
         rows.set(text, row)
       }
       row.count++
       if (profile.kept) row.kept++
-      const statusClass = Math.floor(profile.statusCode / 100) - 1
       if (statusClass >= 0 && statusClass < 5) row.classes[statusClass as 0 | 1 | 2 | 3 | 4]++
-      row.sumMs += profile.durationMs
-      row.maxMs = Math.max(row.maxMs, profile.durationMs)
-      const bucket = bucketOf(profile.durationMs)
+      row.sumMs += durationMs
+      row.maxMs = Math.max(row.maxMs, durationMs)
       row.histogram.set(bucket, (row.histogram.get(bucket) ?? 0) + 1)
     }
   }
