@@ -37,6 +37,20 @@ t.test('every answered request is recorded, whatever its status, with debug-toke
   t.type(notFound?.durationMs, 'number')
 })
 
+t.test('a profile opened as soon as its answer came (still queued) is found, on the page, its JSON twin and a panel; an unknown token still 404s', async t => {
+  // A flush delay far longer than the test: the profile is still queued when its page is asked for.
+  const app = await buildTestApp(t, {}, undefined, { profiler: { store: { flushDelayMs: 600_000 } } })
+  const token = (await app.inject({ method: 'POST', url: '/monitor/MonitorPooling' })).headers['x-debug-token'] as string
+  t.equal(app.profileStore.queuedBytes > 0, true, 'the profile is still queued')
+  const page = await app.inject({ url: `/_profiler/${token}` })
+  t.equal(page.statusCode, 200, 'the page')
+  t.match(page.body, token)
+  const json = await app.inject({ url: `/_profiler/${token}?panel=db`, headers: { accept: 'application/json' } })
+  t.equal(json.statusCode, 200, 'the JSON twin')
+  t.equal(JSON.parse(json.body).token, token)
+  t.equal((await app.inject({ url: '/_profiler/abcdef' })).statusCode, 404, 'a token never issued')
+})
+
 t.test("the profiler's own pages are not recorded, except when they answer an error", async t => {
   const app = await buildTestApp(t)
   const first = await app.inject({ method: 'POST', url: '/monitor/MonitorPooling' })

@@ -159,7 +159,15 @@ export class ProfileStore {
     return await this.reader.use(async reader => reader.searchHar === undefined ? null : await reader.searchHar(filters, version))
   }
 
+  /**
+   * The profile of a token. One still queued (its X-Debug-Token-Link opened as soon as the answer
+   * came) is written first: only a token reserved here can be queued, so an unknown token never
+   * costs a flush, and neither does any token while the store is failing.
+   */
   async find (token: string): Promise<StoredProfile | undefined> {
+    const found = await this.reader.use(reader => reader.find(token))
+    if (found !== undefined || !this.reservations.isTaken(token) || this.health.failing) return found
+    await this.flush()
     return await this.reader.use(reader => reader.find(token))
   }
 
