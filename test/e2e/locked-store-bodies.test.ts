@@ -76,7 +76,8 @@ for (const { heap, shape } of RUNS) {
     const server = await startServer(t, {
       DATABASE_PATH: join(dir, 'app.sqlite'),
       PROFILER_DATABASE_PATH: profilerPath,
-      ...(heap === undefined ? {} : { NODE_OPTIONS: `--max-old-space-size=${heap}` })
+      // NODE_OPTIONS set (empty for V8's default heap) replaces npm start's heap bound (startServer).
+      NODE_OPTIONS: heap === undefined ? '' : `--max-old-space-size=${heap}`
     })
     let maxRss = rssOf(server.pid)
     const sampling = setInterval(() => { maxRss = Math.max(maxRss, rssOf(server.pid)) }, 20)

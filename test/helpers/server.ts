@@ -5,6 +5,7 @@ import type { Test } from 'tap'
 import { packageRoot } from '../../paths.js'
 import { freshDir } from './dirs.js'
 import { nodeArgs } from './run.js'
+import { START_NODE_OPTIONS } from './start-options.js'
 
 export interface RunningServer {
   /** http://127.0.0.1:<port> */
@@ -18,13 +19,15 @@ export interface RunningServer {
 }
 
 /**
- * Starts dist/server.js on a free port with its databases in a new folder of the test's own; killed when
- * the test ends. The port is read from the "Server listening" log line, so LOG_LEVEL stays info.
+ * Starts dist/server.js, with `npm start`'s node options, on a free port with its databases in a new
+ * folder of the test's own; killed when the test ends. The port is read from the "Server listening" log line, so LOG_LEVEL stays info.
  */
 export async function startServer (t: Test, env: Record<string, string> = {}): Promise<RunningServer> {
   if (env.LOG_LEVEL !== undefined) throw new Error('startServer reads the port from the info log: do not set LOG_LEVEL')
   const dir = freshDir(t, 'server-')
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [...nodeArgs, join(packageRoot, 'dist', 'server.js')], {
+  // As `npm start` runs it, unless the test chooses the heap itself (NODE_OPTIONS).
+  const options = env.NODE_OPTIONS === undefined ? START_NODE_OPTIONS : []
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [...nodeArgs, ...options, join(packageRoot, 'dist', 'server.js')], {
     env: {
       PATH: process.env.PATH ?? '',
       PORT: '0',

@@ -11,6 +11,7 @@ import { packageRoot } from '../../../paths.js'
 import { postgresStoredTokens, storedTokens } from '../stored-tokens.js'
 import { rssOf } from '../process-memory.js'
 import { startThrowawayCluster, postgresBinDir, type ThrowawayCluster } from '../throwaway-cluster.js'
+import { START_NODE_OPTIONS } from '../start-options.js'
 
 export interface SoakOptions {
   engine: 'sqlite' | 'postgres'
@@ -123,7 +124,7 @@ async function soak (options: SoakOptions, cleanups: Cleanup[]): Promise<SoakRes
     profilerUrl = await passwordRole(cluster, pgDir)
   }
 
-  const child = spawn(process.execPath, [join(packageRoot, 'dist', 'server.js')], {
+  const child = spawn(process.execPath, [...START_NODE_OPTIONS, join(packageRoot, 'dist', 'server.js')], {
     env: {
       PATH: process.env.PATH ?? '',
       PORT: '0',
