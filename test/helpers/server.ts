@@ -20,7 +20,8 @@ export interface RunningServer {
 
 /**
  * Starts dist/server.js, with `npm start`'s node options, on a free port with its databases in a new
- * folder of the test's own; killed when the test ends. The port is read from the "Server listening" log line, so LOG_LEVEL stays info.
+ * folder of the test's own; killed when the test ends. The port is read from the "Server listening"
+ * log line, so LOG_LEVEL stays info.
  */
 export async function startServer (t: Test, env: Record<string, string> = {}): Promise<RunningServer> {
   if (env.LOG_LEVEL !== undefined) throw new Error('startServer reads the port from the info log: do not set LOG_LEVEL')
