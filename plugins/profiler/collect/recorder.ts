@@ -97,11 +97,12 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
   // Made when the request's logger is made (log-capture.ts), before any hook: a request left out
   // pays neither for capturing its log lines nor for timing its hooks. A request an operator asks
   // for is drawn: captured in full, its hook runs timed.
-  app.decorate('profilerDraw', (raw: IncomingMessage) => draw() || forced(raw.headers))
+  const drawRequest = (raw: IncomingMessage): boolean => draw() || forced(raw.headers)
+  app.decorate('profilerDraw', drawRequest)
   // Read back through a getter (drawn here when the logger made none, as without log capture).
   app.decorateRequest('profilerSampled', {
     getter (this: FastifyRequest): boolean {
-      if (this.profilerDrawn === null) this.profilerDrawn = requestLogs(this.log)?.drawn ?? (draw() || forced(this.headers))
+      if (this.profilerDrawn === null) this.profilerDrawn = requestLogs(this.log)?.drawn ?? drawRequest(this.raw)
       return this.profilerDrawn
     }
   })
@@ -113,9 +114,10 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
     // request.advisors), offsets from the request's start (reply.elapsedTime is on performance.now()'s
     // clock): the same start as the hook runs' when they are timed, so that the timeline's statements
     // and hook bars agree to the microsecond (two readings of the start differ by a few).
-    const hooksOrigin = request.profilerHookTimes?.originMs ?? Number.NaN
-    const origin = Number.isNaN(hooksOrigin) ? performance.now() - elapsed : hooksOrigin
-    if (request.routeOptions.config.profile !== false) request.databaseStatements = new StatementLog(origin)
+    if (request.routeOptions.config.profile !== false) {
+      const hooksOrigin = request.profilerHookTimes?.originMs ?? Number.NaN
+      request.databaseStatements = new StatementLog(Number.isNaN(hooksOrigin) ? performance.now() - elapsed : hooksOrigin)
+    }
     done()
   })
 
