@@ -60,9 +60,11 @@ type Hook = (this: unknown, ...args: unknown[]) => unknown
 /** Wrappers made by timed(): a hook is wrapped once, however often a route's options are looked at. */
 const wrappers = new WeakSet<Hook>()
 
-/** The request's hook runs; null once the sample left it out (recorder.ts): its runs are not timed. */
+/** The request's hook runs, made at its first timed run; null when the sample left it out (recorder.ts): its runs are not timed. */
 function timesOf (request: FastifyRequest, reply: unknown): HookTimes | null {
-  if (request.profilerSampled === false) return null
+  // The draw, once made, is a plain field: the getter (which makes it) is called at the first run only.
+  const drawn = request.profilerDrawn
+  if (drawn === false || (drawn === null && !request.profilerSampled)) return null
   if (request.profilerHookTimes !== null) return request.profilerHookTimes
   const elapsed = (reply as Partial<FastifyReply> | undefined)?.elapsedTime
   request.profilerHookTimes = {
@@ -118,20 +120,39 @@ function timedRun (fn: Hook, self: unknown, args: unknown[], times: HookTimes, s
 }
 
 /**
+ * How many arguments Fastify passes to each kind of hook: the request, the reply (not to
+ * onRequestAbort), the payload or error (preParsing, preSerialization, onSend, onError), and done.
+ */
+const ARITY: Readonly<Record<string, 2 | 3 | 4>> = {
+  handler: 2,
+  onRequestAbort: 2,
+  onRequest: 3,
+  preValidation: 3,
+  preHandler: 3,
+  onResponse: 3,
+  onTimeout: 3,
+  preParsing: 4,
+  preSerialization: 4,
+  onSend: 4,
+  onError: 4
+}
+
+/**
  * The hook, timed on each run of a request the sample drew; the same length as the hook, and the
  * same kind (async or not) to Fastify's checks of its signature at registration.
  */
 function timed (fn: Hook, site: HookSite): Hook {
   if (wrappers.has(fn)) return fn
   const isAsync = fn.constructor.name === 'AsyncFunction'
+  const arity = ARITY[site.hook] ?? 4
   // A plain function even for an async hook: Fastify takes whatever a hook returns with a `then` as
-  // its end, and an async wrapper would add a promise, and a turn, to every run, timed or not.
-  const wrapper = function timedHook (this: unknown): unknown {
-    // `arguments` as it is: no array is made for a run that is not timed.
-    const args = arguments as unknown as unknown[]
-    const times = timesOf(args[0] as FastifyRequest, args[1])
-    if (times === null) return fn.apply(this, args)
-    return timedRun(fn, this, Array.prototype.slice.call(args), times, site, isAsync)
+  // its end, and an async wrapper would add a promise, and a turn, to every run, timed or not. Named
+  // parameters, not `arguments`: a run that is not timed (most of them, when sampling) allocates
+  // nothing here and is one call more.
+  const wrapper = function timedHook (this: unknown, a: unknown, b: unknown, c: unknown, d: unknown): unknown {
+    const times = timesOf(a as FastifyRequest, b)
+    if (times === null) return arity === 3 ? fn.call(this, a, b, c) : arity === 4 ? fn.call(this, a, b, c, d) : fn.call(this, a, b)
+    return timedRun(fn, this, arity === 3 ? [a, b, c] : arity === 4 ? [a, b, c, d] : [a, b], times, site, isAsync)
   }
   Object.defineProperty(wrapper, 'length', { value: fn.length })
   Object.defineProperty(wrapper, 'name', { value: fn.name })
