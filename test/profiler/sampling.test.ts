@@ -68,10 +68,12 @@ for (const engine of engines) {
     t.test('a 1% sample keeps every 500, exception, slow and forced request; the statistics count every request', async t => {
       const app = await sampledApp(t, await engine.fresh(t), onePercent())
       const tokens: Record<string, number> = {}
+      const answeredWithToken = new Set<string>()
       const send = async (url: string, headers: Record<string, string> = {}): Promise<void> => {
         const res = await app.inject({ url, headers })
         const token = res.headers['x-debug-token']
         if (token === undefined) t.equal(res.headers['x-debug-token-link'], undefined, `${url}: a response not kept carries no token link either`)
+        else answeredWithToken.add(String(token))
         tokens[url] = (tokens[url] ?? 0) + (token === undefined ? 0 : 1)
       }
       for (let i = 0; i < 300; i++) await send('/t/ok')
@@ -93,10 +95,15 @@ for (const engine of engines) {
       t.equal(of('/t/fail'), 20, 'every 500 stored')
       t.equal(of('/t/slow'), 5, 'every slow request stored')
       t.equal(of('/t/ok?forced'), 4, 'every forced request stored')
-      t.equal(of('/t/ok'), tokens['/t/ok'], 'the sampled ones stored, and no other')
+      // Stored without a token: only a request the slow rule kept after its answer had gone (a
+      // loaded machine can make a plain one slow in the sending).
+      const okStored = listed.filter(p => new URL(p.url).pathname + new URL(p.url).search === '/t/ok')
+      const keptLate = okStored.filter(p => !answeredWithToken.has(p.token))
+      t.equal(okStored.length - keptLate.length, tokens['/t/ok'], 'the sampled ones stored')
+      t.ok(keptLate.every(p => p.durationMs > SLOW_MS), `and no other but slow ones (${keptLate.map(p => p.durationMs).join(', ')} ms)`)
 
       const lines = (await statsJson(app)).routes
-      t.match(lines.find(r => r.route === '/t/ok'), { method: 'GET', count: 304, kept: (tokens['/t/ok'] ?? 0) + 4, statusClasses: { '2xx': 304 } }, 'every request counted, the kept ones apart')
+      t.match(lines.find(r => r.route === '/t/ok'), { method: 'GET', count: 304, kept: okStored.length + 4, statusClasses: { '2xx': 304 } }, 'every request counted, the kept ones apart')
       t.match(lines.find(r => r.route === '/t/fail'), { count: 20, kept: 20, statusClasses: { '5xx': 20 } })
       const slow = lines.find(r => r.route === '/t/slow')
       t.match(slow, { count: 5, kept: 5 })

@@ -76,9 +76,8 @@ function timesOf (request: FastifyRequest, reply: unknown): HookTimes | null {
   return request.profilerHookTimes
 }
 
-/** Records a run's start; its index in `times`, or -1 past the cap or when not timed. */
-function begin (times: HookTimes | null, site: HookSite): number {
-  if (times === null) return -1
+/** Records a run's start; its index in `times`, or -1 past the cap. */
+function begin (times: HookTimes, site: HookSite): number {
   if (times.sites.length >= MAX_HOOK_RUNS) {
     times.omitted++
     return -1
@@ -87,29 +86,40 @@ function begin (times: HookTimes | null, site: HookSite): number {
   return times.times.push(performance.now(), Number.NaN) - 1
 }
 
-function finish (times: HookTimes | null, at: number): void {
-  if (times !== null && at >= 0 && Number.isNaN(times.times[at])) times.times[at] = performance.now()
+function finish (times: HookTimes, at: number): void {
+  if (at >= 0 && Number.isNaN(times.times[at])) times.times[at] = performance.now()
 }
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function'
 
+/** Calls a hook with the arguments Fastify gave it (`arity` of a, b, c, d). */
+function callHook (fn: Hook, self: unknown, arity: number, a: unknown, b: unknown, c: unknown, d: unknown): unknown {
+  return arity === 3 ? fn.call(self, a, b, c) : arity === 4 ? fn.call(self, a, b, c, d) : fn.call(self, a, b)
+}
+
+/** Fastify's `done` for a timed run: the run ends when it is called, whatever it is given (an error, a new payload). */
+function timedDone (done: Hook, times: HookTimes, at: number): Hook {
+  return function timedDone (this: unknown, err?: unknown, value?: unknown) {
+    finish(times, at)
+    // Fastify's done takes at most an error and a value, and reads an absent one as undefined.
+    return done.call(this, err, value)
+  }
+}
+
 /** One timed run of a hook: its start now, its end when it calls done, settles its promise or throws. */
-function timedRun (fn: Hook, self: unknown, args: unknown[], times: HookTimes, site: HookSite, isAsync: boolean): unknown {
+function timedRun (fn: Hook, self: unknown, arity: number, a: unknown, b: unknown, c: unknown, d: unknown, times: HookTimes, site: HookSite, isAsync: boolean): unknown {
   const at = begin(times, site)
-  if (at < 0) return fn.apply(self, args)
-  // Fastify passes its `done` last to every lifecycle hook; an async one ends with its promise.
-  const last = args.length - 1
-  const done = args[last]
-  if (!isAsync && typeof done === 'function') {
-    args[last] = function timedDone (this: unknown, ...doneArgs: unknown[]) {
-      finish(times, at)
-      return (done as Hook).apply(this, doneArgs)
-    }
+  if (at < 0) return callHook(fn, self, arity, a, b, c, d)
+  // Fastify passes its `done` last to every lifecycle hook (not to the handler); an async hook ends with its promise.
+  if (!isAsync) {
+    if (arity === 3 && typeof c === 'function') c = timedDone(c as Hook, times, at)
+    else if (arity === 4 && typeof d === 'function') d = timedDone(d as Hook, times, at)
+    else if (arity === 2 && typeof b === 'function') b = timedDone(b as Hook, times, at)
   }
   let result: unknown
   try {
-    result = fn.apply(self, args)
+    result = callHook(fn, self, arity, a, b, c, d)
   } catch (err) {
     finish(times, at)
     throw err
@@ -151,8 +161,8 @@ function timed (fn: Hook, site: HookSite): Hook {
   // nothing here and is one call more.
   const wrapper = function timedHook (this: unknown, a: unknown, b: unknown, c: unknown, d: unknown): unknown {
     const times = timesOf(a as FastifyRequest, b)
-    if (times === null) return arity === 3 ? fn.call(this, a, b, c) : arity === 4 ? fn.call(this, a, b, c, d) : fn.call(this, a, b)
-    return timedRun(fn, this, arity === 3 ? [a, b, c] : arity === 4 ? [a, b, c, d] : [a, b], times, site, isAsync)
+    if (times === null) return callHook(fn, this, arity, a, b, c, d)
+    return timedRun(fn, this, arity, a, b, c, d, times, site, isAsync)
   }
   Object.defineProperty(wrapper, 'length', { value: fn.length })
   Object.defineProperty(wrapper, 'name', { value: fn.name })
