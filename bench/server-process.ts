@@ -3,6 +3,7 @@ import { closeSync, openSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { packageRoot } from '../paths.js'
+import { START_NODE_OPTIONS } from '../test/helpers/start-options.js'
 
 export interface BenchServer { url: string, pid: number, rssBytes: () => number, stop: () => Promise<void> }
 
@@ -40,12 +41,15 @@ export interface BenchServerOptions {
   root?: string
 }
 
-/** Starts dist/server.js (the build under test, or the one in `options.root`) on a free loopback port, quiet unless LOG_LEVEL says otherwise. */
+/**
+ * Starts dist/server.js (the build under test, or the one in `options.root`) on a free loopback port,
+ * quiet unless LOG_LEVEL says otherwise, with `npm start`'s node options (the heap bound): measured as it is run.
+ */
 export async function startBenchServer (env: Record<string, string>, options: BenchServerOptions = {}): Promise<BenchServer> {
   const port = await freePort()
   const log = options.logFile === undefined ? 'ignore' : openSync(options.logFile, 'a')
   const root = options.root ?? packageRoot
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), join(root, 'dist', 'server.js')], {
+  const child = spawn(process.execPath, [...START_NODE_OPTIONS, ...(options.nodeArgs ?? []), join(root, 'dist', 'server.js')], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'development', LOG_LEVEL: 'warn', PORT: String(port), ...env },
     stdio: ['ignore', log, 'inherit']
