@@ -9,6 +9,7 @@ import { buildTestApp } from '../helpers/app.js'
 import { queryOn } from '../helpers/postgres.js'
 import { basicAuth, listProfiles, profileJson, statsJson } from '../helpers/profiler.js'
 import { storeEngines } from '../helpers/store-engines.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 const engines = storeEngines(t)
 const SECRET = 'sampling-secret-0123456789'
@@ -134,6 +135,18 @@ for (const engine of engines) {
       while (await okCount() < 30) await sleep(50)
       t.ok(Date.now() - firstAt >= delayMs, 'counted once due, not before')
       t.equal(await okCount(), 30, 'every request counted, without a flush')
+    })
+
+    t.test('10,000 requests left out are handed over at once, whatever the delay; the rest after them, none twice', async t => {
+      // A delay no test waits for: only the count can have them handed over.
+      const app = await buildTestApp(t, { ...await engine.fresh(t), PROFILER_SAMPLE: '0' }, testRoutes, { profiler: { store: { statisticsDelayMs: 600_000 } } })
+      const sent = 10_005
+      for (let i = 0; i < sent; i += 50) await Promise.all(Array.from({ length: Math.min(50, sent - i) }, async () => await app.inject({ url: '/t/ok' })))
+      const okCount = async (): Promise<number> => (await app.profileStore.routeStats(Date.now(), 3_600_000)).routes.find(line => line.route === '/t/ok')?.count ?? 0
+      await waitFor(async () => await okCount() >= 10_000, { timeoutMs: 60_000, intervalMs: 50, what: 'the first 10,000 counted' })
+      t.equal(await okCount(), 10_000, 'the first 10,000 counted without a flush, the rest still waiting')
+      await app.profileStore.flush()
+      t.equal(await okCount(), sent, 'the rest counted with the flush, none twice')
     })
 
     t.test('the keep header forces a request only with the secret, which is never stored', async t => {

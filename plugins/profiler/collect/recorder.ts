@@ -153,13 +153,7 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
   /** A request not kept: its route, method, status, duration and start, for the route statistics (the same values a profile gives them). */
   function recordStatisticsOnly (request: FastifyRequest, statusCode: number, totalMs: number): void {
     try {
-      store.enqueueStatistics({
-        startMs: Math.floor(Date.now() - totalMs),
-        method: request.method,
-        route: routeMatched(request) ? request.routeOptions.url ?? null : null,
-        statusCode,
-        durationMs: profileDuration(totalMs)
-      })
+      store.enqueueStatistics(Math.floor(Date.now() - totalMs), request.method, routeMatched(request) ? request.routeOptions.url ?? null : null, statusCode, profileDuration(totalMs))
     } catch (err) {
       store.dropStatistics(`a request could not be counted: ${(err as Error).message}`)
     }

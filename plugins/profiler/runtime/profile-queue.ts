@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import type { StatisticsStamp } from '../engine/contract.js'
 import type { QueuedProfile } from '../profile.js'
-import type { StatisticsOnly } from '../stats/rollup.js'
 import type { StoreHealth } from './health.js'
 import { profileBytes } from './profile-size.js'
+import { batchLength, EMPTY_STATISTICS, PendingStatistics, type StatisticsBatch } from './statistics-columns.js'
 import type { WriterClient } from './writer-client.js'
 
 export interface StoreOptions {
@@ -26,8 +26,8 @@ export interface StoreOptions {
   /** While the store cannot be written, its oldest batch is retried this often (and the read connection reopened). */
   retryDelayMs: number
   /**
-   * Requests recorded for the statistics only, waiting or being written, at most (each a few numbers
-   * and two short strings: about 10 MiB at 100,000); past that new ones are dropped and counted.
+   * Requests recorded for the statistics only, waiting or being written, at most (each five array
+   * slots, statistics-columns.ts: about 4 MiB at 100,000); past that new ones are dropped and counted.
    */
   maxStatistics: number
 }
@@ -84,8 +84,8 @@ export class ProfileQueue {
   private current: Promise<void> | null = null
   private timer: NodeJS.Timeout | null = null
   private timerDueAt = 0
-  /** Requests recorded for the statistics only, oldest first: they ride with the next batch. */
-  private statistics: StatisticsOnly[] = []
+  /** Requests recorded for the statistics only, oldest first: they ride with a batch once due. */
+  private statistics = new PendingStatistics()
   /** When the oldest of `statistics` was queued (Date.now()); null while none waits. */
   private statisticsSince: number | null = null
   private statisticsInFlight = 0
@@ -97,11 +97,11 @@ export class ProfileQueue {
   /** The seq of the last hand-over that carried statistics-only requests. */
   private stampSeq = 0
   /**
-   * The stamp of the hand-over whose statistics-only requests came back unsettled (now the first
-   * `count` of `statistics`): they are handed over again exactly as they were, with the same stamp,
-   * so that the engine knows them if the first attempt was committed after all.
+   * The hand-over of statistics-only requests that came back unsettled, with its stamp: handed over
+   * again, before any newer ones, exactly as it was and with the same stamp, so that the engine
+   * knows it if the first attempt was committed after all.
    */
-  private retryStamp: { seq: number, count: number } | null = null
+  private retry: { seq: number, batch: StatisticsBatch } | null = null
 
   constructor (
     private readonly writer: WriterClient,
@@ -141,16 +141,28 @@ export class ProfileQueue {
     return true
   }
 
+  /** Statistics-only requests waiting: new ones, and a hand-over to try again. */
+  private get statisticsWaiting (): number {
+    return this.statistics.length + (this.retry === null ? 0 : batchLength(this.retry.batch))
+  }
+
   /** Queues a request recorded for the statistics only; never writes, never waits, never throws. */
-  pushStatistics (request: StatisticsOnly): boolean {
-    if (this.statistics.length + this.statisticsInFlight >= this.options.maxStatistics) {
+  pushStatistics (startMs: number, method: string, route: string | null, statusCode: number, durationMs: number): boolean {
+    const waiting = this.statisticsWaiting
+    if (waiting + this.statisticsInFlight >= this.options.maxStatistics) {
       this.events.onStatisticsDrop(1, `${this.health.failing ? 'the store is failing' : 'the writer is behind'} and ${this.options.maxStatistics} requests wait to be counted`)
       return false
     }
-    if (this.statistics.length === 0) this.statisticsSince = Date.now()
-    this.statistics.push(request)
+    this.statistics.push(startMs, method, route, statusCode, durationMs)
     this.statisticsPushed++
-    this.scheduleNext()
+    // Only the first one waiting, and the one that fills a hand-over, move the next hand-over:
+    // the others ride with it (no clock read, no timer, per request).
+    if (waiting === 0) {
+      this.statisticsSince = Date.now()
+      this.scheduleNext()
+    } else if (this.statistics.length === STATISTICS_PER_BATCH) {
+      this.scheduleNext()
+    }
     return true
   }
 
@@ -179,12 +191,11 @@ export class ProfileQueue {
   drain (): { profiles: QueuedProfile[], statistics: number } {
     this.cancelTimer()
     const left = this.queue.map(entry => entry.profile)
-    const statistics = this.statistics.length
+    const statistics = this.statistics.clear() + (this.retry === null ? 0 : batchLength(this.retry.batch))
     this.queue = []
     this.queuedBytes = 0
-    this.statistics = []
     this.statisticsSince = null
-    this.retryStamp = null
+    this.retry = null
     return { profiles: left, statistics }
   }
 
@@ -206,18 +217,19 @@ export class ProfileQueue {
   private handOver (flush: boolean): void {
     this.cancelTimer()
     if (this.current !== null) return
-    const withStatistics = this.statistics.length > 0 && (flush || this.statisticsDue())
+    const withStatistics = this.statisticsWaiting > 0 && (flush || this.statisticsDue())
     if (this.queue.length === 0 && !withStatistics) {
       this.scheduleNext()
       return
     }
     const { batch, bytes } = this.takeBatch()
-    const { statistics, stamp } = withStatistics ? this.takeStatistics() : { statistics: [], stamp: undefined }
+    const { statistics, stamp } = withStatistics ? this.takeStatistics() : { statistics: EMPTY_STATISTICS, stamp: undefined }
+    const statisticsCount = batchLength(statistics)
     this.inFlight = batch.length
     this.inFlightBytes = bytes
-    this.statisticsInFlight = statistics.length
+    this.statisticsInFlight = statisticsCount
     this.inFlightSince = Date.now()
-    this.current = this.writer.request({ type: 'write', batch: batch.map(entry => entry.profile), statisticsOnly: statistics, ...(stamp === undefined ? {} : { stamp }) }).then(async answer => {
+    this.current = this.writer.request({ type: 'write', batch: batch.map(entry => entry.profile), statistics, ...(stamp === undefined ? {} : { stamp }) }).then(async answer => {
       this.inFlight = 0
       this.inFlightBytes = 0
       this.statisticsInFlight = 0
@@ -225,13 +237,14 @@ export class ProfileQueue {
       // Counted (or set aside) unless the answer is an error that did not settle them: then tried
       // again, first, as they were and with their stamp (the first attempt may have been committed).
       if (answer.error !== undefined && answer.statisticsSettled !== true) {
-        if (this.statistics.length === 0) this.statisticsSince = Date.now()
-        this.statistics = statistics.concat(this.statistics)
-        if (stamp !== undefined) this.retryStamp = { seq: stamp.seq, count: statistics.length }
+        if (statisticsCount > 0 && stamp !== undefined) {
+          if (this.statisticsWaiting === 0) this.statisticsSince = Date.now()
+          this.retry = { seq: stamp.seq, batch: statistics }
+        }
       } else {
-        this.statisticsSettled += statistics.length
+        this.statisticsSettled += statisticsCount
       }
-      if (answer.statisticsLost !== undefined) this.events.onStatisticsDrop(statistics.length, answer.statisticsLost)
+      if (answer.statisticsLost !== undefined) this.events.onStatisticsDrop(statisticsCount, answer.statisticsLost)
       if (answer.error !== undefined) {
         // Kept, oldest first, and tried again later, alone: only what the writer proved to be one
         // profile's fault is set aside (below); an error is the store's, whatever its kind.
@@ -259,13 +272,13 @@ export class ProfileQueue {
    * The statistics-only requests of the next hand-over and their stamp: the unsettled ones again
    * with their stamp, else the oldest (up to STATISTICS_PER_BATCH) with the next one.
    */
-  private takeStatistics (): { statistics: StatisticsOnly[], stamp?: StatisticsStamp } {
-    const retry = this.retryStamp
-    this.retryStamp = null
-    const statistics = this.statistics.splice(0, retry?.count ?? STATISTICS_PER_BATCH)
-    // What is left (past the batch's 10,000) is handed over next, at once (scheduleNext).
-    if (this.statistics.length === 0) this.statisticsSince = null
-    if (statistics.length === 0) return { statistics }
+  private takeStatistics (): { statistics: StatisticsBatch, stamp?: StatisticsStamp } {
+    const retry = this.retry
+    this.retry = null
+    const statistics = retry?.batch ?? this.statistics.take(STATISTICS_PER_BATCH)
+    // What is left (past the batch's 10,000, or the new ones behind a retry) is handed over next, at once (scheduleNext).
+    if (this.statisticsWaiting === 0) this.statisticsSince = null
+    if (batchLength(statistics) === 0) return { statistics }
     const seq = retry?.seq ?? ++this.stampSeq
     // One hand-over at a time is with the writer, and every earlier one was answered as settled:
     // this one is the lowest still awaiting an answer.
@@ -274,7 +287,7 @@ export class ProfileQueue {
 
   /** Whether the statistics-only requests go with the next hand-over: a retry of theirs, 10,000 of them, or the oldest waited long enough. */
   private statisticsDue (): boolean {
-    return this.retryStamp !== null || this.statistics.length >= STATISTICS_PER_BATCH ||
+    return this.retry !== null || this.statistics.length >= STATISTICS_PER_BATCH ||
       (this.statisticsSince !== null && Date.now() - this.statisticsSince >= this.options.statisticsDelayMs)
   }
 
@@ -283,7 +296,7 @@ export class ProfileQueue {
    * profiles, and when they are due for statistics-only requests alone.
    */
   private scheduleNext (): void {
-    if ((this.queue.length === 0 && this.statistics.length === 0) || this.current !== null) return
+    if ((this.queue.length === 0 && this.statisticsWaiting === 0) || this.current !== null) return
     if (this.health.failing) this.schedule(this.options.retryDelayMs)
     else if (this.queue.length >= this.options.batchSize || this.queuedBytes >= this.options.maxBatchBytes || this.statistics.length >= STATISTICS_PER_BATCH) this.schedule(0)
     else if (this.queue.length > 0) this.schedule(this.options.flushDelayMs)

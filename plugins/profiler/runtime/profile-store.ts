@@ -1,5 +1,5 @@
 import type { QueuedProfile, ProfileSummary, SearchFilters, StoredProfile } from '../profile.js'
-import type { RouteStats, StatisticsOnly } from '../stats/rollup.js'
+import type { RouteStats } from '../stats/rollup.js'
 import type { PeriodRow, RollupRange } from '../stats/trend.js'
 import type { StoreReader } from '../engine/contract.js'
 import { StoreHealth, type HealthLog, type StoreHealthSnapshot } from './health.js'
@@ -114,8 +114,8 @@ export class ProfileStore {
    * Queues a request not kept as a profile, for the statistics only (no token, no capture): the
    * writer counts it in the rollups. Never writes, never waits, never throws.
    */
-  enqueueStatistics (request: StatisticsOnly): boolean {
-    return this.queue.pushStatistics(request)
+  enqueueStatistics (startMs: number, method: string, route: string | null, statusCode: number, durationMs: number): boolean {
+    return this.queue.pushStatistics(startMs, method, route, statusCode, durationMs)
   }
 
   /** Hands the queued profiles to the writer, batch after batch, and resolves once it has answered for them (one try while the store fails). */

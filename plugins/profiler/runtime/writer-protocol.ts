@@ -3,7 +3,7 @@ import type { RedactionRules } from '../../../lib/redact.js'
 import type { ProcessFacts } from '../collect/process-panels.js'
 import type { QueuedProfile } from '../profile.js'
 import type { RetentionLimits, StatisticsStamp, StoreTarget } from '../engine/contract.js'
-import type { StatisticsOnly } from '../stats/rollup.js'
+import type { StatisticsBatch } from './statistics-columns.js'
 
 export interface WriterSettings {
   target: StoreTarget
@@ -22,7 +22,7 @@ export type WriterRequest =
    * A batch of profiles, and requests recorded for the statistics only (not kept as profiles), with
    * the stamp that has them counted once (present when there are any; kept when the batch is retried).
    */
-  | { id: number, type: 'write', batch: QueuedProfile[], statisticsOnly: StatisticsOnly[], stamp?: StatisticsStamp }
+  | { id: number, type: 'write', batch: QueuedProfile[], statistics: StatisticsBatch, stamp?: StatisticsStamp }
   | { id: number, type: 'prune', now: number }
   | { id: number, type: 'close' }
 

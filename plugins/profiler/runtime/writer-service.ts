@@ -10,6 +10,7 @@ import type { ProcessPanels, ProfileRecord, QueuedProfile } from '../profile.js'
 import type { StoreWriter } from '../engine/contract.js'
 import type { WriterMessage, WriterRequest, WriterSettings } from './writer-protocol.js'
 import { isOpenFault, openStoreWriter } from '../engine/open-writer.js'
+import { statisticsOf } from './statistics-columns.js'
 import { writeBatch, type SetAside } from './write-batch.js'
 
 /** Takes one request; the promise resolves once it has been answered (it never rejects: failures are answers). */
@@ -68,7 +69,7 @@ export function startWriterService (settings: WriterSettings, send: (message: Wr
         case 'write': {
           const writer = await openStore()
           const unshaped: SetAside[] = []
-          const outcome = await writeBatch(writer, shapeBatch(request.batch, unshaped), request.statisticsOnly, request.stamp)
+          const outcome = await writeBatch(writer, shapeBatch(request.batch, unshaped), statisticsOf(request.statistics), request.stamp)
           const settled = { count: writer.count, written: outcome.written, rejected: outcome.rejected, unshaped: [...unshaped, ...outcome.setAside], statisticsLost: outcome.statisticsLost }
           if (outcome.ok) send({ type: 'done', id: request.id, ...settled })
           else send({ type: 'done', id: request.id, ...settled, error: (outcome.error as Error).message, fault: writer.isFault(outcome.error), retry: outcome.retry, statisticsSettled: outcome.statisticsSettled })
