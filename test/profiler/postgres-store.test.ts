@@ -203,4 +203,47 @@ if (needsPostgres(t)) {
     const keysLeft = await queryOn(url, 'SELECT (SELECT count(*) FROM profile_urls)::int AS urls, (SELECT count(*) FROM profile_ips)::int AS ips')
     t.same(keysLeft, [{ urls: 0, ips: 0 }], 'the distinct URLs and IPs of pruned profiles are swept too')
   })
+
+  t.test('a sweep by another instance while a writer names an expired URL and IP again keeps both: the new profile is still found by its URL and its IP', async t => {
+    const url = await freshDatabase()
+    // One partition for both profiles: dropping one would wait for the writer's transaction.
+    const settings = { profiler: { target: { engine: 'postgres' as const, url, partitionMs: 10 * 86_400_000 } } }
+    const a = await buildLoggedApp(t, { PROFILER_DATABASE_URL: url, PROFILER_DEPLOYMENT: 'A', PROFILER_MAX_AGE: '60s' }, settings)
+    const b = await buildLoggedApp(t, { PROFILER_DATABASE_URL: url, PROFILER_DEPLOYMENT: 'B', PROFILER_MAX_AGE: '60s' }, settings)
+    const target = '/monitor/MonitorPooling?sweep=race'
+    const poll = async (): Promise<void> => {
+      const res = await a.app.inject({ method: 'POST', url: target, headers: { 'content-type': 'application/json' }, payload: '{}' })
+      t.equal(res.statusCode, 200)
+    }
+    await poll()
+    await a.app.profileStore.flush()
+    const [old] = await listProfiles(a.app)
+    if (old === undefined) throw new Error('the first profile was not stored')
+    // Seen from cutMs + 60 s, the first profile has expired and the second, started after cutMs, has not.
+    const cutMs = Date.parse(old.time) + 1
+    const waitingOn = (statement: string) => async (): Promise<boolean> =>
+      (await queryOn(url, `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '${statement}%'`))[0]?.n === 1
+    // The writer's transaction is held after it named the URL again (its last statement names the IP).
+    const locker = new pg.Client({ connectionString: url })
+    await locker.connect()
+    t.teardown(async () => { await locker.end() })
+    await locker.query('BEGIN')
+    await locker.query('SELECT 1 FROM profile_ips WHERE ip = $1 FOR UPDATE', [old.ip])
+    await untilClock(cutMs + 1)
+    await poll()
+    const written = a.app.profileStore.flush()
+    await waitFor(waitingOn('INSERT INTO profile_ips'), { ...RECOVERY, what: 'the writer waiting, the URL named again' })
+    // Meanwhile the other instance prunes: its sweep reaches the URL the writer holds, and waits.
+    const pruned = b.app.profileStore.prune(cutMs + 60_000)
+    await waitFor(waitingOn('DELETE FROM profile_urls'), { ...RECOVERY, what: 'the sweep waiting for the URL' })
+    await locker.query('ROLLBACK')
+    await Promise.all([written, pruned])
+
+    const listed = await listProfiles(a.app)
+    t.equal(listed.length, 1, 'the expired profile is pruned, the new one kept')
+    const [kept] = listed
+    t.not(kept?.token, old.token)
+    t.same((await listProfiles(a.app, 'url=sweep%3Drace')).map(p => p.token), [kept?.token], 'found by its URL')
+    t.same((await listProfiles(a.app, `ip=${encodeURIComponent(old.ip)}`)).map(p => p.token), [kept?.token], 'found by its IP')
+  })
 }

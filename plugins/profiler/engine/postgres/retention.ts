@@ -265,8 +265,12 @@ export class PostgresRetention extends Retention {
   private async sweepTokens (client: pg.PoolClient): Promise<boolean> {
     let swept = 0
     for (const [table, key, newest] of [['profile_tokens', 'token', 'profile_id'], ['profile_urls', 'hash', 'last_id'], ['profile_ips', 'ip', 'last_id']]) {
+      // The condition again on the row itself: a writer (of this instance or another) may name the
+      // row again meanwhile, under its lock; this DELETE waits for it and re-reads the row's newest
+      // id, where the list of keys alone would delete the row that now names a stored profile.
       const { rowCount } = await client.query(`DELETE FROM ${table} WHERE ${key} IN (
-        SELECT ${key} FROM ${table} WHERE ${newest} < (SELECT horizon FROM profile_horizon) LIMIT ${TOKEN_SWEEP})`)
+        SELECT ${key} FROM ${table} WHERE ${newest} < (SELECT horizon FROM profile_horizon) LIMIT ${TOKEN_SWEEP})
+        AND ${newest} < (SELECT horizon FROM profile_horizon)`)
       swept += rowCount ?? 0
     }
     // The per-process panels (a row per configuration: a handful) by their own column, not through a
