@@ -95,8 +95,8 @@ export async function interleavedRounds<Mode extends string> (modes: readonly Mo
   return runs
 }
 
-/** A mode of interleavedBursts: its server's environment and its own store. */
-export interface BurstMode { env: Record<string, string>, store: RunStore }
+/** A mode of interleavedBursts: its server's environment, its own store, and another build's checkout to run (this build's by default). */
+export interface BurstMode { env: Record<string, string>, store: RunStore, root?: string }
 
 /** Statistics-only records wait up to 1 s before they are handed to the writer (profile-queue.ts). */
 const STATISTICS_DELAY_MS = 1000
@@ -113,11 +113,11 @@ export async function interleavedBursts<Mode extends string> (modes: readonly Mo
   const started: Array<{ mode: Mode, server: BenchServer, store: RunStore }> = []
   try {
     for (const [index, mode] of modes.entries()) {
-      const { env, store } = await prepare(mode, index)
+      const { env, store, root } = await prepare(mode, index)
       // Each server's log to a file of its own, as measureServerCpu's.
       const logFile = join(settings.dataDir, `cpu-burst-${index}.log`)
       rmSync(logFile, { force: true })
-      started.push({ mode, store, server: await startBenchServer({ ...env, ...store.env }, { logFile }) })
+      started.push({ mode, store, server: await startBenchServer({ ...env, ...store.env }, { logFile, ...(root === undefined ? {} : { root }) }) })
     }
     for (const { server } of started) await runLoad(server.url, 'seed-like', { seconds: settings.warmupSeconds, rate: settings.rate })
     // Once each store has taken what its warm-up left, and the statistics-only records are handed over.
