@@ -32,6 +32,11 @@ async function violations (page: Page, only?: { rule: string, selector: string }
 if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
   t.plan(0, `${CHROMIUM} is not installed (apt-get install -y chromium); .ci/run installs it`)
 } else {
+  // One Chromium for the file, launched while the first server starts (a launch costs seconds):
+  // each test has its own contexts and pages.
+  const launched = chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+  t.teardown(async () => { await (await launched).close() })
+
   t.test('every profiler page and the error page: no axe violation, light and dark', async t => {
     const server = await startServer(t)
     const { address } = server
@@ -60,14 +65,15 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
       `/_profiler/${tokens[0] ?? ''}/db/explain?statement=1`,
       '/no/such/page'
     ]
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
-    t.teardown(async () => { await browser.close() })
-    for (const scheme of ['light', 'dark'] as const) {
+    const browser = await launched
+    // The two themes side by side, each in its own context: an axe run is mostly the renderer's
+    // work, and each context's pages have a renderer of their own.
+    await Promise.all((['light', 'dark'] as const).map(async scheme => {
       const context = await browser.newContext({ colorScheme: scheme, bypassCSP: true })
       const page = await context.newPage()
       for (const path of pages) {
         const answer = await page.goto(`${address}${path}`)
-        t.ok(answer !== null && (answer.status() === 200 || path === '/no/such/page'), `${path} loads`)
+        t.ok(answer !== null && (answer.status() === 200 || path === '/no/such/page'), `${scheme}: ${path} loads`)
         t.same(await violations(page), [], `${scheme}: ${path}`)
         // docs/profiler.md's promise for an empty panel's menu link: above 7:1 (axe's AAA contrast rule).
         if (await page.locator('.menu a.empty').count() > 0) {
@@ -75,14 +81,13 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
         }
       }
       await context.close()
-    }
+    }))
     t.equal(await server.stop(), 0)
   })
 
   t.test('the error page leads somewhere: its home link is not a 404', async t => {
     const server = await startServer(t)
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
-    t.teardown(async () => { await browser.close() })
+    const browser = await launched
     const page = await browser.newPage()
     await page.goto(`${server.address}/no/such/page`)
     const links = await page.locator('a[href]').evaluateAll(anchors => anchors.map(anchor => (anchor as unknown as { href: string }).href))
