@@ -30,8 +30,11 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
   // each test has its own pages and contexts.
   const launched = chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
   t.teardown(async () => { await (await launched).close() })
+  // Two tests at a time: each has its own server (its own profiles) and its own contexts, and
+  // much of a test is waiting for the browser or for its server to start.
+  t.jobs = 2
 
-  t.test('an operator finds a 404 in the listing and reads its cause chain', async t => {
+  t.test('an operator finds a 404 in the listing and reads its cause chain', { buffered: true }, async t => {
     const server = await startServer(t)
     const { address } = server
     await fetch(`${address}/monitor/MonitorPooling`, { method: 'POST' })
@@ -74,7 +77,7 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
     t.equal(await server.stop(), 0)
   })
 
-  t.test('header links, light and dark themes, the timeline, the cURL box, the statistics, and no /favicon.ico', async t => {
+  t.test('header links, light and dark themes, the timeline, the cURL box, the statistics, and no /favicon.ico', { buffered: true }, async t => {
     const server = await startServer(t)
     const { address } = server
     await fetch(`${address}/ccenter/getConseillerByCode`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer abc.def.ghi' }, body: JSON.stringify({ code: "ADV'1001" }) })
@@ -138,7 +141,7 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
     t.equal(await server.stop(), 0)
   })
 
-  t.test('behind PROFILER_SECRET: the browser logs in, the CSP keeps the styles and stops injected markup', async t => {
+  t.test('behind PROFILER_SECRET: the browser logs in, the CSP keeps the styles and stops injected markup', { buffered: true }, async t => {
     const secret = 'browser-test-secret-0123'
     const server = await startServer(t, { PROFILER_SECRET: secret })
     const { address } = server
@@ -174,7 +177,7 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
     t.equal(await server.stop(), 0)
   })
 
-  t.test('the API reference page renders both operations under its own CSP', async t => {
+  t.test('the API reference page renders both operations under its own CSP', { buffered: true }, async t => {
     const server = await startServer(t)
     const browser = await launched
     const page = await browser.newPage()
