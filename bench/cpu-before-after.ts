@@ -1,10 +1,10 @@
 // Issue 23's cost bound, measured: the server's CPU per request and thread on the seed-like mix with
 // this build's panels against a build of the revision before them (revision-build.ts), in the same
-// run, each build with the profiler off and on: four servers at once, each on a fresh store, driven
-// in turn one second at a time (cpu-run.ts, interleavedBursts). The bound: with the profiler on,
-// the request thread's CPU grows by at most 5 µs per request.
+// run, in interleaved rounds, each build with the profiler off and on, on a fresh store. The bound:
+// with the profiler on, the request thread's CPU grows by at most 5 µs per request.
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { interleavedBursts, medianOf, signed, us, type CpuRunSettings, type MedianCpu, type ServerCpu } from './cpu-run.js'
+import { interleavedRounds, measureServerCpu, medianOf, signed, us, type CpuRunSettings, type MedianCpu, type ServerCpu } from './cpu-run.js'
 import { buildRevision } from './revision-build.js'
 import { round } from './stats.js'
 import type { RunStore } from './stores.js'
@@ -19,7 +19,7 @@ const BOUND_US = 5
 export interface BeforeAfterSettings extends CpuRunSettings {
   /** The git revision measured as "before". */
   revision: string
-  runStore: (size: number, label?: string) => Promise<RunStore>
+  runStore: (size: number) => Promise<RunStore>
   rounds: number
   /** Environment shared by every server (retention bounds). */
   env: Record<string, string>
@@ -33,13 +33,20 @@ export async function measureBeforeAfter (settings: BeforeAfterSettings): Promis
   const { log } = settings
   log(`\nbuilding ${settings.revision} in a temporary worktree …`)
   const build = await buildRevision(settings.revision)
+  // Its own advisors' database: one migrated by this build may be newer than that revision knows.
+  const beforeApp = join(settings.dataDir, 'app-before.sqlite')
+  for (const suffix of ['', '-wal', '-shm']) rmSync(beforeApp + suffix, { force: true })
   let runs: Record<Mode, ServerCpu[]>
   try {
-    runs = await interleavedBursts(MODES, settings, async (mode, index) => {
+    runs = await interleavedRounds(MODES, settings.rounds, async mode => {
       const before = mode.startsWith('before')
-      // Each its own advisors' database: one migrated by this build may be newer than that revision knows.
-      const env = { ...settings.env, PROFILER: mode.endsWith('on') ? 'on' : 'off', LOG_LEVEL: 'silent', DATABASE_PATH: join(settings.dataDir, `app-${before ? 'before' : 'after'}-${index}.sqlite`) }
-      return { env, store: await settings.runStore(0, `m${index}`), ...(before ? { root: build.root } : {}) }
+      const store = await settings.runStore(0)
+      try {
+        const env = { ...settings.env, PROFILER: mode.endsWith('on') ? 'on' : 'off', LOG_LEVEL: 'silent', DATABASE_PATH: before ? beforeApp : join(settings.dataDir, 'app.sqlite') }
+        return await measureServerCpu(settings, env, store, before ? { root: build.root } : {})
+      } finally {
+        await store.remove()
+      }
     })
   } finally {
     build.remove()
@@ -47,7 +54,7 @@ export async function measureBeforeAfter (settings: BeforeAfterSettings): Promis
   const m = Object.fromEntries(MODES.map(mode => [mode, medianOf(runs[mode])])) as Record<Mode, MedianCpu>
   const before = m['before, on']
   const after = m['after, on']
-  log(`\nBefore the panels (${build.label}) and after (this build), fresh stores: µs of server CPU per request (median of ${settings.rounds} rounds of ${settings.seconds} one-second bursts per build and mode, the servers driven in turn, at ${settings.rate} req/s)`)
+  log(`\nBefore the panels (${build.label}) and after (this build), fresh store: µs of server CPU per request (median of ${settings.rounds} interleaved rounds at ${settings.rate} req/s)`)
   log(`| | ${MODES.join(' | ')} | after − before (on) | after / before (on) |`)
   log(`|---|${MODES.map(() => '---|').join('')}---|---|`)
   const row = (name: string, value: (cpu: MedianCpu) => number | null): void => {

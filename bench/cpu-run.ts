@@ -5,10 +5,10 @@
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { runLoad } from './load.js'
-import { startBenchServer, type BenchServer, type BenchServerOptions } from './server-process.js'
+import { startBenchServer, type BenchServerOptions } from './server-process.js'
 import { median, round } from './stats.js'
 import type { RunStore } from './stores.js'
-import { cpuPerRequest, readThreadCpu, type CpuPerRequest, type ThreadCpu } from './thread-cpu.js'
+import { cpuPerRequest, readThreadCpu, type CpuPerRequest } from './thread-cpu.js'
 
 export interface CpuRunSettings {
   dataDir: string
@@ -93,69 +93,6 @@ export async function interleavedRounds<Mode extends string> (modes: readonly Mo
     }
   }
   return runs
-}
-
-/** A mode of interleavedBursts: its server's environment, its own store, and another build's checkout to run (this build's by default). */
-export interface BurstMode { env: Record<string, string>, store: RunStore, root?: string }
-
-/** Statistics-only records wait up to 1 s before they are handed to the writer (profile-queue.ts). */
-const STATISTICS_DELAY_MS = 1000
-
-/**
- * Every mode's server at once, each on its own store, driven in turn for one second at a time
- * (`seconds` cycles a round, the order turned every cycle): a drift of the machine's speed, which
- * on this VM moves one mode's figure by ±10 µs between runs minutes apart, falls on every mode
- * alike. A server idles between its bursts, so its CPU over a round, over the requests it answered
- * in that round, is its CPU per request; what one burst leaves to do (a batch, the statistics-only
- * records' hand-over a second later) is counted in the next round.
- */
-export async function interleavedBursts<Mode extends string> (modes: readonly Mode[], settings: CpuRunSettings & { rounds: number }, prepare: (mode: Mode, index: number) => Promise<BurstMode>): Promise<Record<Mode, ServerCpu[]>> {
-  const started: Array<{ mode: Mode, server: BenchServer, store: RunStore }> = []
-  try {
-    for (const [index, mode] of modes.entries()) {
-      const { env, store, root } = await prepare(mode, index)
-      // Each server's log to a file of its own, as measureServerCpu's.
-      const logFile = join(settings.dataDir, `cpu-burst-${index}.log`)
-      rmSync(logFile, { force: true })
-      started.push({ mode, store, server: await startBenchServer({ ...env, ...store.env }, { logFile, ...(root === undefined ? {} : { root }) }) })
-    }
-    for (const { server } of started) await runLoad(server.url, 'seed-like', { seconds: settings.warmupSeconds, rate: settings.rate })
-    // Once each store has taken what its warm-up left, and the statistics-only records are handed over.
-    await new Promise(resolve => setTimeout(resolve, STATISTICS_DELAY_MS))
-    const mark = async (): Promise<Array<{ cpu: ThreadCpu, profiles: number }>> => {
-      const marks = []
-      for (const { server, store } of started) marks.push({ profiles: await settledProfiles(store), cpu: readThreadCpu(server.pid) })
-      return marks
-    }
-    let before = await mark()
-    const runs = Object.fromEntries(modes.map(mode => [mode, [] as ServerCpu[]])) as Record<Mode, ServerCpu[]>
-    for (let round = 0; round < settings.rounds; round++) {
-      const requests = started.map(() => 0)
-      for (let cycle = 0; cycle < settings.seconds; cycle++) {
-        for (let i = 0; i < started.length; i++) {
-          const at = (i + cycle + round) % started.length
-          const load = await runLoad((started[at] as (typeof started)[number]).server.url, 'seed-like', { seconds: 1, rate: settings.rate, seed: round * 1000 + cycle })
-          requests[at] = (requests[at] ?? 0) + load.requests
-        }
-      }
-      if (round === settings.rounds - 1) await new Promise(resolve => setTimeout(resolve, STATISTICS_DELAY_MS))
-      const after = await mark()
-      started.forEach(({ mode }, at) => {
-        const [from, to, count] = [before[at], after[at], requests[at] ?? 0]
-        if (from === undefined || to === undefined) return
-        const cpu = cpuPerRequest(from.cpu, to.cpu, count)
-        const profiles = to.profiles - from.profiles
-        runs[mode].push({ ...cpu, requests: count, profiles, writerPerProfileUs: profiles > 0 ? cpu.writerUs * count / profiles : null })
-      })
-      before = after
-    }
-    return runs
-  } finally {
-    for (const { server, store } of started) {
-      await server.stop()
-      await store.remove()
-    }
-  }
 }
 
 /** A figure for a table: µs with one decimal, '-' when there is none. */

@@ -1,15 +1,14 @@
 // Issue 24's cost bound, measured: the server's CPU per request and thread at PROFILER_SAMPLE=1, 0.1
 // and 0.01 (logs silent), beside request logging at `info` with the profiler off, against the
-// baseline of both off: five servers at once, each on a fresh store, driven in turn one second at a
-// time (cpu-run.ts, interleavedBursts). The bound: at 0.01 the profiler adds no more CPU per request
-// on the request thread than request logging at `info` does.
+// baseline of both off, in one run of interleaved rounds on a fresh store. The bound: at 0.01 the
+// profiler adds no more CPU per request on the request thread than request logging at `info` does.
 import { join } from 'node:path'
-import { interleavedBursts, medianOf, signed, us, type CpuRunSettings, type MedianCpu } from './cpu-run.js'
+import { interleavedRounds, measureServerCpu, medianOf, signed, us, type CpuRunSettings, type MedianCpu } from './cpu-run.js'
 import { median, round } from './stats.js'
 import type { RunStore } from './stores.js'
 
 export interface SamplingSettings extends CpuRunSettings {
-  runStore: (size: number, label?: string) => Promise<RunStore>
+  runStore: (size: number) => Promise<RunStore>
   rounds: number
   /** Environment shared by every server (retention bounds). */
   env: Record<string, string>
@@ -30,14 +29,18 @@ const SAMPLED: Mode = 'sample 0.01'
 
 export async function measureSampling (settings: SamplingSettings): Promise<Record<string, unknown>> {
   const modes = Object.keys(MODES) as Mode[]
-  const runs = await interleavedBursts(modes, settings, async (mode, index) => ({
-    store: await settings.runStore(0, `m${index}`),
-    env: { ...settings.env, ...MODES[mode], DATABASE_PATH: join(settings.dataDir, `app-${index}.sqlite`) }
-  }))
+  const runs = await interleavedRounds(modes, settings.rounds, async mode => {
+    const store = await settings.runStore(0)
+    try {
+      return await measureServerCpu(settings, { ...settings.env, ...MODES[mode], DATABASE_PATH: join(settings.dataDir, 'app.sqlite') }, store)
+    } finally {
+      await store.remove()
+    }
+  })
   const m = Object.fromEntries(modes.map(mode => [mode, medianOf(runs[mode])])) as Record<Mode, MedianCpu>
   const base = m[BASELINE]
   const { log } = settings
-  log(`\nSampling against request logging, fresh stores: µs of server CPU per request (median of ${settings.rounds} rounds of ${settings.seconds} one-second bursts per mode, the modes' servers driven in turn, at ${settings.rate} req/s)`)
+  log(`\nSampling against request logging, fresh store: µs of server CPU per request (median of ${settings.rounds} interleaved rounds at ${settings.rate} req/s)`)
   log('| mode | request thread | added to baseline | writer thread | writer, per profile | rest | all threads | added to baseline | profiles per request |')
   log('|---|---|---|---|---|---|---|---|---|')
   for (const mode of modes) {
@@ -49,8 +52,8 @@ export async function measureSampling (settings: SamplingSettings): Promise<Reco
   const loggingAdds = added(LOGGING, 'requestUs')
   const holds = sampledAdds <= loggingAdds
   log(`request thread: at 0.01 the profiler adds ${signed(sampledAdds)} µs per request, request logging at info ${signed(loggingAdds)} µs (bound: no more): ${holds ? 'holds' : 'DOES NOT HOLD'}`)
-  // The same comparison round by round (the bursts of both modes of a round alternate second by
-  // second), to show how much the difference moves.
+  // The same comparison round by round (both modes of a round ran minutes apart at most), to show
+  // how much of the difference is the machine's drift between rounds.
   const perRound = runs[SAMPLED].map((run, index) => round(run.requestUs - (runs[LOGGING][index]?.requestUs ?? Number.NaN), 1))
   log(`request thread, round by round: 0.01 minus logging ${perRound.map(signed).join(', ')} µs (median ${signed(round(median(perRound), 1))})`)
   log(`all threads: at 0.01 the profiler adds ${signed(added(SAMPLED, 'totalUs'))} µs, logging ${signed(added(LOGGING, 'totalUs'))} µs`)

@@ -142,7 +142,7 @@ async function measureCpuPerRequest (): Promise<void> {
 function cpuRunSettings () {
   return {
     dataDir: DATA,
-    runStore: async (size: number, label?: string) => await store.runStore(size, label),
+    runStore: async (size: number) => await store.runStore(size),
     seconds: SECONDS,
     warmupSeconds: WARMUP_SECONDS,
     rounds: ROUNDS,

@@ -37,11 +37,8 @@ export interface BenchStore {
   /** Bytes the seeded store of `size` takes. */
   bytes: (size: number) => Promise<number>
   searcher: (size: number) => Promise<Searcher>
-  /**
-   * A writable copy of the seeded store of `size`, or an empty store when size is 0; `label` (letters
-   * and digits) gives it a name of its own, for stores used at the same time.
-   */
-  runStore: (size: number, label?: string) => Promise<RunStore>
+  /** A writable copy of the seeded store of `size`, or an empty store when size is 0. */
+  runStore: (size: number) => Promise<RunStore>
   close: () => Promise<void>
 }
 
@@ -91,8 +88,8 @@ export function sqliteStore (dataDir: string): BenchStore {
       const search = new ProfileSearch(db)
       return { search: filters => search.search(filters), routeStats: (nowMs, windowMs) => search.routeStats(nowMs, windowMs), close: async () => { db.close() } }
     },
-    runStore: async (size, label) => {
-      const path = join(dataDir, `${size === 0 ? 'store-empty' : 'store-run'}${label === undefined ? '' : `-${label}`}.sqlite`)
+    runStore: async size => {
+      const path = join(dataDir, size === 0 ? 'store-empty.sqlite' : 'store-run.sqlite')
       removeSqlite(path)
       if (size > 0) copyFileSync(pathOf(size), path)
       const profiles = async (): Promise<number> => {
@@ -163,8 +160,8 @@ export async function postgresStore (dataDir: string): Promise<BenchStore> {
       const reader = await PostgresReader.open({ engine: 'postgres', url: cluster.urlOf(nameOf(size)) }, () => {})
       return { search: async filters => await reader.search(filters), routeStats: async (nowMs, windowMs) => await reader.routeStats(nowMs, windowMs), close: async () => { await reader.close() } }
     },
-    runStore: async (size, label) => {
-      const name = `${size === 0 ? 'store_empty' : 'store_run'}${label === undefined ? '' : `_${label}`}`
+    runStore: async size => {
+      const name = size === 0 ? 'store_empty' : 'store_run'
       await drop(name)
       if (size > 0) await cluster.query(`CREATE DATABASE ${name} TEMPLATE ${nameOf(size)}`)
       else await cluster.createDatabase(name)
