@@ -54,6 +54,11 @@ async function storeText (env: Record<string, string>): Promise<string> {
   return text
 }
 
+/** The requests the statistics count for /t/ok over the last hour, read as a page reads them (nothing flushed). */
+async function countedOk (app: FastifyInstance): Promise<number> {
+  return (await app.profileStore.routeStats(Date.now(), 3_600_000)).routes.find(line => line.route === '/t/ok')?.count ?? 0
+}
+
 /** A profiler page as a browser gets it (HTML), after writing whatever is queued. */
 async function htmlPage (app: FastifyInstance, path: string): Promise<string> {
   await app.profileStore.flush()
@@ -126,15 +131,14 @@ for (const engine of engines) {
       for (let i = 0; i < 30; i++) await app.inject({ url: '/t/ok' })
       const failed = await app.inject({ url: '/t/fail' })
       t.equal(failed.statusCode, 500)
-      const okCount = async (): Promise<number> => (await app.profileStore.routeStats(Date.now(), 3_600_000)).routes.find(line => line.route === '/t/ok')?.count ?? 0
       // Nothing is flushed here: the store is read as a page would read it.
       while ((await app.profileStore.search({ type: 'request', limit: 10 })).length === 0) await sleep(20)
       const profileAfterMs = Date.now() - firstAt
-      if (profileAfterMs < delayMs) t.equal(await okCount(), 0, `the profile was stored after ${profileAfterMs} ms, the requests left out not yet`)
+      if (profileAfterMs < delayMs) t.equal(await countedOk(app), 0, `the profile was stored after ${profileAfterMs} ms, the requests left out not yet`)
       else t.comment(`the machine was too slow to see the profile before the statistics were due (${profileAfterMs} ms)`)
-      while (await okCount() < 30) await sleep(50)
+      while (await countedOk(app) < 30) await sleep(50)
       t.ok(Date.now() - firstAt >= delayMs, 'counted once due, not before')
-      t.equal(await okCount(), 30, 'every request counted, without a flush')
+      t.equal(await countedOk(app), 30, 'every request counted, without a flush')
     })
 
     t.test('10,000 requests left out are handed over at once, whatever the delay; the rest after them, none twice', async t => {
@@ -142,11 +146,10 @@ for (const engine of engines) {
       const app = await buildTestApp(t, { ...await engine.fresh(t), PROFILER_SAMPLE: '0' }, testRoutes, { profiler: { store: { statisticsDelayMs: 600_000 } } })
       const sent = 10_005
       for (let i = 0; i < sent; i += 50) await Promise.all(Array.from({ length: Math.min(50, sent - i) }, async () => await app.inject({ url: '/t/ok' })))
-      const okCount = async (): Promise<number> => (await app.profileStore.routeStats(Date.now(), 3_600_000)).routes.find(line => line.route === '/t/ok')?.count ?? 0
-      await waitFor(async () => await okCount() >= 10_000, { timeoutMs: 60_000, intervalMs: 50, what: 'the first 10,000 counted' })
-      t.equal(await okCount(), 10_000, 'the first 10,000 counted without a flush, the rest still waiting')
+      await waitFor(async () => await countedOk(app) >= 10_000, { timeoutMs: 60_000, intervalMs: 50, what: 'the first 10,000 counted' })
+      t.equal(await countedOk(app), 10_000, 'the first 10,000 counted without a flush, the rest still waiting')
       await app.profileStore.flush()
-      t.equal(await okCount(), sent, 'the rest counted with the flush, none twice')
+      t.equal(await countedOk(app), sent, 'the rest counted with the flush, none twice')
     })
 
     t.test('the keep header forces a request only with the secret, which is never stored', async t => {

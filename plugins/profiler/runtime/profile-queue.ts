@@ -191,7 +191,8 @@ export class ProfileQueue {
   drain (): { profiles: QueuedProfile[], statistics: number } {
     this.cancelTimer()
     const left = this.queue.map(entry => entry.profile)
-    const statistics = this.statistics.clear() + (this.retry === null ? 0 : batchLength(this.retry.batch))
+    const statistics = this.statisticsWaiting
+    this.statistics.clear()
     this.queue = []
     this.queuedBytes = 0
     this.statisticsSince = null

@@ -67,15 +67,12 @@ export class PendingStatistics {
     return batch
   }
 
-  /** Empties it; how many were waiting. */
-  clear (): number {
-    const count = this.length
+  clear (): void {
     this.startMs = []
     this.durationMs = []
     this.statusCode = []
     this.method = []
     this.route = []
-    return count
   }
 }
 
