@@ -7,6 +7,7 @@ import type { HttpError } from '../../lib/http-error.js'
 import { errorBody } from '../error-renderer.js'
 import { originOf } from '../routing/request-origin.js'
 import { originFormOf } from '../routing/request-target.js'
+import { keepHeadBytes, takeHeadBytes } from './head-bytes.js'
 import { answersOver, lastExchange, trackExchange, type Exchange } from './in-flight.js'
 import { connectError, rejectionError, type ClientError } from './parser-errors.js'
 import { prefersHtml } from './prefers-html.js'
@@ -146,7 +147,13 @@ export default fp(async function rejectedRequestsPlugin (app) {
     raw[PARSING] = true
   })
 
+  // The bytes of a request head that arrives in several reads, for the rejection of that head.
+  app.server.on('connection', keepHeadBytes)
+
   app.decorate('rejectClientError', (error: ClientError, socket: Socket) => {
+    // Taken (and so freed) on the first error, whatever it is; read only with the packet of a
+    // parser rejection (a timeout brings none: what arrived of its head is not read, as before).
+    const earlier = takeHeadBytes(socket)
     const marked = socket as MarkedSocket
     // A reset connection has no one to answer; a rejected one is answered once (the parser
     // reports again on every later read).
@@ -162,7 +169,7 @@ export default fp(async function rejectedRequestsPlugin (app) {
       answersOver(socket, answerWaitMs(app)).then(() => { closeSoon(socket) }, () => { socket.destroy() })
       return
     }
-    answerSafely(app, recorders, socket, readRawHead(error.rawPacket, error.bytesParsed, error.code), httpError)
+    answerSafely(app, recorders, socket, readRawHead(earlier, error.rawPacket, error.bytesParsed, error.code), httpError)
   })
 
   // Node hands CONNECT over without an answer (and without an error listener on the socket).

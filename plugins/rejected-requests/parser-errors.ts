@@ -6,7 +6,7 @@ export interface ClientError extends Error {
   code?: string
   reason?: string
   bytesParsed?: number
-  /** The read the parser failed in (a Buffer). */
+  /** The read the parser failed in (a Buffer): only that read, the bytes before it are kept by head-bytes.ts. */
   rawPacket?: unknown
 }
 

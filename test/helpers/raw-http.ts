@@ -1,4 +1,7 @@
-import { connect } from 'node:net'
+import { once } from 'node:events'
+import type { Server } from 'node:http'
+import { connect, type Socket } from 'node:net'
+import { waitFor } from './wait-for.js'
 
 // Raw bytes over a real socket, for what an HTTP client library or app.inject would refuse to send
 // (conflicting Content-Length, obs-fold, HTTP/1.2, pipelined requests in one segment, a request
@@ -34,6 +37,51 @@ export async function sendRaw (address: string, bytes: string | Buffer, until?: 
     socket.on('close', () => { resolve(received) })
     socket.write(bytes)
   })
+}
+
+/**
+ * Sends `pieces` in turn on a new connection to `server` (in this process, listening at `address`),
+ * each written once the server's socket has read every byte written before it (its bytesRead): no
+ * read of the server's holds bytes of two pieces, as when a request arrives in several TCP reads
+ * on a busy machine. A piece the server has already rejected and closed on is still written (an
+ * EPIPE or reset is not a failure). Resolves, like sendRaw, with everything received once the
+ * server closes.
+ */
+export async function sendInReads (server: Server, address: string, pieces: Array<string | Buffer>): Promise<string> {
+  const { hostname, port } = new URL(address)
+  const accepted: Socket[] = []
+  const onConnection = (socket: Socket): void => { accepted.push(socket) }
+  server.on('connection', onConnection)
+  const socket = connect(Number(port), hostname)
+  let received = ''
+  socket.setEncoding('latin1')
+  const closed = new Promise<string>((resolve, reject) => {
+    socket.on('data', (chunk: string) => { received += chunk })
+    socket.on('error', error => {
+      if ((error as NodeJS.ErrnoException).code !== 'ECONNRESET' && (error as NodeJS.ErrnoException).code !== 'EPIPE') reject(error)
+    })
+    socket.on('close', () => { resolve(received) })
+  })
+  let peer: Socket | undefined
+  try {
+    await once(socket, 'connect')
+    // Both ends' ports are read while the connection is open (a closed socket no longer has them).
+    const localPort = socket.localPort
+    await waitFor(() => (peer = accepted.find(candidate => candidate.remotePort === localPort)) !== undefined, { what: 'the server\'s end of the connection' })
+  } finally {
+    server.off('connection', onConnection)
+  }
+  const serverEnd = peer as Socket
+  let written = 0
+  for (const piece of pieces) {
+    if (written > 0) {
+      const before = written
+      await waitFor(() => serverEnd.bytesRead >= before || serverEnd.destroyed, { what: `the server to read the ${before} bytes written before the next piece` })
+    }
+    socket.write(piece)
+    written += Buffer.byteLength(piece)
+  }
+  return await closed
 }
 
 /**
