@@ -45,7 +45,7 @@ export interface AppOverrides {
 /** The whole plugin tree; never listens (server.ts does). Tests call this and use inject(). */
 export async function buildApp (config: Config, overrides: AppOverrides = {}): Promise<FastifyInstance> {
   // The profiler's logs panel: the logger at the lower of the two levels, the console still at LOG_LEVEL.
-  const logs = config.profiler ? logCapture(config.logLevel, config.profilerLogLevel) : null
+  const logs = config.profiler ? logCapture(config.logLevel, config.profilerLogLevel, config.profilerSample < 1) : null
   const app = Fastify({
     schemaController: { compilersFactory: { buildValidator: validatorCompiler, buildSerializer: serializerCompiler } },
     logger: {

@@ -3,7 +3,8 @@
 // redacted; the counts on the row, the min_level filter, the level links; the console unchanged.
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
-import { buildTestApp } from '../helpers/app.js'
+import { buildTestApp, postJson } from '../helpers/app.js'
+import { buildLoggedApp } from '../helpers/logged-app.js'
 import { json, mcpClientInProcess } from '../helpers/mcp-client.js'
 import { listProfiles, profileJson, profilerHtml, profilerPage, storeOnly } from '../helpers/profiler.js'
 import { profiler } from '../helpers/profiler-cli.js'
@@ -36,6 +37,12 @@ function loggingRoutes (app: FastifyInstance): void {
     request.log.warn('only a warning')
     return { ok: true }
   })
+  // The level the request's logger logs at (pino's own property), and one line at info.
+  app.get('/test/level', async request => {
+    request.log.info('an info line')
+    return { level: request.log.level }
+  })
+  app.get('/test/route-level', { logLevel: 'error' }, async request => ({ level: request.log.level }))
   app.get('/test/secret', async request => {
     request.log.info({ password: 'hunter22', user: 'ann', nested: { apiKey: 'k-123456' } }, `signed in with ${JWT}`)
     return { ok: true }
@@ -104,6 +111,34 @@ for (const engine of engines) {
       t.match(forcedLogs.lines.map((line: { message: string }) => line.message), ['incoming request', 'an info line', 'a warning before failing'], 'a request asked for: every line')
       t.equal(forcedLogs.sampledOut, false)
       t.notMatch(await profilerHtml(app, `/${tokenOf(forced)}?panel=logs`), /logs-sampled-out/)
+    })
+
+    t.test('sampling: a request left out logs nothing below warn, a drawn one at PROFILER_LOG_LEVEL, the console as before', async t => {
+      const secret = 'logs-level-secret'
+      const store = await fresh(t)
+      // The console silent: a request left out has a logger at warn, so Fastify's two info lines
+      // (and any other) are pino's no-op for it instead of a call into the capture hook.
+      const app = await buildTestApp(t, { ...store, PROFILER_SAMPLE: '0', PROFILER_SECRET: secret }, loggingRoutes)
+      const leftOut = await app.inject({ url: '/test/level' })
+      t.same(leftOut.json(), { level: 'warn' }, 'left out: warn')
+      t.equal(leftOut.headers['x-debug-token'], undefined)
+      const drawn = await app.inject({ url: '/test/level', headers: { 'x-profiler-keep': secret } })
+      t.same(drawn.json(), { level: 'info' }, 'drawn (asked for): info, the capture level')
+      t.same((await profileJson(app, tokenOf(drawn), '?panel=logs')).panels.logs.lines.map((line: { message: string }) => line.message),
+        ['incoming request', 'an info line', 'request completed'], 'its info lines captured')
+      const routeLevel = await app.inject({ url: '/test/route-level', headers: { 'x-profiler-keep': secret } })
+      t.same(routeLevel.json(), { level: 'error' }, 'a route\'s own log level is kept, drawn or not')
+      await app.close()
+
+      // Every request drawn (PROFILER_SAMPLE=1): one level for all, no level set per request.
+      const everyRequest = await buildTestApp(t, { ...store, PROFILER_SAMPLE: '1' }, loggingRoutes)
+      t.same((await everyRequest.inject({ url: '/test/level' })).json(), { level: 'info' })
+      await everyRequest.close()
+
+      // The console at info: every request logs at info, left out or not, and the console prints its lines.
+      const { app: logged, logLines } = await buildLoggedApp(t, { ...store, PROFILER_SAMPLE: '0' })
+      t.equal((await postJson(logged, '/monitor/MonitorPooling', {})).statusCode, 200)
+      t.ok(logLines(/"msg":"incoming request"/).length >= 1, 'the console still prints Fastify\'s lines of a request left out')
     })
 
     t.test('at most 100 lines and 16 KiB, the first ones, and the count of the rest', async t => {

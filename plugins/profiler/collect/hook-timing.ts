@@ -63,8 +63,7 @@ const wrappers = new WeakSet<Hook>()
 /** The request's hook runs, made at its first timed run; null when the sample left it out (recorder.ts): its runs are not timed. */
 function timesOf (request: FastifyRequest, reply: unknown): HookTimes | null {
   // The draw, once made, is a plain field: the getter (which makes it) is called at the first run only.
-  const drawn = request.profilerDrawn
-  if (drawn === false || (drawn === null && !request.profilerSampled)) return null
+  if (request.profilerDrawn === null && !request.profilerSampled) return null
   if (request.profilerHookTimes !== null) return request.profilerHookTimes
   const elapsed = (reply as Partial<FastifyReply> | undefined)?.elapsedTime
   request.profilerHookTimes = {
@@ -147,6 +146,13 @@ const ARITY: Readonly<Record<string, 2 | 3 | 4>> = {
   onError: 4
 }
 
+/** A run of a hook on a request that is drawn or not drawn yet: timed when the draw keeps it. */
+function drawnRun (fn: Hook, self: unknown, arity: number, a: unknown, b: unknown, c: unknown, d: unknown, site: HookSite, isAsync: boolean): unknown {
+  const times = timesOf(a as FastifyRequest, b)
+  if (times === null) return callHook(fn, self, arity, a, b, c, d)
+  return timedRun(fn, self, arity, a, b, c, d, times, site, isAsync)
+}
+
 /**
  * The hook, timed on each run of a request the sample drew; the same length as the hook, and the
  * same kind (async or not) to Fastify's checks of its signature at registration.
@@ -157,13 +163,20 @@ function timed (fn: Hook, site: HookSite): Hook {
   const arity = ARITY[site.hook] ?? 4
   // A plain function even for an async hook: Fastify takes whatever a hook returns with a `then` as
   // its end, and an async wrapper would add a promise, and a turn, to every run, timed or not. Named
-  // parameters, not `arguments`: a run that is not timed (most of them, when sampling) allocates
+  // parameters, not `arguments`, one wrapper per arity, and the draw (a plain field once made: the
+  // request is every hook's first argument) read first: a run of a request left out allocates
   // nothing here and is one call more.
-  const wrapper = function timedHook (this: unknown, a: unknown, b: unknown, c: unknown, d: unknown): unknown {
-    const times = timesOf(a as FastifyRequest, b)
-    if (times === null) return callHook(fn, this, arity, a, b, c, d)
-    return timedRun(fn, this, arity, a, b, c, d, times, site, isAsync)
-  }
+  const wrapper = arity === 2
+    ? function timedHook (this: unknown, a: unknown, b: unknown): unknown {
+      return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b) : drawnRun(fn, this, 2, a, b, undefined, undefined, site, isAsync)
+    }
+    : arity === 3
+      ? function timedHook (this: unknown, a: unknown, b: unknown, c: unknown): unknown {
+        return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b, c) : drawnRun(fn, this, 3, a, b, c, undefined, site, isAsync)
+      }
+      : function timedHook (this: unknown, a: unknown, b: unknown, c: unknown, d: unknown): unknown {
+        return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b, c, d) : drawnRun(fn, this, 4, a, b, c, d, site, isAsync)
+      }
   Object.defineProperty(wrapper, 'length', { value: fn.length })
   Object.defineProperty(wrapper, 'name', { value: fn.name })
   // Fastify tells an async hook by its constructor's name (`async (request, reply, done)` is refused).

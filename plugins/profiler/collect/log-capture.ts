@@ -189,15 +189,30 @@ export interface LogCapture {
   childLoggerFactory: NonNullable<FastifyServerOptions['childLoggerFactory']>
 }
 
+/** The more verbose of two levels (pino's lower number). */
+const verbose = (a: LevelWithSilent, b: LevelWithSilent): LevelWithSilent => levelValue(a) <= levelValue(b) ? a : b
+
 /**
  * The capture at `captureLevel` and above, the console at `consoleLevel` and above (as without it).
  * The root logger's own lines (start-up, shutdown) are not captured: only request loggers carry a capture.
+ *
+ * `sampling`: whether the sample may leave requests out (PROFILER_SAMPLE under 1). A request left out
+ * is captured from warn only, so its logger needs no level below the console's and warn: the root
+ * logger is set there, and a drawn request's logger is made one level step more verbose (pino then
+ * rebuilds that child's methods, which only the drawn requests pay). A request left out then pays
+ * nothing for the lines nobody wants (Fastify's "incoming request" and "request completed" at info
+ * are pino's no-op), where the hook below would be called for each and drop it.
  */
-export function logCapture (consoleLevel: LevelWithSilent, captureLevel: LevelWithSilent): LogCapture {
+export function logCapture (consoleLevel: LevelWithSilent, captureLevel: LevelWithSilent, sampling = false): LogCapture {
   const toConsole = levelValue(consoleLevel)
   const toCapture = levelValue(captureLevel)
+  const drawnLevel = verbose(consoleLevel, captureLevel)
+  const leftOutLevel = verbose(consoleLevel, levelValue(captureLevel) >= WARN ? captureLevel : 'warn')
+  const rootLevel = sampling ? leftOutLevel : drawnLevel
+  // Given to a drawn request's logger when the root's level is not verbose enough for its capture.
+  const drawnOptions = levelValue(drawnLevel) < levelValue(rootLevel) ? { level: drawnLevel } : null
   return {
-    level: toConsole <= toCapture ? consoleLevel : captureLevel,
+    level: rootLevel,
     hooks: {
       logMethod (args, method, level) {
         const logs = (this as CapturingLogger)[REQUEST_LOGS]
@@ -208,8 +223,11 @@ export function logCapture (consoleLevel: LevelWithSilent, captureLevel: LevelWi
     // The draw is made here, the first thing of a request's own, so that a request the sample leaves
     // out never pays for capturing its lines below warn (Fastify's "incoming request" among them).
     childLoggerFactory (logger, bindings, options, raw) {
-      const child = logger.child(bindings, options)
       const drawn = this.profilerDraw?.(raw) ?? null
+      // A route's own log level (Fastify passes it) is kept as it is, drawn or not.
+      const child = drawn !== false && drawnOptions !== null && options.level === undefined
+        ? logger.child(bindings, { ...options, ...drawnOptions })
+        : logger.child(bindings, options)
       const fromLevel = drawn === false ? Math.max(toCapture, WARN) : toCapture
       ;(child as CapturingLogger)[REQUEST_LOGS] = { startMs: performance.now(), drawn, fromLevel, lines: [], bytes: 0, omitted: 0, warnings: 0, errors: 0 }
       return child

@@ -37,6 +37,8 @@ declare module 'fastify' {
     profilerDrawn: boolean | null
     /** Not kept as a profile: recorded for the route statistics only (onResponse). */
     profilerStatisticsOnly: boolean
+    /** request.routeOptions once read: Fastify's getter builds the object anew at each read. */
+    profilerRouteOptions: FastifyRequest['routeOptions'] | null
   }
   interface FastifyContextConfig {
     /** false: this route's successful answers are not profiled (the profiler's own pages). */
@@ -59,6 +61,14 @@ export interface RecorderOptions {
 /** Whether a route matched: a rejected target (not a path) is routed as a path of its own only to reach the hooks. */
 function routeMatched (request: FastifyRequest): boolean {
   return !request.is404 && !hasRejectedTarget(request)
+}
+
+/**
+ * The request's route options, read from Fastify once (its getter builds a new object at every
+ * read); a request's route does not change once routed (nothing here calls reply.callNotFound).
+ */
+function routeOptionsOf (request: FastifyRequest): FastifyRequest['routeOptions'] {
+  return request.profilerRouteOptions ?? (request.profilerRouteOptions = request.routeOptions)
 }
 
 /**
@@ -91,6 +101,7 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
   app.decorateRequest('profile', null)
   app.decorateRequest('profilerHandlerStartMs', null)
   app.decorateRequest('profilerStatisticsOnly', false)
+  app.decorateRequest('profilerRouteOptions', null)
   const draw = sampleDraw(sampling)
   const forced = keepHeaderCheck(secret)
   app.decorateRequest('profilerDrawn', null)
@@ -114,7 +125,7 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
     // request.advisors), offsets from the request's start (reply.elapsedTime is on performance.now()'s
     // clock): the same start as the hook runs' when they are timed, so that the timeline's statements
     // and hook bars agree to the microsecond (two readings of the start differ by a few).
-    if (request.routeOptions.config.profile !== false) {
+    if (routeOptionsOf(request).config.profile !== false) {
       const hooksOrigin = request.profilerHookTimes?.originMs ?? Number.NaN
       request.databaseStatements = new StatementLog(Number.isNaN(hooksOrigin) ? performance.now() - elapsed : hooksOrigin)
     }
@@ -123,7 +134,7 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
 
   app.addHook('onSend', (request, reply, payload, done) => {
     // The profiler's own pages are not recorded, except their errors: probes and failed logins are.
-    if (request.routeOptions.config.profile === false && reply.statusCode < 400) return done(null, payload)
+    if (routeOptionsOf(request).config.profile === false && reply.statusCode < 400) return done(null, payload)
     try {
       const sendStartMs = reply.elapsedTime
       // The draw includes the keep header (a request asked for counts as drawn).
@@ -153,7 +164,7 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
   /** A request not kept: its route, method, status, duration and start, for the route statistics (the same values a profile gives them). */
   function recordStatisticsOnly (request: FastifyRequest, statusCode: number, totalMs: number): void {
     try {
-      store.enqueueStatistics(Math.floor(Date.now() - totalMs), request.method, routeMatched(request) ? request.routeOptions.url ?? null : null, statusCode, profileDuration(totalMs))
+      store.enqueueStatistics(Math.floor(Date.now() - totalMs), request.method, routeMatched(request) ? routeOptionsOf(request).url ?? null : null, statusCode, profileDuration(totalMs))
     } catch (err) {
       store.dropStatistics(`a request could not be counted: ${(err as Error).message}`)
     }
@@ -179,7 +190,8 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
     try {
       const statusCode = reply.statusCode
       const matched = routeMatched(request)
-      const routeMethod = request.routeOptions.method
+      const routeOptions = routeOptionsOf(request)
+      const routeMethod = routeOptions.method
       const bodyBytes = receivedBodyBytes(request)
       // No bytes, no body (the handler saw `{}`); a large one as the store keeps it.
       const body = bodyBytes === 0 ? undefined : request.body
@@ -199,10 +211,10 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
         totalMs,
         handlerStartMs: state.handlerStartMs,
         sendStartMs: state.sendStartMs,
-        route: matched ? request.routeOptions.url ?? null : null,
+        route: matched ? routeOptions.url ?? null : null,
         matched: request.routingFailure !== null || !matched
           ? null
-          : { route: request.routeOptions.url ?? null, method: Array.isArray(routeMethod) ? routeMethod.join(', ') : routeMethod },
+          : { route: routeOptions.url ?? null, method: Array.isArray(routeMethod) ? routeMethod.join(', ') : routeMethod },
         routingFailure: request.routingFailure,
         params: matched ? request.params ?? {} : {},
         query: request.query ?? {},
