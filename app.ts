@@ -44,7 +44,8 @@ export interface AppOverrides {
 
 /** The whole plugin tree; never listens (server.ts does). Tests call this and use inject(). */
 export async function buildApp (config: Config, overrides: AppOverrides = {}): Promise<FastifyInstance> {
-  // The profiler's logs panel: the logger at the lower of the two levels, the console still at LOG_LEVEL.
+  // The profiler's logs panel: request loggers at the capture's level (a request the sample leaves
+  // out from warn), the console still at LOG_LEVEL (collect/log-capture.ts).
   const logs = config.profiler ? logCapture(config.logLevel, config.profilerLogLevel, config.profilerSample < 1) : null
   const app = Fastify({
     schemaController: { compilersFactory: { buildValidator: validatorCompiler, buildSerializer: serializerCompiler } },

@@ -198,7 +198,7 @@ const verbose = (a: LevelWithSilent, b: LevelWithSilent): LevelWithSilent => lev
  *
  * `sampling`: whether the sample may leave requests out (PROFILER_SAMPLE under 1). A request left out
  * is captured from warn only, so its logger needs no level below the console's and warn: the root
- * logger is set there, and a drawn request's logger is made one level step more verbose (pino then
+ * logger is set there, and a drawn request's logger is given the capture's level (pino then
  * rebuilds that child's methods, which only the drawn requests pay). A request left out then pays
  * nothing for the lines nobody wants (Fastify's "incoming request" and "request completed" at info
  * are pino's no-op), where the hook below would be called for each and drop it.
