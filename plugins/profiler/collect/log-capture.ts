@@ -206,8 +206,10 @@ const verbose = (a: LevelWithSilent, b: LevelWithSilent): LevelWithSilent => lev
 export function logCapture (consoleLevel: LevelWithSilent, captureLevel: LevelWithSilent, sampling = false): LogCapture {
   const toConsole = levelValue(consoleLevel)
   const toCapture = levelValue(captureLevel)
+  // What a request the sample leaves out captures: its warnings and errors (at most).
+  const leftOutFrom = Math.max(toCapture, WARN)
   const drawnLevel = verbose(consoleLevel, captureLevel)
-  const leftOutLevel = verbose(consoleLevel, levelValue(captureLevel) >= WARN ? captureLevel : 'warn')
+  const leftOutLevel = verbose(consoleLevel, toCapture === leftOutFrom ? captureLevel : 'warn')
   const rootLevel = sampling ? leftOutLevel : drawnLevel
   // Given to a drawn request's logger when the root's level is not verbose enough for its capture.
   const drawnOptions = levelValue(drawnLevel) < levelValue(rootLevel) ? { level: drawnLevel } : null
@@ -228,7 +230,7 @@ export function logCapture (consoleLevel: LevelWithSilent, captureLevel: LevelWi
       const child = drawn !== false && drawnOptions !== null && options.level === undefined
         ? logger.child(bindings, { ...options, ...drawnOptions })
         : logger.child(bindings, options)
-      const fromLevel = drawn === false ? Math.max(toCapture, WARN) : toCapture
+      const fromLevel = drawn === false ? leftOutFrom : toCapture
       ;(child as CapturingLogger)[REQUEST_LOGS] = { startMs: performance.now(), drawn, fromLevel, lines: [], bytes: 0, omitted: 0, warnings: 0, errors: 0 }
       return child
     }
