@@ -10,8 +10,7 @@ import errorRenderer from './plugins/error-renderer.js'
 import jsonBody from './plugins/request-body/index.js'
 import { logSerializers, profilerStatus } from './lib/logging.js'
 import profiler, { type ProfilerOptions } from './plugins/profiler/index.js'
-import { logCapture } from './plugins/profiler/collect/log-capture.js'
-import { timeHooks } from './plugins/profiler/collect/hook-timing.js'
+import { installProbes, probeServerOptions } from './plugins/profiler/collect/probes.js'
 import rejectedRequests, { answerClientError } from './plugins/rejected-requests/index.js'
 import routingErrors from './plugins/routing/index.js'
 import missCompression from './plugins/routing/miss-compression.js'
@@ -44,18 +43,21 @@ export interface AppOverrides {
 
 /** The whole plugin tree; never listens (server.ts does). Tests call this and use inject(). */
 export async function buildApp (config: Config, overrides: AppOverrides = {}): Promise<FastifyInstance> {
-  // The profiler's logs panel: request loggers at the capture's level (a request the sample leaves
-  // out from warn), the console still at LOG_LEVEL (collect/log-capture.ts).
-  const logs = config.profiler ? logCapture(config.logLevel, config.profilerLogLevel, config.profilerSample < 1) : null
+  // What the profiler's panels need of Fastify when it is made (the logs panel's: request loggers at
+  // the capture's level, the console still at LOG_LEVEL; panels/logs/probe.ts).
+  const probed = config.profiler
+    ? probeServerOptions({ consoleLevel: config.logLevel, captureLevel: config.profilerLogLevel, sampling: config.profilerSample < 1 })
+    : {}
   const app = Fastify({
     schemaController: { compilersFactory: { buildValidator: validatorCompiler, buildSerializer: serializerCompiler } },
     logger: {
-      level: logs?.level ?? config.logLevel,
+      level: probed.loggerLevel ?? config.logLevel,
       serializers: logSerializers(config),
-      ...(logs === null ? {} : { hooks: logs.hooks }),
+      ...(probed.loggerHooks === undefined ? {} : { hooks: probed.loggerHooks }),
       ...(overrides.logStream === undefined ? {} : { stream: overrides.logStream })
     },
-    ...(logs === null ? {} : { childLoggerFactory: logs.childLoggerFactory }),
+    ...(probed.childLoggerFactory === undefined ? {} : { childLoggerFactory: probed.childLoggerFactory }),
+    ...(probed.logController === undefined ? {} : { logController: probed.logController }),
     // A path that cannot be decoded, a target that is not a path: answered 400 by routing-errors,
     // hooks and profiler included; an absolute-form target is routed by its path.
     rewriteUrl: routableUrl,
@@ -92,8 +94,8 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
     }
   })
   app.decorate('config', config)
-  // The timeline panel's hook timings: before any plugin, so that every hook added is timed.
-  if (config.profiler) timeHooks(app)
+  // The panels' probes (the timeline's hook timings): before any plugin, so that every hook added is timed.
+  if (config.profiler) installProbes(app)
 
   // First: it adds its onSend to each route added after it, as a route hook, and route hooks run
   // after the app's (the profiler's onSend sees the answer before it is compressed and sets

@@ -3,7 +3,7 @@
 // db and logs panels, or --baseline=<rev>), the cost of sampling against request logging
 // (--only=sampling), search and route statistics at 10k and 1M profiles, the
 // store's write rate and size, memory over many profiled requests, and what a test process pays
-// (--only=suite, the one section that needs no seeded store). Prints a table and writes
+// (--only=panels: issue 23's before and after alone, on empty stores; --only=suite, the one section that needs no seeded store). Prints a table and writes
 // bench/results.json (results-postgres.json for --store=postgres, against a cluster it starts
 // itself under var/bench/postgres). Every figure is also given as a ratio against a baseline of the
 // same run. --only=pages: the status poll beside clients looping on the costliest profiler pages. --only=burst: issue 20's scanner bursts into a byte-bounded store. --smoke: tiny sizes and runs, only to check that the benchmark itself works.
@@ -134,6 +134,9 @@ async function measureCpuPerRequest (): Promise<void> {
     log,
     env: UNBOUNDED
   })
+}
+
+async function measurePanelsCost (): Promise<void> {
   log(`\n## Issue 23: CPU per request before and after the panels (${BASELINE_REVISION} against this build)`)
   results.cpuBeforeAfter = await measureBeforeAfter({ ...cpuRunSettings(), revision: BASELINE_REVISION })
 }
@@ -273,12 +276,13 @@ const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node
 log(`# Profiler benchmark${quick ? ' (--quick)' : ''}${smoke ? ' (--smoke: not a measurement)' : ''}, ${store.name} store: ${machine.nproc} cores, ${machine.cpu}, Node ${machine.node}, ${machine.date}`)
 results.machine = machine
 // First: it measures the first app this process builds.
-const sections: Record<string, () => Promise<void>> = { suite: measureSuiteCosts, store: measureStore, cpu: measureCpuPerRequest, sampling: measureSamplingCost, search: measureSearch, throughput: measureThroughput, memory: measureMemory, pages: measurePagesBesidePoll, burst: measureScannerBursts }
+const sections: Record<string, () => Promise<void>> = { suite: measureSuiteCosts, store: measureStore, cpu: measureCpuPerRequest, panels: measurePanelsCost, sampling: measureSamplingCost, search: measureSearch, throughput: measureThroughput, memory: measureMemory, pages: measurePagesBesidePoll, burst: measureScannerBursts }
 const only = process.argv.find(arg => arg.startsWith('--only='))?.slice('--only='.length).split(',')
 // The sections that run on empty stores only need no seeded one.
-const needsStore = only === undefined || only.some(name => !['suite', 'pages', 'burst', 'sampling'].includes(name))
+const needsStore = only === undefined || only.some(name => !['suite', 'pages', 'burst', 'sampling', 'panels'].includes(name))
 for (const [name, section] of Object.entries(sections)) {
-  if (only === undefined || only.includes(name) || (name === 'store' && needsStore)) await section()
+  // --only=cpu runs the panels' before and after too (as it always has); --only=panels runs it alone.
+  if (only === undefined || only.includes(name) || (name === 'store' && needsStore) || (name === 'panels' && only.includes('cpu'))) await section()
 }
 await store.close()
 // A partial run (--only=) updates its sections and keeps the others of the last full run; a smoke run writes nothing.

@@ -13,7 +13,7 @@ export interface CapturedStatement {
   sql: string
   /** As given to the driver: positional (an array) or named (an object). */
   params: unknown
-  /** When it started, in ms after the request started. */
+  /** When it started, on performance.now()'s clock (the writer makes it relative to the request's start). */
   startMs: number
   durationMs: number
   /** Rows returned (a read) or changed (a write); null when it failed. */
@@ -43,9 +43,6 @@ export class StatementLog implements CapturedStatements {
   totalMs = 0
   private sqlChars = 0
 
-  /** `originMs`: the request's start on performance.now()'s clock. */
-  constructor (private readonly originMs: number) {}
-
   add (engine: StatementEngine, sql: string, params: unknown, startedAt: number, error: unknown, rows: number | null): void {
     const durationMs = performance.now() - startedAt
     this.engine = engine
@@ -54,7 +51,7 @@ export class StatementLog implements CapturedStatements {
     if (this.statements.length >= MAX_STATEMENTS || this.sqlChars + sql.length > MAX_SQL_CHARS) return
     this.sqlChars += sql.length
     const message = error === null ? null : error instanceof Error ? error.message : String(error)
-    this.statements.push({ sql, params, startMs: startedAt - this.originMs, durationMs, rows, error: message })
+    this.statements.push({ sql, params, startMs: startedAt, durationMs, rows, error: message })
   }
 }
 

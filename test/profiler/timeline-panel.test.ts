@@ -4,7 +4,7 @@
 // runs; the page's JSON twin equal to the CLI's `show --panel timeline` and MCP's get_profile.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import t from 'tap'
-import { MAX_HOOK_RUNS } from '../../plugins/profiler/collect/hook-timing.js'
+import { MAX_HOOK_RUNS } from '../../plugins/profiler/panels/timeline/hook-timing.js'
 import { buildTestApp } from '../helpers/app.js'
 import { json, mcpClientInProcess } from '../helpers/mcp-client.js'
 import { profileJson, profilerHtml, storeOnly } from '../helpers/profiler.js'

@@ -2,9 +2,6 @@
 // (no redaction, no parsing, no serialising) and handed to the writer thread as it is, where
 // shape.ts redacts it and the collectors turn it into panels. ARCHITECTURE.md: "onResponse
 // (capture, cheaply) -> bounded queue".
-import type { CapturedStatements } from '../../../lib/statement-log.js'
-import type { HookTimes } from './hook-timing.js'
-import type { RequestLogs } from './log-capture.js'
 
 /** The rendered error and its causes, as plain data (not yet redacted). */
 export interface CapturedError {
@@ -35,6 +32,8 @@ export interface RequestCapture {
   /** origin + the URL as requested: redacted in the writer thread. */
   rawUrl: string
   statusCode: number
+  /** The request's start on performance.now()'s clock (Fastify's reply clock): the probes' times are on it. */
+  originMs: number
   totalMs: number
   /** Until the handler started (null when no handler ran: routing failures, body errors). */
   handlerStartMs: number | null
@@ -63,14 +62,11 @@ export interface RequestCapture {
   /** The request thread's heap after the request (V8's figure: cheap). */
   heapUsedBytes: number
   droppedProfiles: number
-  /** The statements run on the advisors' database (not yet redacted); none when absent (rejected requests). */
-  statements?: CapturedStatements
-  /** The request's log lines (collect/log-capture.ts); undefined when none were captured (a rejected request). */
-  logs?: RequestLogs
-  /** When each hook and the handler ran (collect/hook-timing.ts); undefined when none was timed (a rejected request, the profiler off). */
-  hooks?: HookTimes
-  /** false: the sample left the request out (kept by a rule): its hook runs were not timed, to keep it cheap (issue 24). */
-  hooksTimed?: boolean
+  /**
+   * What each panel's probe took of the request (panels/probe.ts), in the order of collect/probes.ts's
+   * probedPanels; undefined when no probe ran (a request the HTTP parser rejected).
+   */
+  taken?: unknown[]
 }
 
 /** A request's duration as profiles and statistics record it: ms, to the microsecond. */

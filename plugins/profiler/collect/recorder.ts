@@ -3,10 +3,10 @@ import { bodyPreview, bodySizeKnown, receivedBodyBytes } from '../../request-bod
 import { requestOrigin } from '../../routing/request-origin.js'
 import { hasRejectedTarget, originFormTarget } from '../../routing/request-target.js'
 import type { IncomingMessage } from 'node:http'
+import { performance } from 'node:perf_hooks'
 import { getHeapStatistics } from 'node:v8'
-import { StatementLog } from '../../../lib/statement-log.js'
 import { captureError, profileDuration } from './capture.js'
-import { requestLogs } from './log-capture.js'
+import { probesBeforeHandler, probesServerTiming, takeAll } from './probes.js'
 import { MAX_BODY_BYTES, previewIfLarge, unparsedBody } from './body-preview.js'
 import type { Redactor } from '../../../lib/redact.js'
 import type { ProfileStore } from '../runtime/profile-store.js'
@@ -72,13 +72,16 @@ function routeOptionsOf (request: FastifyRequest): FastifyRequest['routeOptions'
 }
 
 /**
- * The Server-Timing header of a profiled response: the database's statements so far and the time
- * until the reply began (browsers' devtools and `curl -v` show them).
+ * The Server-Timing header of a profiled response: the panels' probes' entries (the database's
+ * statements so far) and the time until the reply began (browsers' devtools and `curl -v` show them).
  */
-function serverTiming (statements: StatementLog | null, elapsedMs: number): string {
-  const count = statements?.count ?? 0
-  return `db;dur=${(statements?.totalMs ?? 0).toFixed(3)};desc="${count} ${count === 1 ? 'query' : 'queries'}", app;dur=${elapsedMs.toFixed(3)}`
+function serverTiming (request: FastifyRequest, elapsedMs: number): string {
+  return `${probesServerTiming(request)}app;dur=${elapsedMs.toFixed(3)}`
 }
+
+/** The draw of a request, once made: whoever asks first (its logger's factory, or its first hook) makes it. */
+const DRAWN = Symbol('profiler.drawn')
+type DrawnMessage = IncomingMessage & { [DRAWN]?: boolean }
 
 /** IPv4-mapped IPv6 addresses (::ffff:127.0.0.1) are shown as IPv4. */
 export function displayIp (ip: string): string {
@@ -105,30 +108,26 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
   const draw = sampleDraw(sampling)
   const forced = keepHeaderCheck(secret)
   app.decorateRequest('profilerDrawn', null)
-  // Made when the request's logger is made (log-capture.ts), before any hook: a request left out
-  // pays neither for capturing its log lines nor for timing its hooks. A request an operator asks
-  // for is drawn: captured in full, its hook runs timed.
-  const drawRequest = (raw: IncomingMessage): boolean => draw() || forced(raw.headers)
+  // Made when the request's logger is made (the logs panel's probe), before any hook: a request
+  // left out pays neither for capturing its log lines nor for timing its hooks. A request an
+  // operator asks for is drawn: captured in full, its hook runs timed.
+  const drawRequest = (raw: DrawnMessage): boolean => {
+    raw[DRAWN] ??= draw() || forced(raw.headers)
+    return raw[DRAWN]
+  }
   app.decorate('profilerDraw', drawRequest)
-  // Read back through a getter (drawn here when the logger made none, as without log capture).
+  // Read back through a getter (drawn here when the logger made none).
   app.decorateRequest('profilerSampled', {
     getter (this: FastifyRequest): boolean {
-      if (this.profilerDrawn === null) this.profilerDrawn = requestLogs(this.log)?.drawn ?? drawRequest(this.raw)
+      if (this.profilerDrawn === null) this.profilerDrawn = drawRequest(this.raw)
       return this.profilerDrawn
     }
   })
 
   app.addHook('preHandler', (request, reply, done) => {
-    const elapsed = reply.elapsedTime
-    request.profilerHandlerStartMs = elapsed
-    // The handler's statements on the advisors' database are recorded here (plugins/advisors/:
-    // request.advisors), offsets from the request's start (reply.elapsedTime is on performance.now()'s
-    // clock): the same start as the hook runs' when they are timed, so that the timeline's statements
-    // and hook bars agree to the microsecond (two readings of the start differ by a few).
-    if (routeOptionsOf(request).config.profile !== false) {
-      const hooksOrigin = request.profilerHookTimes?.originMs ?? Number.NaN
-      request.databaseStatements = new StatementLog(Number.isNaN(hooksOrigin) ? performance.now() - elapsed : hooksOrigin)
-    }
+    request.profilerHandlerStartMs = reply.elapsedTime
+    // The probes that take what the handler does (the db panel's statements) start here.
+    if (routeOptionsOf(request).config.profile !== false) probesBeforeHandler(request)
     done()
   })
 
@@ -146,7 +145,7 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
       const state = keptState(request, sendStartMs, typeof payload === 'string' && payload.length <= MAX_BODY_BYTES && isJson(reply) ? payload : undefined)
       reply.header('x-debug-token', state.token)
       reply.header('x-debug-token-link', `${state.origin}/_profiler/${state.token}`)
-      reply.header('server-timing', serverTiming(request.databaseStatements, reply.elapsedTime))
+      reply.header('server-timing', serverTiming(request, reply.elapsedTime))
     } catch (err) {
       store.drop(`a request could not be profiled: ${(err as Error).message}`)
     }
@@ -173,6 +172,8 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
   app.addHook('onResponse', (request, reply, done) => {
     let state = request.profile
     const totalMs = reply.elapsedTime
+    // The request's start on performance.now()'s clock (Fastify's reply clock), which the probes' times are on.
+    const originMs = performance.now() - totalMs
     if (state === null && request.profilerStatisticsOnly) {
       // Slow in the sending: kept after all, though its answer went without a token.
       if (totalMs <= sampling.keepSlowerThanMs) {
@@ -208,6 +209,7 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
         method: request.method,
         rawUrl: state.origin + originFormTarget(request),
         statusCode,
+        originMs,
         totalMs,
         handlerStartMs: state.handlerStartMs,
         sendStartMs: state.sendStartMs,
@@ -230,13 +232,9 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
         // V8's own figure: process.memoryUsage() also reads the RSS from /proc, ten times the cost.
         heapUsedBytes: getHeapStatistics().used_heap_size,
         droppedProfiles: store.dropped,
-        statements: request.databaseStatements ?? undefined,
-        // Fastify's "request completed" line is added after this hook, before the batch leaves.
-        logs: requestLogs(request.log),
-        // A reference: this hook's own run, and the onResponse hooks after it, end before the batch leaves.
-        // A request the sample left out (kept by a rule) has only the runs before the draw: none kept.
-        hooks: request.profilerSampled === false ? undefined : request.profilerHookTimes ?? undefined,
-        hooksTimed: request.profilerSampled !== false
+        // References: what is added to them after this hook (Fastify's "request completed" line,
+        // the end of this hook's own run) is added before the batch leaves.
+        taken: takeAll(request, reply)
       })
     } catch (err) {
       store.releaseToken(state.token)

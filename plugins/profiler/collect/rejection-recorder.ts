@@ -28,6 +28,7 @@ export function recordRejection ({ store, tokenSource }: Pick<RecorderOptions, '
       // Always scheme://host/path: a target that could not be read is the root.
       rawUrl: rejected.origin + (rejected.target === '' ? '/' : rejected.target),
       statusCode: answer.statusCode,
+      originMs: rejected.seenAt,
       totalMs,
       handlerStartMs: null,
       sendStartMs: totalMs,

@@ -6,7 +6,11 @@ import type { ProcessPanels, ProfileRecord } from '../profile.js'
 import { toStoredPanels } from '../stored-panels.js'
 import { profileDuration, type RequestCapture } from './capture.js'
 import { panels } from '../panels/index.js'
-import type { CollectContext } from '../panels/panel.js'
+import type { CollectContext, PanelRowCounts } from '../panels/panel.js'
+import { probedPanels } from './probes.js'
+
+/** Each probed panel's place in a capture's `taken`. */
+const takenAt = new Map<unknown, number>(probedPanels.map((panel, index) => [panel, index]))
 
 function parseResponseBody (text: string | undefined): unknown {
   if (text === undefined) return undefined
@@ -22,15 +26,21 @@ function parseResponseBody (text: string | undefined): unknown {
  * per-process panels are not collected here but referenced (`process`: collect/process-panels.ts).
  */
 export function shapeProfile (capture: RequestCapture, redactor: Redactor, process: ProcessPanels | null = null): ProfileRecord {
+  const collected: Record<string, unknown> = {}
   const context: CollectContext = {
     capture,
+    collected: panel => collected[panel.name] as never,
     url: redactor.url(capture.rawUrl),
     responseBody: parseResponseBody(capture.responseText),
     redactor
   }
-  const collected: Record<string, unknown> = {}
+  const counts: PanelRowCounts = { queryCount: 0, queryMs: 0, logWarnings: 0, logErrors: 0 }
   for (const panel of panels) {
-    if (panel.perProcess !== true) collected[panel.name] = panel.collect(context)
+    if (panel.perProcess === true) continue
+    const at = takenAt.get(panel)
+    const taken = at === undefined ? undefined : capture.taken?.[at]
+    collected[panel.name] = panel.collect(context, taken)
+    Object.assign(counts, panel.rowCounts?.(taken))
   }
   const record: ProfileRecord = {
     id: capture.id,
@@ -43,12 +53,12 @@ export function shapeProfile (capture: RequestCapture, redactor: Redactor, proce
     statusCode: capture.statusCode,
     durationMs: profileDuration(capture.totalMs),
     route: capture.route,
-    queryCount: capture.statements?.count ?? 0,
-    queryMs: Math.round((capture.statements?.totalMs ?? 0) * 1000) / 1000,
+    queryCount: counts.queryCount,
+    queryMs: counts.queryMs,
     // Stored without what the row holds (method, URL, status...): the readers put it back.
     panels: JSON.stringify(toStoredPanels(collected)),
-    logWarnings: capture.logs?.warnings ?? 0,
-    logErrors: capture.logs?.errors ?? 0
+    logWarnings: counts.logWarnings,
+    logErrors: counts.logErrors
   }
   if (process !== null) record.process = process
   return record

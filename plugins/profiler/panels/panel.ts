@@ -5,11 +5,17 @@ import type pg from 'pg'
 import type { Static, TSchema } from 'typebox'
 import type { Redactor } from '../../../lib/redact.js'
 import type { RequestCapture } from '../collect/capture.js'
+import type { PanelProbe } from './probe.js'
 
 /** What a panel may read about one finished request (in the writer thread, see collect/shape.ts). */
 export interface CollectContext {
   /** What the request thread captured, not yet redacted. */
   capture: RequestCapture
+  /**
+   * The data of a panel listed before this one in the index (the timeline reads the db and logs
+   * panels'), as its collector gave it; undefined for a later or per-process panel.
+   */
+  collected: <S extends TSchema>(panel: Panel<S, any, any>) => Static<S> | undefined
   /** The absolute request URL, secrets redacted. */
   url: string
   /** The response body when it was JSON and small enough to keep, else undefined. */
@@ -34,6 +40,9 @@ export interface ProcessContext {
 
 /** A profile page's query string, as the page was asked for (`?panel=logs&level=warn`). */
 export type PageQuery = Readonly<Record<string, unknown>>
+
+/** The counts a profile's row holds for its listing's filters, each given by the panel that has it. */
+export interface PanelRowCounts { queryCount: number, queryMs: number, logWarnings: number, logErrors: number }
 
 /** What a profile's row holds of its panels' values. */
 export interface PanelRowValues { method: string, url: string, route: string | null, status: number, durationMs: number, queries: number, queryMs: number }
@@ -83,14 +92,23 @@ export interface PanelPage<S extends TSchema = TSchema> {
 /**
  * One panel. `Stored` is what `toStored` leaves of the data; without `toStored` the data is stored
  * whole. A profile stored whole (seeded, or written before a value moved to the row) must read
- * the same through `fromStored`: a value the stored JSON holds is kept.
+ * the same through `fromStored`: a value the stored JSON holds is kept. `Taken` is what its probe
+ * takes of each request on the request thread (panels/probe.ts); a panel without a probe reads the
+ * capture every panel shares.
  *
  * The functions are methods so that panels of different schemas fit one list (panels/index.ts).
  */
-export interface Panel<S extends TSchema = TSchema, Stored = Static<S>> extends PanelDeclaration<S, Stored> {
+export interface Panel<S extends TSchema = TSchema, Stored = Static<S>, Taken = never> extends PanelDeclaration<S, Stored> {
   readonly perProcess?: false
-  /** Runs in the writer thread, never on the request thread: no validation here (tests do it). */
-  collect (context: CollectContext): Static<S>
+  /** The request thread's half: what the panel takes of each request, cheaply. */
+  readonly probe?: PanelProbe<Taken>
+  /**
+   * Runs in the writer thread, never on the request thread: no validation here (tests do it).
+   * `taken`: what the probe took (undefined: nothing, as for a request the HTTP parser rejected).
+   */
+  collect (context: CollectContext, taken: Taken | undefined): Static<S>
+  /** The row's counts this panel gives (the db panel's queries, the logs panel's warnings), from what its probe took. */
+  rowCounts? (taken: Taken | undefined): Partial<PanelRowCounts>
 }
 
 /**
@@ -124,14 +142,14 @@ interface PanelDeclaration<S extends TSchema, Stored> {
 }
 
 /** Any panel of the index, whatever its schema. */
-export type AnyPanel = Panel<TSchema, any> | ProcessPanel<TSchema, any>
+export type AnyPanel = Panel<TSchema, any, any> | ProcessPanel<TSchema, any>
 
 /** The data the panel's collector gave; undefined when the profile has none (stored before the panel existed). */
-export function panelData<S extends TSchema> (profile: { panels: Record<string, unknown> }, panel: Panel<S, unknown> | ProcessPanel<S, unknown>): Static<S> | undefined {
+export function panelData<S extends TSchema> (profile: { panels: Record<string, unknown> }, panel: Panel<S, any, any> | ProcessPanel<S, any>): Static<S> | undefined {
   // The stored JSON is what this panel's collect() wrote (through toStored/fromStored): trusted,
   // not validated on reading (test/profiler/panel-schemas.property.test.ts checks the collectors).
   return profile.panels[panel.name] as Static<S> | undefined
 }
 
 /** The data type of a declared panel: `PanelData<typeof requestPanel>`. */
-export type PanelData<P> = P extends Panel<infer S, any> | ProcessPanel<infer S, any> ? Static<S> : never
+export type PanelData<P> = P extends Panel<infer S, any, any> | ProcessPanel<infer S, any> ? Static<S> : never

@@ -1,3 +1,4 @@
+import { takenBytes } from '../collect/probes.js'
 import type { QueuedProfile } from '../profile.js'
 
 /**
@@ -75,8 +76,6 @@ export function profileBytes (profile: QueuedProfile): number {
     bodyBytes(body, requestHeaders) +
     approximateBytes(shapedBody).bytes +
     (unparsedBody?.text.length ?? 0) +
-    // Counted in the capture itself (bounded: collect/log-capture.ts).
-    (profile.logs?.bytes ?? 0) +
-    // Two numbers per hook run (bounded: collect/hook-timing.ts); the sites are shared.
-    SLOT_BYTES * (profile.hooks?.times.length ?? 0)
+    // What the panels' probes took, as each estimates it (bounded by each probe's caps).
+    takenBytes(profile.taken)
 }

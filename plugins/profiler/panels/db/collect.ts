@@ -1,6 +1,6 @@
 // Runs in the writer thread: the request's captured statements, redacted and rounded.
 import { REDACTED, type Redactor } from '../../../../lib/redact.js'
-import type { CapturedStatement } from '../../../../lib/statement-log.js'
+import type { CapturedStatement, CapturedStatements } from '../../../../lib/statement-log.js'
 import type { CollectContext } from '../panel.js'
 import type { DbData, DbStatement, Param } from './schema.js'
 
@@ -61,7 +61,7 @@ function shapeParams (sql: string, params: unknown, redactor: Redactor): { param
   return { params: [], redacted }
 }
 
-function shapeStatement (statement: CapturedStatement, redactor: Redactor): DbStatement {
+function shapeStatement (statement: CapturedStatement, originMs: number, redactor: Redactor): DbStatement {
   const sql = redactor.text(statement.sql)
   const { params, redacted } = shapeParams(statement.sql, statement.params, redactor)
   return {
@@ -69,20 +69,19 @@ function shapeStatement (statement: CapturedStatement, redactor: Redactor): DbSt
     kind: kindOf(sql),
     params,
     redacted: redacted || sql !== statement.sql,
-    startMs: round(statement.startMs),
+    startMs: round(statement.startMs - originMs),
     durationMs: round(statement.durationMs),
     rows: statement.rows,
     error: statement.error === null ? null : redactor.text(statement.error)
   }
 }
 
-export function collectDb ({ capture, redactor }: CollectContext): DbData {
-  const captured = capture.statements
+export function collectDb ({ capture, redactor }: CollectContext, captured: CapturedStatements | undefined): DbData {
   if (captured === undefined) return { engine: null, queryCount: 0, queryMs: 0, statements: [] }
   return {
     engine: captured.engine,
     queryCount: captured.count,
     queryMs: round(captured.totalMs),
-    statements: captured.statements.map(statement => shapeStatement(statement, redactor))
+    statements: captured.statements.map(statement => shapeStatement(statement, capture.originMs, redactor))
   }
 }

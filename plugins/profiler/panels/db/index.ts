@@ -1,16 +1,22 @@
+import type { CapturedStatements } from '../../../../lib/statement-log.js'
 import type { Panel } from '../panel.js'
 import { collectDb } from './collect.js'
 import { explainPage } from './explain.js'
+import { dbProbe } from './probe.js'
 import { DbSchema, type StoredDb } from './schema.js'
 import { dbView } from './view.js'
 
 /** Database: every statement the request ran on the advisors' database, grouped, timed, runnable, explained. */
-export const dbPanel: Panel<typeof DbSchema, StoredDb> = {
+export const dbPanel: Panel<typeof DbSchema, StoredDb, CapturedStatements> = {
   name: 'db',
   label: 'Database',
   description: "statements run on the advisors' database: SQL, redacted parameters, kind, time (ms), rows, error; query count and time",
   schema: DbSchema,
+  probe: dbProbe,
   collect: collectDb,
+  rowCounts (taken) {
+    return { queryCount: taken?.count ?? 0, queryMs: Math.round((taken?.totalMs ?? 0) * 1000) / 1000 }
+  },
   // The row holds the query count and time.
   toStored ({ queryCount: _queryCount, queryMs: _queryMs, ...kept }) {
     return kept

@@ -1,11 +1,12 @@
-// Runs in the writer thread: the hook runs, handler, statements and log lines the request thread
-// captured (raw numbers and references), laid on one axis: ms after the request started.
-import { format } from 'node:util'
-import { levels } from 'pino'
-import type { Redactor } from '../../../../lib/redact.js'
-import type { HookTimes } from '../../collect/hook-timing.js'
+// Runs in the writer thread: the hook runs and the handler's the request thread timed (raw
+// numbers), and the db and logs panels' statements and lines, laid on one axis: ms after the
+// request started.
+import { dbPanel } from '../db/index.js'
+import { logsPanel } from '../logs/index.js'
 import type { CollectContext } from '../panel.js'
-import type { TimelineData, TimelineItem, TimelineTick } from './schema.js'
+import { RUN_SLOTS, type HookTimes } from './hook-timing.js'
+import type { TakenHookTimes } from './probe.js'
+import type { TimelineData, TimelineItem } from './schema.js'
 
 /** Characters kept of a statement's SQL and of a log line's message (the db and logs panels keep them whole). */
 const SNIPPET_CHARS = 160
@@ -17,20 +18,19 @@ const snippet = (text: string): string => {
   return flat.length > SNIPPET_CHARS ? `${flat.slice(0, SNIPPET_CHARS - 1)}…` : flat
 }
 
-/** The hook runs and the handler's, relative to the request's start. */
-function hookItems (hooks: HookTimes, route: string | null, totalMs: number): TimelineItem[] {
-  // Without the reply's start (the first timed hook had no reply), the first run starts the axis.
-  const origin = Number.isNaN(hooks.originMs) ? hooks.times[0] ?? 0 : hooks.originMs
-  const starts = hooks.sites.map((_site, run) => (hooks.times[2 * run] ?? origin) - origin)
+/** The hook runs and the handler's, relative to the request's start (`origin`, on the runs' clock). */
+function hookItems (hooks: HookTimes, origin: number, route: string | null, totalMs: number): TimelineItem[] {
+  const runs = hooks.runs.length / RUN_SLOTS
+  const starts = Array.from({ length: runs }, (_, run) => (hooks.runs[run * RUN_SLOTS + 1] ?? origin) - origin)
   /** Where the next hook run after `start` began, else the request's end. */
   const nextStart = (start: number): number => {
     let next = totalMs
     for (const other of starts) if (other > start && other < next) next = other
     return next
   }
-  return hooks.sites.map((site, run): TimelineItem => {
-    const start = starts[run] ?? 0
-    const end = hooks.times[2 * run + 1] ?? Number.NaN
+  return starts.map((start, run): TimelineItem => {
+    const site = hooks.sites[hooks.runs[run * RUN_SLOTS] ?? -1] ?? { hook: 'unknown', name: '', plugin: '' }
+    const end = hooks.runs[run * RUN_SLOTS + 2] ?? Number.NaN
     const ended = !Number.isNaN(end)
     // A run that never ended is drawn up to the next; a handler up to the first hook after it at
     // most (a callback-style handler sends its answer before it returns: the sending is not its).
@@ -42,27 +42,15 @@ function hookItems (hooks: HookTimes, route: string | null, totalMs: number): Ti
   })
 }
 
-function levelName (level: number): string {
-  return levels.labels[level] ?? String(level)
-}
-
-function logTicks ({ capture, redactor }: { capture: CollectContext['capture'], redactor: Redactor }): TimelineTick[] {
-  return (capture.logs?.lines ?? []).map(line => {
-    const text = line.message === undefined ? '' : line.args.length === 0 ? line.message : format(line.message, ...line.args)
-    return { offsetMs: round(line.offsetMs), level: levelName(line.level), message: snippet(redactor.text(text)) }
-  })
-}
-
-export function collectTimeline ({ capture, redactor }: CollectContext): TimelineData {
+export function collectTimeline ({ capture, collected }: CollectContext, hooks: TakenHookTimes | undefined): TimelineData {
   const { totalMs, sendStartMs, handlerStartMs } = capture
   const handlerStart = handlerStartMs ?? sendStartMs
-  const statements = capture.statements
+  const db = collected(dbPanel)
+  const logs = collected(logsPanel)
   const items: TimelineItem[] = [
-    ...(capture.hooks === undefined ? [] : hookItems(capture.hooks, capture.route, totalMs)),
-    ...(statements?.statements ?? []).map((statement): TimelineItem => {
-      const sql = redactor.text(statement.sql)
-      return { kind: 'statement', type: /^\s*([A-Za-z]+)/.exec(sql)?.[1]?.toUpperCase() ?? '', name: snippet(sql), plugin: '', startMs: round(statement.startMs), durationMs: round(statement.durationMs), ended: true }
-    })
+    ...(hooks === undefined || hooks === false ? [] : hookItems(hooks, capture.originMs, capture.route, totalMs)),
+    ...(db?.statements ?? []).map((statement): TimelineItem =>
+      ({ kind: 'statement', type: statement.kind, name: snippet(statement.sql), plugin: '', startMs: statement.startMs, durationMs: statement.durationMs, ended: true }))
   ]
   // By start; at the same start, the longer first (it holds the other).
   items.sort((a, b) => a.startMs - b.startMs || b.durationMs - a.durationMs)
@@ -74,12 +62,12 @@ export function collectTimeline ({ capture, redactor }: CollectContext): Timelin
       { name: 'sending', startMs: round(sendStartMs), durationMs: round(totalMs - sendStartMs) }
     ],
     items,
-    logs: logTicks({ capture, redactor }),
-    hooksTimed: capture.hooksTimed !== false,
+    logs: (logs?.lines ?? []).map(line => ({ offsetMs: line.offsetMs, level: line.level, message: snippet(line.message) })),
+    hooksTimed: hooks !== false,
     omitted: {
-      hooks: capture.hooks?.omitted ?? 0,
-      statements: statements === undefined ? 0 : statements.count - statements.statements.length,
-      logs: capture.logs?.omitted ?? 0
+      hooks: hooks === undefined || hooks === false ? 0 : hooks.omitted,
+      statements: db === undefined ? 0 : db.queryCount - db.statements.length,
+      logs: logs?.omitted ?? 0
     }
   }
 }

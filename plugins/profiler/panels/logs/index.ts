@@ -1,8 +1,10 @@
 import { format } from 'node:util'
 import { Type, type Static } from 'typebox'
-import { formatMs } from '../units.js'
-import type { CapturedLogLine } from '../collect/log-capture.js'
-import type { Panel } from './panel.js'
+import type { Redactor } from '../../../../lib/redact.js'
+import type { RequestCapture } from '../../collect/capture.js'
+import { formatMs } from '../../units.js'
+import type { Panel } from '../panel.js'
+import { FASTIFY_COMPLETED, FASTIFY_INCOMING, LINE_SLOTS, logsProbe, type CapturedLine, type RequestLogs } from './probe.js'
 
 /** pino's levels, lowest first, and their numbers. */
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const
@@ -40,32 +42,52 @@ function levelName (level: number): Level {
 }
 
 /** The message as pino prints it: its placeholders filled in. */
-function message (line: CapturedLogLine): string {
-  if (line.message === undefined) return ''
-  return line.args.length === 0 ? line.message : format(line.message, ...line.args)
+function message ([, , text, args]: CapturedLine): string {
+  if (text === undefined) return ''
+  return Array.isArray(args) && args.length > 0 ? format(text, ...args) : text
+}
+
+/** A line's fields as the call gave them (Fastify's own: as its serializers print them), redacted; null: none. */
+function fields ([, , , args, value]: CapturedLine, capture: RequestCapture, redactor: Redactor): Record<string, unknown> | null {
+  const given = args === FASTIFY_INCOMING
+    ? { req: { method: capture.method, url: value } }
+    : args === FASTIFY_COMPLETED ? { responseTime: value, res: { statusCode: capture.statusCode } } : value
+  if (given === undefined) return null
+  return redactor.fields(given) as Record<string, unknown>
+}
+
+/** The captured lines, one tuple each (the capture holds them in one array: probe.ts). */
+function capturedLines (logs: RequestLogs): CapturedLine[] {
+  const lines: CapturedLine[] = []
+  for (let at = 0; at + LINE_SLOTS <= logs.lines.length; at += LINE_SLOTS) lines.push(logs.lines.slice(at, at + LINE_SLOTS) as CapturedLine)
+  return lines
 }
 
 const isLevel = (value: unknown): value is Level => typeof value === 'string' && (LEVELS as readonly string[]).includes(value)
 
 /** Logs: what the request logged through request.log, Fastify's own lines included; "this level and above" by link. */
-export const logsPanel: Panel<typeof LogsSchema> = {
+export const logsPanel: Panel<typeof LogsSchema, LogsData, RequestLogs> = {
   name: 'logs',
   label: 'Logs',
   description: 'the log lines the request wrote (request.log, Fastify\'s own), in order: offset ms, level, message, fields (redacted); omitted: lines past the caps; sampledOut: the sample left the request out (a rule kept it), so only its warnings and errors were captured',
   schema: LogsSchema,
-  collect ({ capture, redactor }) {
-    const logs = capture.logs
+  probe: logsProbe,
+  collect ({ capture, redactor }, logs) {
     if (logs === undefined) return { lines: [], omitted: 0, sampledOut: false }
     return {
-      lines: logs.lines.map(line => ({
-        offsetMs: round(line.offsetMs),
-        level: levelName(line.level),
+      lines: capturedLines(logs).map(line => ({
+        // Fastify logs "incoming request" just before the reply's clock starts: at 0, not a few µs before.
+        offsetMs: round(Math.max(0, line[0] - capture.originMs)),
+        level: levelName(line[1]),
         message: redactor.text(message(line)),
-        fields: line.fields === undefined ? null : redactor.fields(line.fields) as Record<string, unknown>
+        fields: fields(line, capture, redactor)
       })),
       omitted: logs.omitted,
       sampledOut: logs.drawn === false
     }
+  },
+  rowCounts (logs) {
+    return { logWarnings: logs?.warnings ?? 0, logErrors: logs?.errors ?? 0 }
   },
   fromStored (stored) {
     // Stored before sampledOut existed: every line at PROFILER_LOG_LEVEL was captured then.

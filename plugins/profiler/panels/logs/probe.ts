@@ -1,15 +1,18 @@
-// A request's log lines for the logs panel, taken on the request thread without formatting or
-// serialising anything: pino's logMethod hook sees each call's arguments before pino turns them
+// The logs panel on the request thread: a request's log lines, taken without formatting or
+// serialising anything. pino's logMethod hook sees each call's arguments before pino turns them
 // into JSON, and each request's child logger (Fastify's childLoggerFactory) carries the request's
 // capture. The logger's level is the lower of LOG_LEVEL and PROFILER_LOG_LEVEL; the hook passes a
 // line on to pino only at LOG_LEVEL and above, so the console prints what it printed before, and a
-// line the console does not want is never serialised. The writer thread formats and redacts
-// (panels/logs.ts).
+// line the console does not want is never serialised. Fastify's own two lines of every request
+// ("incoming request", "request completed") are taken by its LogController when the console does
+// not print them: a time and a value each, not a call through pino. The writer thread formats and
+// redacts (collect.ts).
 import type { IncomingMessage } from 'node:http'
 import { performance } from 'node:perf_hooks'
-import type { FastifyServerOptions } from 'fastify'
-import { levels, type LevelWithSilent, type LoggerOptions } from 'pino'
-import { UNSERIALIZABLE } from '../../../lib/logging.js'
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
+import { levels, type LevelWithSilent } from 'pino'
+import { UNSERIALIZABLE } from '../../../../lib/logging.js'
+import type { PanelProbe, ProbeServerOptions, ProbeSettings } from '../probe.js'
 
 /** Lines kept per request at most; the rest are counted. */
 const MAX_LOG_LINES = 100
@@ -19,34 +22,40 @@ const MAX_LOG_BYTES = 16 * 1024
 const MAX_VALUES = 200
 const MAX_DEPTH = 4
 const VALUE_BYTES = 8
+const INFO = levels.values.info ?? 30
 const WARN = levels.values.warn ?? 40
 const ERROR = levels.values.error ?? 50
 
-/** One log call, as given: not formatted, not redacted. */
-export interface CapturedLogLine {
-  /** Milliseconds since the request began (its logger was made). */
-  offsetMs: number
-  /** pino's number of the level (30: info). */
-  level: number
-  /** The message or its format template, as given; undefined when the call had none. */
-  message: string | undefined
-  /** The values of the template's %s, %d, %j, %o placeholders (plain copies). */
-  args: unknown[]
-  /** The call's own fields (its merging object, or `err` for an Error), plain copies; undefined: none. */
-  fields: Record<string, unknown> | undefined
-}
+/** Slots a line takes in RequestLogs.lines: its time, level, message, arguments and fields. */
+export const LINE_SLOTS = 5
+/**
+ * The arguments' slot of Fastify's own lines, taken by the LogController: the fields slot then
+ * holds the request's URL ("incoming request": `req` is the request's method and that URL) or
+ * the response time ("request completed": `res` is the response's status and `responseTime` that).
+ */
+export const FASTIFY_INCOMING = 1
+export const FASTIFY_COMPLETED = 2
+
+/**
+ * One log call as given (not formatted, not redacted), in LINE_SLOTS slots of RequestLogs.lines:
+ * - its time on performance.now()'s clock;
+ * - pino's number of the level (30: info);
+ * - the message or its format template, as given (undefined: none);
+ * - the values of the template's placeholders, plain copies (undefined: none), or FASTIFY_INCOMING / FASTIFY_COMPLETED;
+ * - the call's own fields (its merging object, or `err` for an Error), plain copies (undefined: none), or Fastify's value.
+ * Five slots of one array rather than an object per line: the capture crosses to the writer thread
+ * by structured clone, which pays per object and per key.
+ */
+export type CapturedLine = [atMs: number, level: number, message: string | undefined, args: unknown[] | number | undefined, fields: unknown]
 
 /** What the request logged at PROFILER_LOG_LEVEL and above: the first lines, and counts of all. */
 export interface RequestLogs {
-  startMs: number
-  /**
-   * The sample's draw for the request, made with its logger (recorder.ts reads it back); null: no
-   * draw was made here (the profiler's recorder is not installed).
-   */
+  /** The sample's draw for the request, made with its logger; null: no draw was made here (the profiler's recorder is not installed). */
   drawn: boolean | null
   /** The lowest level captured: PROFILER_LOG_LEVEL, or warn for a request the sample left out (it is kept only if a rule keeps it). */
   fromLevel: number
-  lines: CapturedLogLine[]
+  /** The kept lines, LINE_SLOTS slots each (CapturedLine). */
+  lines: unknown[]
   /** Estimated bytes of `lines`. */
   bytes: number
   /** Lines beyond the caps (MAX_LOG_LINES, MAX_LOG_BYTES): not kept, counted. */
@@ -69,7 +78,7 @@ declare module 'fastify' {
 }
 
 /** The capture of a request's logger (request.log): undefined when its logs are not captured. */
-export function requestLogs (logger: object): RequestLogs | undefined {
+function requestLogs (logger: object): RequestLogs | undefined {
   return (logger as CapturingLogger)[REQUEST_LOGS]
 }
 
@@ -147,46 +156,85 @@ function plainFields (fields: Record<string, unknown>, budget: Budget): Record<s
   return copy
 }
 
-/** Adds one log call to the request's capture, within the caps; never throws. */
-function captureLine (logs: RequestLogs, args: unknown[], level: number): void {
+/** Whether one more line is kept (counted either way); once one was left out, every later one is too. */
+function roomForLine (logs: RequestLogs, level: number): boolean {
   if (level >= ERROR) logs.errors++
   else if (level >= WARN) logs.warnings++
-  // Once a line was left out, every later one is too: the kept lines are the request's first.
-  if (logs.omitted > 0 || logs.lines.length >= MAX_LOG_LINES) {
+  if (logs.omitted > 0 || logs.lines.length >= MAX_LOG_LINES * LINE_SLOTS) {
     logs.omitted++
-    return
+    return false
   }
+  return true
+}
+
+/** Adds one log call to the request's capture, within the caps; never throws. */
+function captureLine (logs: RequestLogs, args: unknown[], level: number): void {
+  if (!roomForLine(logs, level)) return
   const budget: Budget = { bytes: MAX_LOG_BYTES - logs.bytes, values: MAX_VALUES }
   const [first, second] = args
-  let line: CapturedLogLine
+  let message: string | undefined
+  let values: unknown[] | undefined
+  let fields: Record<string, unknown> | undefined
+  const rest = (from: number): unknown[] | undefined => args.length <= from ? undefined : args.slice(from).map(arg => plainValue(arg, budget, 1))
   try {
     if (typeof first === 'object' && first !== null) {
-      const fields = first instanceof Error ? { err: plainError(first, budget) } : plainFields(first as Record<string, unknown>, budget)
-      const message = typeof second === 'string' ? second : first instanceof Error ? first.message : undefined
-      line = { offsetMs: 0, level, message, args: args.slice(2).map(arg => plainValue(arg, budget, 1)), fields }
+      fields = first instanceof Error ? { err: plainError(first, budget) } : plainFields(first as Record<string, unknown>, budget)
+      message = typeof second === 'string' ? second : first instanceof Error ? first.message : undefined
+      values = rest(2)
     } else {
-      const message = first === undefined ? undefined : typeof first === 'string' ? first : String(first)
-      line = { offsetMs: 0, level, message, args: args.slice(1).map(arg => plainValue(arg, budget, 1)), fields: undefined }
+      message = first === undefined ? undefined : typeof first === 'string' ? first : String(first)
+      values = rest(1)
     }
-    budget.bytes -= line.message?.length ?? 0
+    budget.bytes -= message?.length ?? 0
   } catch (err) {
     // A getter that throws: the line is kept, its values named by the marker (as the console's).
-    line = { offsetMs: 0, level, message: typeof second === 'string' ? second : undefined, args: [], fields: { [UNSERIALIZABLE]: err instanceof Error ? err.name : typeof err } }
+    message = typeof second === 'string' ? second : undefined
+    values = undefined
+    fields = { [UNSERIALIZABLE]: err instanceof Error ? err.name : typeof err }
   }
   if (budget.bytes < 0 || budget.values < 0) {
     logs.omitted++
     return
   }
-  line.offsetMs = performance.now() - logs.startMs
-  logs.lines.push(line)
+  logs.lines.push(performance.now(), level, message, values, fields)
   logs.bytes = MAX_LOG_BYTES - budget.bytes
 }
 
-/** The logger's options and the request loggers' factory that capture each request's log lines. */
-export interface LogCapture {
-  level: LevelWithSilent
-  hooks: NonNullable<LoggerOptions['hooks']>
-  childLoggerFactory: NonNullable<FastifyServerOptions['childLoggerFactory']>
+/** Estimated bytes of one of Fastify's own lines (its message and a value). */
+const FASTIFY_LINE_BYTES = 32
+
+/** Adds one of Fastify's own lines at info (kind: FASTIFY_INCOMING or FASTIFY_COMPLETED), within the caps. */
+function captureFastifyLine (request: FastifyRequest, message: string, kind: number, value: unknown): void {
+  const logs = requestLogs(request.log)
+  // A route's own log level above info (Fastify gives it to the request's logger) drops it as pino would.
+  if (logs === undefined || INFO < logs.fromLevel || (request.log as unknown as { levelVal: number }).levelVal > INFO || !roomForLine(logs, INFO)) return
+  if (logs.bytes + FASTIFY_LINE_BYTES > MAX_LOG_BYTES) {
+    logs.omitted++
+    return
+  }
+  logs.lines.push(performance.now(), INFO, message, kind, value)
+  logs.bytes += FASTIFY_LINE_BYTES
+}
+
+/**
+ * Fastify's own lines of every request, when the console does not print them: taken here as a
+ * time and a value each, where going through pino would call the hook with Fastify's objects and
+ * copy their fields. Any other line of Fastify's goes through pino as before.
+ */
+class CapturingLogController extends LogController {
+  override incomingRequest (request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return
+    captureFastifyLine(request, 'incoming request', FASTIFY_INCOMING, request.url)
+  }
+
+  override requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error !== null && error !== undefined) {
+      super.requestCompleted(error, request, reply)
+      return
+    }
+    if (this.isLogDisabled(request)) return
+    captureFastifyLine(request, 'request completed', FASTIFY_COMPLETED, reply.elapsedTime)
+  }
 }
 
 /** The more verbose of two levels (pino's lower number). */
@@ -203,7 +251,7 @@ const verbose = (a: LevelWithSilent, b: LevelWithSilent): LevelWithSilent => lev
  * nothing for the lines nobody wants (Fastify's "incoming request" and "request completed" at info
  * are pino's no-op), where the hook below would be called for each and drop it.
  */
-export function logCapture (consoleLevel: LevelWithSilent, captureLevel: LevelWithSilent, sampling = false): LogCapture {
+function logCapture ({ consoleLevel, captureLevel, sampling }: ProbeSettings): ProbeServerOptions {
   const toConsole = levelValue(consoleLevel)
   const toCapture = levelValue(captureLevel)
   // What a request the sample leaves out captures: its warnings and errors (at most).
@@ -214,8 +262,10 @@ export function logCapture (consoleLevel: LevelWithSilent, captureLevel: LevelWi
   // Given to a drawn request's logger when the root's level is not verbose enough for its capture.
   const drawnOptions = levelValue(drawnLevel) < levelValue(rootLevel) ? { level: drawnLevel } : null
   return {
-    level: rootLevel,
-    hooks: {
+    loggerLevel: rootLevel,
+    // Only when the console leaves Fastify's info lines out: it prints them through pino otherwise.
+    ...(toConsole > INFO ? { logController: new CapturingLogController() } : {}),
+    loggerHooks: {
       logMethod (args, method, level) {
         const logs = (this as CapturingLogger)[REQUEST_LOGS]
         if (logs !== undefined && level >= logs.fromLevel) captureLine(logs, args, level)
@@ -231,8 +281,19 @@ export function logCapture (consoleLevel: LevelWithSilent, captureLevel: LevelWi
         ? logger.child(bindings, { ...options, ...drawnOptions })
         : logger.child(bindings, options)
       const fromLevel = drawn === false ? leftOutFrom : toCapture
-      ;(child as CapturingLogger)[REQUEST_LOGS] = { startMs: performance.now(), drawn, fromLevel, lines: [], bytes: 0, omitted: 0, warnings: 0, errors: 0 }
+      ;(child as CapturingLogger)[REQUEST_LOGS] = { drawn, fromLevel, lines: [], bytes: 0, omitted: 0, warnings: 0, errors: 0 }
       return child
     }
+  }
+}
+
+export const logsProbe: PanelProbe<RequestLogs> = {
+  serverOptions: logCapture,
+  take (request) {
+    return requestLogs(request.log)
+  },
+  // Counted as the lines are kept (bounded by MAX_LOG_LINES and MAX_LOG_BYTES).
+  bytes (taken) {
+    return taken.bytes
   }
 }
