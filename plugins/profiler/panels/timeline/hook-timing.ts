@@ -25,7 +25,7 @@ import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
 export const MAX_HOOK_RUNS = 200
 
 /** Where a hook was added: noted once when it is added (in its app's table), named by its index in each of its runs. */
-export interface HookSite {
+interface HookSite {
   /** onRequest, preHandler, onSend...; "handler" for the route's handler. */
   hook: string
   /** The function's own name; empty for an anonymous one. */

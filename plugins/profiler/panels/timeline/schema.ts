@@ -27,12 +27,11 @@ const PhaseSchema = Type.Object({
 /** A log line, as a tick on the axis. */
 const TickSchema = Type.Object({
   offsetMs: Type.Number(),
-  /** pino's level name (trace ... fatal; a custom level by its number). */
+  /** The level's name as the logs panel gives it (trace ... fatal). */
   level: Type.String(),
   /** The message's start, redacted (the logs panel has it whole). */
   message: Type.String()
 }, { additionalProperties: false })
-export type TimelineTick = Static<typeof TickSchema>
 
 export const TimelineSchema = Type.Object({
   /** The request's duration (the profile's row holds it). */
