@@ -4,7 +4,7 @@
 import { dbPanel } from '../db/index.js'
 import { logsPanel } from '../logs/index.js'
 import type { CollectContext } from '../panel.js'
-import { RUN_SLOTS, type HookTimes } from './hook-timing.js'
+import type { HookTimes } from './hook-timing.js'
 import type { TakenHookTimes } from './probe.js'
 import type { TimelineData, TimelineItem } from './schema.js'
 
@@ -20,17 +20,16 @@ const snippet = (text: string): string => {
 
 /** The hook runs and the handler's, relative to the request's start (`origin`, on the runs' clock). */
 function hookItems (hooks: HookTimes, origin: number, route: string | null, totalMs: number): TimelineItem[] {
-  const runs = hooks.runs.length / RUN_SLOTS
-  const starts = Array.from({ length: runs }, (_, run) => (hooks.runs[run * RUN_SLOTS + 1] ?? origin) - origin)
+  const starts = hooks.sites.map((_site, run) => (hooks.times[2 * run] ?? origin) - origin)
   /** Where the next hook run after `start` began, else the request's end. */
   const nextStart = (start: number): number => {
     let next = totalMs
     for (const other of starts) if (other > start && other < next) next = other
     return next
   }
-  return starts.map((start, run): TimelineItem => {
-    const site = hooks.sites[hooks.runs[run * RUN_SLOTS] ?? -1] ?? { hook: 'unknown', name: '', plugin: '' }
-    const end = hooks.runs[run * RUN_SLOTS + 2] ?? Number.NaN
+  return hooks.sites.map((site, run): TimelineItem => {
+    const start = starts[run] ?? 0
+    const end = hooks.times[2 * run + 1] ?? Number.NaN
     const ended = !Number.isNaN(end)
     // A run that never ended is drawn up to the next; a handler up to the first hook after it at
     // most (a callback-style handler sends its answer before it returns: the sending is not its).

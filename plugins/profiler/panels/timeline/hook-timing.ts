@@ -1,5 +1,5 @@
 // When each Fastify hook and the handler of a request ran, for the timeline panel: raw numbers on
-// the request thread (the index of the hook's site, noted once when it was added, and two
+// the request thread (a reference to the hook's site, made once when it was added, and two
 // performance.now() readings), shaped in the writer thread (collect.ts).
 //
 // Hooks are timed by wrapping them as they are added, which is why this is installed on the root
@@ -24,7 +24,7 @@ import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
 /** Hook runs kept per request at most; the rest are counted. */
 export const MAX_HOOK_RUNS = 200
 
-/** Where a hook was added: noted once when it is added (in its app's table), named by its index in each of its runs. */
+/** Where a hook was added: made once when it is added, referenced by each of its runs. */
 interface HookSite {
   /** onRequest, preHandler, onSend...; "handler" for the route's handler. */
   hook: string
@@ -34,22 +34,15 @@ interface HookSite {
   plugin: string
 }
 
-/** Numbers a run takes in HookTimes.runs: its site's index, its start and its end. */
-export const RUN_SLOTS = 3
-
 /** A request's hook runs and its handler's, on performance.now()'s clock; not yet relative to the request's start. */
 export interface HookTimes {
   /**
-   * The app's table of every hook's site, in the order they were added, which `runs` names by index:
-   * the same array in every capture of the app (a batch's structured clone copies it once).
+   * The site of each run, in the order they began: references to the objects made when the hooks
+   * were added (a batch's structured clone copies each site once, however many runs name it).
    */
-  sites: readonly HookSite[]
-  /**
-   * RUN_SLOTS numbers a run, in the order they began: its site's index, its start and its end (NaN:
-   * it had not ended when the request was captured). Numbers in one array: the capture crosses to the
-   * writer thread by structured clone, which pays per object.
-   */
-  runs: number[]
+  sites: HookSite[]
+  /** Two numbers per run: its start and its end (NaN: it had not ended when the request was captured). */
+  times: number[]
   /** Runs beyond MAX_HOOK_RUNS: counted, not kept. */
   omitted: number
 }
@@ -69,25 +62,26 @@ type Hook = (this: unknown, ...args: unknown[]) => unknown
 const wrappers = new WeakSet<Hook>()
 
 /** The request's hook runs, made at its first timed run; null when the sample left it out (recorder.ts): its runs are not timed. */
-function timesOf (request: FastifyRequest, sites: readonly HookSite[]): HookTimes | null {
+function timesOf (request: FastifyRequest): HookTimes | null {
   // The draw, once made, is a plain field: the getter (which makes it) is called at the first run only.
   if (request.profilerDrawn === null && !request.profilerSampled) return null
   if (request.profilerHookTimes !== null) return request.profilerHookTimes
-  request.profilerHookTimes = { sites, runs: [], omitted: 0 }
+  request.profilerHookTimes = { sites: [], times: [], omitted: 0 }
   return request.profilerHookTimes
 }
 
-/** Records a run's start; the index of its end in `runs`, or -1 past the cap. */
-function begin (times: HookTimes, site: number): number {
-  if (times.runs.length >= MAX_HOOK_RUNS * RUN_SLOTS) {
+/** Records a run's start; the index of its end in `times`, or -1 past the cap. */
+function begin (times: HookTimes, site: HookSite): number {
+  if (times.sites.length >= MAX_HOOK_RUNS) {
     times.omitted++
     return -1
   }
-  return times.runs.push(site, performance.now(), Number.NaN) - 1
+  times.sites.push(site)
+  return times.times.push(performance.now(), Number.NaN) - 1
 }
 
 function finish (times: HookTimes, at: number): void {
-  if (at >= 0 && Number.isNaN(times.runs[at])) times.runs[at] = performance.now()
+  if (at >= 0 && Number.isNaN(times.times[at])) times.times[at] = performance.now()
 }
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
@@ -108,7 +102,7 @@ function timedDone (done: Hook, times: HookTimes, at: number): Hook {
 }
 
 /** One timed run of a hook: its start now, its end when it calls done, settles its promise or throws. */
-function timedRun (fn: Hook, self: unknown, arity: number, a: unknown, b: unknown, c: unknown, d: unknown, times: HookTimes, site: number, isAsync: boolean): unknown {
+function timedRun (fn: Hook, self: unknown, arity: number, a: unknown, b: unknown, c: unknown, d: unknown, times: HookTimes, site: HookSite, isAsync: boolean): unknown {
   const at = begin(times, site)
   if (at < 0) return callHook(fn, self, arity, a, b, c, d)
   // Fastify passes its `done` last to every lifecycle hook (not to the handler); an async hook ends with its promise.
@@ -148,8 +142,8 @@ const ARITY: Readonly<Record<string, 2 | 3 | 4>> = {
 }
 
 /** A run of a hook on a request that is drawn or not drawn yet: timed when the draw keeps it. */
-function drawnRun (fn: Hook, self: unknown, arity: number, a: unknown, b: unknown, c: unknown, d: unknown, sites: readonly HookSite[], site: number, isAsync: boolean): unknown {
-  const times = timesOf(a as FastifyRequest, sites)
+function drawnRun (fn: Hook, self: unknown, arity: number, a: unknown, b: unknown, c: unknown, d: unknown, site: HookSite, isAsync: boolean): unknown {
+  const times = timesOf(a as FastifyRequest)
   if (times === null) return callHook(fn, self, arity, a, b, c, d)
   return timedRun(fn, self, arity, a, b, c, d, times, site, isAsync)
 }
@@ -158,11 +152,10 @@ function drawnRun (fn: Hook, self: unknown, arity: number, a: unknown, b: unknow
  * The hook, timed on each run of a request the sample drew; the same length as the hook, and the
  * same kind (async or not) to Fastify's checks of its signature at registration.
  */
-function timed (fn: Hook, where: HookSite, sites: HookSite[]): Hook {
+function timed (fn: Hook, site: HookSite): Hook {
   if (wrappers.has(fn)) return fn
-  const site = sites.push(where) - 1
   const isAsync = fn.constructor.name === 'AsyncFunction'
-  const arity = ARITY[where.hook] ?? 4
+  const arity = ARITY[site.hook] ?? 4
   // A plain function even for an async hook: Fastify takes whatever a hook returns with a `then` as
   // its end, and an async wrapper would add a promise, and a turn, to every run, timed or not. Named
   // parameters, not `arguments`, one wrapper per arity, and the draw (a plain field once made: the
@@ -170,14 +163,14 @@ function timed (fn: Hook, where: HookSite, sites: HookSite[]): Hook {
   // nothing here and is one call more.
   const wrapper = arity === 2
     ? function timedHook (this: unknown, a: unknown, b: unknown): unknown {
-      return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b) : drawnRun(fn, this, 2, a, b, undefined, undefined, sites, site, isAsync)
+      return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b) : drawnRun(fn, this, 2, a, b, undefined, undefined, site, isAsync)
     }
     : arity === 3
       ? function timedHook (this: unknown, a: unknown, b: unknown, c: unknown): unknown {
-        return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b, c) : drawnRun(fn, this, 3, a, b, c, undefined, sites, site, isAsync)
+        return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b, c) : drawnRun(fn, this, 3, a, b, c, undefined, site, isAsync)
       }
       : function timedHook (this: unknown, a: unknown, b: unknown, c: unknown, d: unknown): unknown {
-        return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b, c, d) : drawnRun(fn, this, 4, a, b, c, d, sites, site, isAsync)
+        return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b, c, d) : drawnRun(fn, this, 4, a, b, c, d, site, isAsync)
       }
   Object.defineProperty(wrapper, 'length', { value: fn.length })
   Object.defineProperty(wrapper, 'name', { value: fn.name })
@@ -195,13 +188,13 @@ function pluginOf (instance: FastifyInstance): string {
 }
 
 /** A route's handler and its own lifecycle hooks (a function or a list in its options), each timed. */
-function timeRouteHooks (options: RouteOptions, sites: HookSite[]): void {
+function timeRouteHooks (options: RouteOptions): void {
   const hooks = options as unknown as Record<string, unknown>
-  if (typeof options.handler === 'function') options.handler = timed(options.handler as Hook, { hook: 'handler', name: options.handler.name, plugin: 'route' }, sites) as RouteOptions['handler']
+  if (typeof options.handler === 'function') options.handler = timed(options.handler as Hook, { hook: 'handler', name: options.handler.name, plugin: 'route' }) as RouteOptions['handler']
   for (const hook of LIFECYCLE_HOOKS) {
     const value = hooks[hook]
-    if (typeof value === 'function') hooks[hook] = timed(value as Hook, { hook, name: value.name, plugin: 'route' }, sites)
-    else if (Array.isArray(value)) hooks[hook] = value.map((fn: unknown) => typeof fn === 'function' ? timed(fn as Hook, { hook, name: fn.name, plugin: 'route' }, sites) : fn)
+    if (typeof value === 'function') hooks[hook] = timed(value as Hook, { hook, name: value.name, plugin: 'route' })
+    else if (Array.isArray(value)) hooks[hook] = value.map((fn: unknown) => typeof fn === 'function' ? timed(fn as Hook, { hook, name: fn.name, plugin: 'route' }) : fn)
   }
 }
 
@@ -210,20 +203,19 @@ function timeRouteHooks (options: RouteOptions, sites: HookSite[]): void {
  * route's own; and each handler. Call it on the root instance before registering any plugin.
  */
 export function timeHooks (app: FastifyInstance): void {
-  const sites: HookSite[] = []
   app.decorateRequest('profilerHookTimes', null)
-  app.addHook('onRoute', options => { timeRouteHooks(options, sites) })
+  app.addHook('onRoute', timeRouteHooks)
   const addHook = app.addHook
   // Replaced on the root: encapsulated instances are made from it (Object.create) and inherit it.
   app.addHook = function addTimedHook (this: FastifyInstance, name: string, fn: Hook) {
     if (LIFECYCLE_HOOKS.has(name) && typeof fn === 'function') {
-      fn = timed(fn, { hook: name, name: fn.name, plugin: pluginOf(this) }, sites)
+      fn = timed(fn, { hook: name, name: fn.name, plugin: pluginOf(this) })
     } else if (name === 'onRoute' && typeof fn === 'function') {
       // What this onRoute hook adds to a route's hooks (or its handler) is timed too (wrapping twice is a no-op).
       const onRoute = fn
       fn = function timingOnRoute (this: unknown, options: unknown) {
         const result = onRoute.call(this, options)
-        timeRouteHooks(options as RouteOptions, sites)
+        timeRouteHooks(options as RouteOptions)
         return result
       }
     }

@@ -18,8 +18,8 @@ export const timelineProbe: PanelProbe<TakenHookTimes> = {
     // A reference: this hook's own run, and the onResponse hooks after it, end before the batch leaves.
     return request.profilerHookTimes ?? undefined
   },
-  // Bounded by MAX_HOOK_RUNS; the table of sites is the app's, shared by every capture.
+  // Two numbers a run, bounded by MAX_HOOK_RUNS; the sites are shared.
   bytes (taken) {
-    return taken === false ? 0 : NUMBER_BYTES * taken.runs.length
+    return taken === false ? 0 : NUMBER_BYTES * taken.times.length
   }
 }
