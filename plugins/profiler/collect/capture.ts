@@ -32,7 +32,7 @@ export interface RequestCapture {
   /** origin + the URL as requested: redacted in the writer thread. */
   rawUrl: string
   statusCode: number
-  /** The request's start on performance.now()'s clock (Fastify's reply clock): the probes' times are on it. */
+  /** The request's start on performance.now()'s clock (Fastify's reply clock, read while it runs): the probes' times are on it. */
   originMs: number
   totalMs: number
   /** Until the handler started (null when no handler ran: routing failures, body errors). */

@@ -29,7 +29,7 @@ declare module 'fastify' {
     profilerHandlerStartMs: number | null
     /**
      * The sample's draw (PROFILER_SAMPLE, or asked for with the keep header), made when first read:
-     * at the request's first hook, whichever plugin added it (hook-timing.ts reads it there). The
+     * at the request's first hook, whichever plugin added it (panels/timeline/hook-timing.ts reads it there). The
      * keep-rules may still keep a request not drawn.
      */
     readonly profilerSampled: boolean
@@ -39,6 +39,8 @@ declare module 'fastify' {
     profilerStatisticsOnly: boolean
     /** request.routeOptions once read: Fastify's getter builds the object anew at each read. */
     profilerRouteOptions: FastifyRequest['routeOptions'] | null
+    /** The request's start on performance.now()'s clock, read in onSend while the reply's clock still runs; null before. */
+    profilerOriginMs: number | null
   }
   interface FastifyContextConfig {
     /** false: this route's successful answers are not profiled (the profiler's own pages). */
@@ -105,6 +107,7 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
   app.decorateRequest('profilerHandlerStartMs', null)
   app.decorateRequest('profilerStatisticsOnly', false)
   app.decorateRequest('profilerRouteOptions', null)
+  app.decorateRequest('profilerOriginMs', null)
   const draw = sampleDraw(sampling)
   const forced = keepHeaderCheck(secret)
   app.decorateRequest('profilerDrawn', null)
@@ -132,6 +135,8 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
   })
 
   app.addHook('onSend', (request, reply, payload, done) => {
+    // Here, not in onResponse: reply.elapsedTime stops when the response has finished, before onResponse.
+    request.profilerOriginMs = performance.now() - reply.elapsedTime
     // The profiler's own pages are not recorded, except their errors: probes and failed logins are.
     if (routeOptionsOf(request).config.profile === false && reply.statusCode < 400) return done(null, payload)
     try {
@@ -172,8 +177,6 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
   app.addHook('onResponse', (request, reply, done) => {
     let state = request.profile
     const totalMs = reply.elapsedTime
-    // The request's start on performance.now()'s clock (Fastify's reply clock), which the probes' times are on.
-    const originMs = performance.now() - totalMs
     if (state === null && request.profilerStatisticsOnly) {
       // Slow in the sending: kept after all, though its answer went without a token.
       if (totalMs <= sampling.keepSlowerThanMs) {
@@ -209,7 +212,8 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
         method: request.method,
         rawUrl: state.origin + originFormTarget(request),
         statusCode,
-        originMs,
+        // The probes' times are on performance.now()'s clock, as Fastify's reply clock is.
+        originMs: request.profilerOriginMs ?? performance.now() - totalMs,
         totalMs,
         handlerStartMs: state.handlerStartMs,
         sendStartMs: state.sendStartMs,

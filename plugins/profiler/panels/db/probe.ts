@@ -22,8 +22,16 @@ export const dbProbe: PanelProbe<CapturedStatements> = {
   take (request) {
     return request.databaseStatements ?? undefined
   },
-  // The SQL strings are the prepared statements' own (shared); bounded by the log's caps.
+  // The SQL strings are the prepared statements' own (shared); bounded by the log's caps. A
+  // parameter's text is copied with the batch: counted.
   bytes (taken) {
-    return STATEMENT_BYTES * taken.statements.length
+    let bytes = 0
+    for (const { params } of taken.statements) {
+      bytes += STATEMENT_BYTES
+      for (const value of Array.isArray(params) ? params : typeof params === 'object' && params !== null ? Object.values(params) : []) {
+        if (typeof value === 'string') bytes += value.length
+      }
+    }
+    return bytes
   }
 }

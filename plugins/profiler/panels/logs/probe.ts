@@ -6,10 +6,11 @@
 // line the console does not want is never serialised. Fastify's own two lines of every request
 // ("incoming request", "request completed") are taken by its LogController when the console does
 // not print them: a time and a value each, not a call through pino. The writer thread formats and
-// redacts (collect.ts).
+// redacts (index.ts).
 import type { IncomingMessage } from 'node:http'
+import { createRequire } from 'node:module'
 import { performance } from 'node:perf_hooks'
-import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest, LogController } from 'fastify'
 import { levels, type LevelWithSilent } from 'pino'
 import { UNSERIALIZABLE } from '../../../../lib/logging.js'
 import type { PanelProbe, ProbeServerOptions, ProbeSettings } from '../probe.js'
@@ -219,22 +220,29 @@ function captureFastifyLine (request: FastifyRequest, message: string, kind: num
 /**
  * Fastify's own lines of every request, when the console does not print them: taken here as a
  * time and a value each, where going through pino would call the hook with Fastify's objects and
- * copy their fields. Any other line of Fastify's goes through pino as before.
+ * copy their fields. Any other line of Fastify's goes through pino as before. Made when the app is
+ * (the writer thread, which reads this module for its constants, never loads Fastify). The app sets
+ * neither `disableRequestLogging` nor `requestIdLogLabel`, which Fastify reads from the controller
+ * once one is given: pass them here if it ever does.
  */
-class CapturingLogController extends LogController {
-  override incomingRequest (request: FastifyRequest, reply: FastifyReply): void {
-    if (this.isLogDisabled(request)) return
-    captureFastifyLine(request, 'incoming request', FASTIFY_INCOMING, request.url)
-  }
-
-  override requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    if (error !== null && error !== undefined) {
-      super.requestCompleted(error, request, reply)
-      return
+function capturingLogController (): LogController {
+  const Base = (createRequire(import.meta.url)('fastify') as { LogController: typeof LogController }).LogController
+  class CapturingLogController extends Base {
+    override incomingRequest (request: FastifyRequest, _reply: FastifyReply): void {
+      if (this.isLogDisabled(request)) return
+      captureFastifyLine(request, 'incoming request', FASTIFY_INCOMING, request.url)
     }
-    if (this.isLogDisabled(request)) return
-    captureFastifyLine(request, 'request completed', FASTIFY_COMPLETED, reply.elapsedTime)
+
+    override requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+      if (error !== null && error !== undefined) {
+        super.requestCompleted(error, request, reply)
+        return
+      }
+      if (this.isLogDisabled(request)) return
+      captureFastifyLine(request, 'request completed', FASTIFY_COMPLETED, reply.elapsedTime)
+    }
   }
+  return new CapturingLogController()
 }
 
 /** The more verbose of two levels (pino's lower number). */
@@ -264,7 +272,7 @@ function logCapture ({ consoleLevel, captureLevel, sampling }: ProbeSettings): P
   return {
     loggerLevel: rootLevel,
     // Only when the console leaves Fastify's info lines out: it prints them through pino otherwise.
-    ...(toConsole > INFO ? { logController: new CapturingLogController() } : {}),
+    ...(toConsole > INFO ? { logController: capturingLogController() } : {}),
     loggerHooks: {
       logMethod (args, method, level) {
         const logs = (this as CapturingLogger)[REQUEST_LOGS]
