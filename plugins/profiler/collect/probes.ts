@@ -16,7 +16,7 @@ const hasProbe = (panel: AnyPanel): panel is Probed => panel.perProcess !== true
 export const probedPanels: readonly Probed[] = panels.filter(hasProbe)
 const probes = probedPanels.map(panel => panel.probe)
 
-const withHandlerStart = probes.filter(probe => probe.beforeHandler !== undefined)
+const withBeforeHandler = probes.filter(probe => probe.beforeHandler !== undefined)
 const withServerTiming = probes.filter(probe => probe.serverTiming !== undefined)
 const withBytes = probes.map(probe => probe.bytes)
 
@@ -38,7 +38,7 @@ export function installProbes (app: FastifyInstance): void {
 }
 
 export function probesBeforeHandler (request: FastifyRequest): void {
-  for (const probe of withHandlerStart) probe.beforeHandler?.(request)
+  for (const probe of withBeforeHandler) probe.beforeHandler?.(request)
 }
 
 /** The probes' Server-Timing entries, each followed by ", " (the recorder adds its own last). */

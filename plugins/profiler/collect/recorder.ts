@@ -20,6 +20,11 @@ interface ProfileState {
   origin: string
   handlerStartMs: number | null
   sendStartMs: number
+  /**
+   * The request's start on performance.now()'s clock, which the panels' probes' times are on: read in
+   * onSend, while Fastify's reply clock runs (elapsedTime stops when the response has finished).
+   */
+  originMs: number
   responseText: string | undefined
 }
 
@@ -39,8 +44,6 @@ declare module 'fastify' {
     profilerStatisticsOnly: boolean
     /** request.routeOptions once read: Fastify's getter builds the object anew at each read. */
     profilerRouteOptions: FastifyRequest['routeOptions'] | null
-    /** The request's start on performance.now()'s clock, read in onSend while the reply's clock still runs; null before. */
-    profilerOriginMs: number | null
   }
   interface FastifyContextConfig {
     /** false: this route's successful answers are not profiled (the profiler's own pages). */
@@ -107,7 +110,6 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
   app.decorateRequest('profilerHandlerStartMs', null)
   app.decorateRequest('profilerStatisticsOnly', false)
   app.decorateRequest('profilerRouteOptions', null)
-  app.decorateRequest('profilerOriginMs', null)
   const draw = sampleDraw(sampling)
   const forced = keepHeaderCheck(secret)
   app.decorateRequest('profilerDrawn', null)
@@ -135,8 +137,6 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
   })
 
   app.addHook('onSend', (request, reply, payload, done) => {
-    // Here, not in onResponse: reply.elapsedTime stops when the response has finished, before onResponse.
-    request.profilerOriginMs = performance.now() - reply.elapsedTime
     // The profiler's own pages are not recorded, except their errors: probes and failed logins are.
     if (routeOptionsOf(request).config.profile === false && reply.statusCode < 400) return done(null, payload)
     try {
@@ -147,7 +147,8 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
         request.profilerStatisticsOnly = true
         return done(null, payload)
       }
-      const state = keptState(request, sendStartMs, typeof payload === 'string' && payload.length <= MAX_BODY_BYTES && isJson(reply) ? payload : undefined)
+      // The reply's clock still runs: a reading of it and of performance.now() give its start.
+      const state = keptState(request, sendStartMs, performance.now() - reply.elapsedTime, typeof payload === 'string' && payload.length <= MAX_BODY_BYTES && isJson(reply) ? payload : undefined)
       reply.header('x-debug-token', state.token)
       reply.header('x-debug-token-link', `${state.origin}/_profiler/${state.token}`)
       reply.header('server-timing', serverTiming(request, reply.elapsedTime))
@@ -158,10 +159,10 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
   })
 
   /** A token for a request kept as a profile, and what onResponse needs of onSend. */
-  function keptState (request: FastifyRequest, sendStartMs: number, responseText: string | undefined): ProfileState {
+  function keptState (request: FastifyRequest, sendStartMs: number, originMs: number, responseText: string | undefined): ProfileState {
     const token = uniqueToken(candidate => store.isTokenTaken(candidate), tokenSource)
     store.reserveToken(token)
-    request.profile = { token, origin: requestOrigin(request), handlerStartMs: request.profilerHandlerStartMs, sendStartMs, responseText }
+    request.profile = { token, origin: requestOrigin(request), handlerStartMs: request.profilerHandlerStartMs, sendStartMs, originMs, responseText }
     return request.profile
   }
 
@@ -184,7 +185,8 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
         return done()
       }
       try {
-        state = keptState(request, request.profilerHandlerStartMs ?? totalMs, undefined)
+        // The reply's clock has stopped: the start is read from it as it stood at the finish.
+        state = keptState(request, request.profilerHandlerStartMs ?? totalMs, performance.now() - totalMs, undefined)
       } catch (err) {
         store.drop(`a request could not be profiled: ${(err as Error).message}`)
         return done()
@@ -212,8 +214,7 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
         method: request.method,
         rawUrl: state.origin + originFormTarget(request),
         statusCode,
-        // The probes' times are on performance.now()'s clock, as Fastify's reply clock is.
-        originMs: request.profilerOriginMs ?? performance.now() - totalMs,
+        originMs: state.originMs,
         totalMs,
         handlerStartMs: state.handlerStartMs,
         sendStartMs: state.sendStartMs,

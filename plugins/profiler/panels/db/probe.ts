@@ -28,7 +28,8 @@ export const dbProbe: PanelProbe<CapturedStatements> = {
     let bytes = 0
     for (const { params } of taken.statements) {
       bytes += STATEMENT_BYTES
-      for (const value of Array.isArray(params) ? params : typeof params === 'object' && params !== null ? Object.values(params) : []) {
+      // Positional (an array) or named (an object): Object.values reads both.
+      for (const value of typeof params === 'object' && params !== null ? Object.values(params) : []) {
         if (typeof value === 'string') bytes += value.length
       }
     }

@@ -46,8 +46,9 @@ export function collectTimeline ({ capture, collected }: CollectContext, hooks: 
   const handlerStart = handlerStartMs ?? sendStartMs
   const db = collected(dbPanel)
   const logs = collected(logsPanel)
+  const runs = hooks === undefined || hooks === false ? null : hooks
   const items: TimelineItem[] = [
-    ...(hooks === undefined || hooks === false ? [] : hookItems(hooks, capture.originMs, capture.route, totalMs)),
+    ...(runs === null ? [] : hookItems(runs, capture.originMs, capture.route, totalMs)),
     ...(db?.statements ?? []).map((statement): TimelineItem =>
       ({ kind: 'statement', type: statement.kind, name: snippet(statement.sql), plugin: '', startMs: statement.startMs, durationMs: statement.durationMs, ended: true }))
   ]
@@ -64,7 +65,7 @@ export function collectTimeline ({ capture, collected }: CollectContext, hooks: 
     logs: (logs?.lines ?? []).map(line => ({ offsetMs: line.offsetMs, level: line.level, message: snippet(line.message) })),
     hooksTimed: hooks !== false,
     omitted: {
-      hooks: hooks === undefined || hooks === false ? 0 : hooks.omitted,
+      hooks: runs?.omitted ?? 0,
       statements: db === undefined ? 0 : db.queryCount - db.statements.length,
       logs: logs?.omitted ?? 0
     }
