@@ -128,6 +128,8 @@ for (const engine of engines) {
         ['incoming request', 'an info line', 'request completed'], 'its info lines captured')
       const routeLevel = await app.inject({ url: '/test/route-level', headers: { 'x-profiler-keep': secret } })
       t.same(routeLevel.json(), { level: 'error' }, 'a route\'s own log level is kept, drawn or not')
+      t.same((await profileJson(app, tokenOf(routeLevel), '?panel=logs')).panels.logs.lines, [],
+        'a route logging from error on: Fastify\'s own info lines are not captured, as pino drops them')
       await app.close()
 
       // Every request drawn (PROFILER_SAMPLE=1): one level for all, no level set per request.
