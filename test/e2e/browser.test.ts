@@ -184,8 +184,13 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
     const problems: string[] = []
     page.on('console', message => { if (message.type() === 'error') problems.push(message.text()) })
     page.on('pageerror', error => { problems.push(String(error)) })
+    // Said if the page never renders (it once timed out beside CI's CPU hog, cause unseen).
+    const failed: string[] = []
+    page.on('response', response => { if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`) })
     await page.goto(`${server.address}/docs/`)
-    await page.locator('.opblock-summary-path').first().waitFor()
+    await page.locator('.opblock-summary-path').first().waitFor().catch((err: Error) => {
+      throw new Error(`${err.message}\nfailed responses: ${failed.join(', ') || 'none'}; errors: ${problems.join(', ') || 'none'}`)
+    })
     t.same(await page.locator('.opblock-summary-path').allTextContents(), ['/ccenter/getConseillerByCode', '/monitor/MonitorPooling'])
     t.same(problems, [], 'no CSP violation, no script error')
     t.equal(await server.stop(), 0)

@@ -234,7 +234,12 @@ t.test('slow statements are marked above PROFILER_SLOW_QUERY', async t => {
   t.match(page.body, /<span class="label status-warning">slow<\/span>/)
   const relaxed = await buildTestApp(t)
   const other = await postJson(relaxed, LOOKUP, { code: 'ADV1001' })
-  const calm = await profilerPage(relaxed, `/${String(other.headers['x-debug-token'])}?panel=db`)
+  const otherToken = String(other.headers['x-debug-token'])
+  const calm = await profilerPage(relaxed, `/${otherToken}?panel=db`)
   t.match(calm.body, /Slow: over 10\.0 ms/)
-  t.notMatch(calm.body, /status-warning">slow/)
+  // A lookup takes well under 10 ms, unless the machine descheduled the thread mid-statement (CI's
+  // CPU hog): the mark follows the statement's own recorded time either way.
+  const [statement] = (await dbPanel(relaxed, otherToken)).statements as Array<{ durationMs: number }>
+  if ((statement?.durationMs ?? 0) > 10) t.match(calm.body, /status-warning">slow/, 'a lookup the machine slowed past 10 ms is marked')
+  else t.notMatch(calm.body, /status-warning">slow/, 'a lookup under 10 ms is not marked')
 })
