@@ -35,9 +35,13 @@ export async function tailProfiles (reader: ReadOnlyStore, { filters, intervalMs
     if (show && fresh.length > 0) print(fresh)
   }
 
-  await poll(filters, true)
-  // The rest of the look-back window counts as seen: only what is stored from now on is new.
+  // What the look-back window holds now counts as seen: only what is stored from now on is new.
   await poll(window(), false)
+  // Then the newest, printed whether seen or not. Read after the window, so that a profile stored
+  // between the two reads is either among them or left unseen for the next poll: never skipped.
+  const newest = (await reader.search(filters)).reverse()
+  for (const profile of newest) seen.set(profile.token, Date.parse(profile.time))
+  if (newest.length > 0) print(newest)
   while (!signal.aborted) {
     try {
       await sleep(intervalMs, undefined, { signal })
