@@ -21,7 +21,10 @@ export interface RunningServer {
 /**
  * Starts dist/server.js, with `npm start`'s node options, on a free port with its databases in a new
  * folder of the test's own; killed when the test ends. The port is read from the "Server listening"
- * log line, so LOG_LEVEL stays info.
+ * log line, so LOG_LEVEL stays info. Load shedding is off unless the test sets MAX_EVENT_LOOP_DELAY:
+ * beside CI's CPU hog, with three test files at a time, a loop stalled for a second (a slow start,
+ * a 1 MiB body) would answer a test's next requests 503 (test/plugins/load-shedding.test.ts is
+ * about shedding; test/helpers/app.ts turns it off for the same reason).
  */
 export async function startServer (t: Test, env: Record<string, string> = {}): Promise<RunningServer> {
   if (env.LOG_LEVEL !== undefined) throw new Error('startServer reads the port from the info log: do not set LOG_LEVEL')
@@ -32,6 +35,7 @@ export async function startServer (t: Test, env: Record<string, string> = {}): P
     env: {
       PATH: process.env.PATH ?? '',
       PORT: '0',
+      MAX_EVENT_LOOP_DELAY: '0ms',
       ...(env.DATABASE_URL === undefined ? { DATABASE_PATH: join(dir, 'var', 'app.sqlite') } : {}),
       ...(env.PROFILER_DATABASE_URL === undefined ? { PROFILER_DATABASE_PATH: join(dir, 'var', 'profiler.sqlite') } : {}),
       ...env

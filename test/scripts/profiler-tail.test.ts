@@ -39,12 +39,14 @@ t.test('tail: the newest profiles, then each new one as the running service stor
   for (const { json, start } of [{ json: true, start: tailInProcess }, { json: false, start: tailBin }]) {
     const newestTwo = (await listProfiles(app, 'limit=2')).map(profile => profile.token).reverse()
     const tail = start(['tail', '--limit', '2', '--interval', '100', ...(json ? ['--json'] : [])], env)
-    /** Waits until `count` lines are out (tap's timeout bounds the wait). */
+    /** Waits until `count` lines are out; says what was printed if they never are. */
     const printed = async (count: number): Promise<void> => {
-      while (tail.stdout().trimEnd().split('\n').length < count) {
+      await waitFor(() => {
         if (tail.exitCode() !== undefined) throw new Error(`tail exited (${String(tail.exitCode())}): ${tail.stderr()}`)
-        await new Promise(resolve => setTimeout(resolve, 20))
-      }
+        return tail.stdout().trimEnd().split('\n').length >= count
+      }, { timeoutMs: 30_000, intervalMs: 20, what: `${count} lines of tail` }).catch((err: Error) => {
+        throw new Error(`${err.message}; printed: ${JSON.stringify(tail.stdout())}`)
+      })
     }
     const header = json ? 0 : 1
     await printed(header + 2)
