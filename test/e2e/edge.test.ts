@@ -42,7 +42,7 @@ t.test('a body sent byte by byte is cut off at REQUEST_TIMEOUT (real socket)', a
   t.equal((await fetch(`${server.address}/monitor/MonitorPooling`, { method: 'POST' })).status, 200, 'others are served')
 })
 
-t.test('a 1 MiB adversarial body does not stall the loop: a request sent alongside is answered, loop delay bounded', async t => {
+t.test('a 1 MiB adversarial body does not stall the loop: a request sent alongside is answered, the CPU time it costs bounded', async t => {
   const app = await buildApp(testConfig(t))
   t.teardown(() => app.close())
   await app.listen({ port: 0, host: '127.0.0.1' })
@@ -56,16 +56,24 @@ t.test('a 1 MiB adversarial body does not stall the loop: a request sent alongsi
   histogram.enable()
   for (const body of bodies) {
     const started = Date.now()
+    const cpu = process.cpuUsage()
     const [big, poll] = await Promise.all([
       fetch(`${base}/ccenter/getConseillerByCode`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }),
       fetch(`${base}/monitor/MonitorPooling`, { method: 'POST' })
     ])
+    // The profile's part too: a large body is redacted in onResponse, which may end after the answer.
+    await app.profileStore.flush()
+    const { user, system } = process.cpuUsage(cpu)
+    const cpuMs = (user + system) / 1000
     t.ok(big.status < 500, `the big body is answered ${big.status} (${body.length} bytes, ${Date.now() - started} ms)`)
     t.equal(poll.status, 200, 'the request alongside is answered')
+    // Bounded in CPU time, not wall clock: a loop stalled by this body is CPU work of this process,
+    // and CPU time counts that work without the time a loaded machine (CI's CPU hog, other files)
+    // keeps the process waiting for a core, which can stretch a wall-clock delay past any fixed
+    // bound. 20-150 ms a body here (V8 coverage adds little); a super-linear scan costs seconds.
+    // Generous for a core's hyperthread shared with the hog.
+    t.ok(cpuMs < 2500, `the body and its profile cost ${cpuMs.toFixed(0)} ms of CPU time (bound: 2.5 s)`)
   }
   histogram.disable()
-  const maxMs = histogram.max / 1e6
-  // Generous: under tap's coverage instrumentation, on 2 shared cores, the 35,000-field body alone
-  // blocks for 1-1.5 s; the same request in the built server without instrumentation takes 0.2-0.4 s.
-  t.ok(maxMs < 2500, `event-loop delay at most ${maxMs.toFixed(0)} ms (generous bound: 2.5 s)`)
+  t.comment(`event-loop delay at most ${(histogram.max / 1e6).toFixed(0)} ms of wall clock (not bounded: a loaded machine stretches it)`)
 })
