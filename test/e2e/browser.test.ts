@@ -82,11 +82,12 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
     const { address } = server
     await fetch(`${address}/ccenter/getConseillerByCode`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer abc.def.ghi' }, body: JSON.stringify({ code: "ADV'1001" }) })
     await fetch(`${address}/robots.txt`)
-    for (let i = 0; i < 100; i++) {
+    // Profiles are written in the background: the rest opens both (robots.txt as "Latest", the POST from the listing).
+    await waitFor(async () => {
       const listing = await fetch(`${address}/_profiler/empty/search/results`, { headers: { accept: 'application/json' } })
-      if ((await listing.json() as { results: unknown[] }).results.length >= 2) break
-      await new Promise(resolve => setTimeout(resolve, 20))
-    }
+      const urls = (await listing.json() as { results: Array<{ url: string }> }).results.map(row => row.url)
+      return urls.includes(`${address}/robots.txt`) && urls.includes(`${address}/ccenter/getConseillerByCode`)
+    }, { what: 'the POST\'s and the robots.txt profiles listed' })
     const browser = await launched
     const violations: string[] = []
     const light = await browser.newContext({ colorScheme: 'light' })
