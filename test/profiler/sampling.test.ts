@@ -136,14 +136,17 @@ for (const engine of engines) {
       const failed = await app.inject({ url: '/t/fail' })
       t.equal(failed.statusCode, 500)
       // Nothing is flushed here: the store is read as a page would read it.
-      while ((await app.profileStore.search({ type: 'request', limit: 10 })).length === 0) await sleep(20)
+      await waitFor(async () => (await app.profileStore.search({ type: 'request', limit: 10 })).length > 0,
+        { timeoutMs: 30_000, intervalMs: 20, what: 'the kept profile of /t/fail to be stored (no flush)' })
       // The clock is read once the count is: the statistics are handed over no sooner than
       // delayMs after the first request (firstAt or later), so a read that ended before then saw none.
       const counted = await countedOk(app)
       const readAfterMs = Date.now() - firstAt
       if (readAfterMs < delayMs) t.equal(counted, 0, `the profile was stored and the count read by ${readAfterMs} ms, the requests left out not yet counted`)
       else t.comment(`the machine was too slow to read the count before the statistics were due (${readAfterMs} ms)`)
-      while (await countedOk(app) < 30) await sleep(50)
+      // Due delayMs (3 s) after the first request; 30 s leaves a loaded machine ample room.
+      await waitFor(async () => await countedOk(app) >= 30,
+        { timeoutMs: 30_000, intervalMs: 50, what: `the 30 requests left out to be counted without a flush (due ${delayMs} ms after the first)` })
       t.ok(Date.now() - firstAt >= delayMs, 'counted once due, not before')
       t.equal(await countedOk(app), 30, 'every request counted, without a flush')
     })
