@@ -67,6 +67,8 @@ if (needsPostgres(t)) {
     t.match(html, '<th>Deployment</th>', 'the listing shows the Deployment column')
 
     const loads = [pollLoad(a.address, 8, { pauseMs: PAUSE_MS }), pollLoad(b.address, 8, { pauseMs: PAUSE_MS })]
+    // Stopped here too if a wait fails (running loops would hold the file open until tap's timeout); stopping twice is harmless.
+    t.teardown(async () => { await Promise.all(loads.map(async l => { await l.stop() })) })
     // Enough concurrent requests on both instances, however long a loaded machine takes to answer them.
     await waitFor(() => loads.every(l => l.answers.length >= 300), { timeoutMs: 60_000, what: '300 answers from each instance' })
     await Promise.all(loads.map(async l => { await l.stop() }))
@@ -95,6 +97,7 @@ if (needsPostgres(t)) {
     const url = await cluster.createDatabase('restart')
     const [a, b] = await Promise.all([instance(t, url, 'A'), instance(t, url, 'B')])
     const loads = [pollLoad(a.address, 4, { pauseMs: PAUSE_MS }), pollLoad(b.address, 4, { pauseMs: PAUSE_MS })]
+    t.teardown(async () => { await Promise.all(loads.map(async l => { await l.stop() })) })
     const answeredSince = (since: number): number => loads.reduce((sum, l) => sum + l.answers.filter(answer => answer.at > since).length, 0)
     await waitFor(() => answeredSince(0) >= 50, { timeoutMs: 60_000, what: '50 answers before the fault' })
     await cluster.stop()
@@ -126,6 +129,7 @@ if (needsPostgres(t)) {
     const a = await instance(t, url, 'A', { PROFILER_PARTITION: '1s', PROFILER_MAX_AGE: '3s' })
     const partitions = async (): Promise<number[]> => await profilePartitions(url)
     const l = pollLoad(a.address, 2, { pauseMs: PAUSE_MS })
+    t.teardown(async () => { await l.stop() })
     await waitFor(async () => (await partitions()).length > 0, { ...STORED, what: 'the first partition is created' })
     const first = (await partitions())[0] ?? 0
     await waitFor(async () => ((await partitions())[0] ?? 0) > first + 1, { ...STORED, what: 'the oldest partitions are dropped' })
