@@ -6,7 +6,7 @@ export type Mix = 'seed-like' | 'unknown-paths'
 export interface LoadResult { requestsPerSecond: number, p50: number, p99: number, requests: number, errors: number, non2xx: number }
 
 /** A request of the mix: (a) 80% status polls, 15% advisor lookups, 5% unknown paths; (b) only unknown paths. */
-function mixRequest (mix: Mix, random: () => number): { method: 'GET' | 'POST', path: string, body?: string } {
+export function mixRequest (mix: Mix, random: () => number): { method: 'GET' | 'POST', path: string, body?: string } {
   const unknown = (): { method: 'GET', path: string } => ({ method: 'GET', path: `/probe/${Math.floor(random() * 1e9).toString(36)}/${Math.floor(random() * 1e6)}.php` })
   if (mix === 'unknown-paths') return unknown()
   const r = random()

@@ -3,7 +3,7 @@
 // db and logs panels, or --baseline=<rev>), the cost of sampling against request logging
 // (--only=sampling), search and route statistics at 10k and 1M profiles, the
 // store's write rate and size, memory over many profiled requests, and what a test process pays
-// (--only=panels: issue 23's before and after alone, on empty stores; --only=suite, the one section that needs no seeded store). Prints a table and writes
+// (--only=panels: issue 23's before and after alone, on empty stores, then in process with the bytes allocated; --only=suite, the one section that needs no seeded store). Prints a table and writes
 // bench/results.json (results-postgres.json for --store=postgres, against a cluster it starts
 // itself under var/bench/postgres). Every figure is also given as a ratio against a baseline of the
 // same run. --only=pages: the status poll beside clients looping on the costliest profiler pages. --only=burst: issue 20's scanner bursts into a byte-bounded store. --smoke: tiny sizes and runs, only to check that the benchmark itself works.
@@ -15,6 +15,7 @@ import { packageRoot } from '../paths.js'
 import { measureCpu } from './cpu.js'
 import { BEFORE_PANELS, measureBeforeAfter } from './cpu-before-after.js'
 import { measureSampling } from './cpu-sampling.js'
+import { measurePanelsInProcess } from './in-process.js'
 import { runLoad, type LoadResult, type Mix } from './load.js'
 import { requestsCovered, searchCases, statsOverHttp, timeInProcess, timeOverHttp, timeStatsInProcess, timeStatsOverHttp, type Timing } from './search.js'
 import { startBenchServer } from './server-process.js'
@@ -139,6 +140,8 @@ async function measureCpuPerRequest (): Promise<void> {
 async function measurePanelsCost (): Promise<void> {
   log(`\n## Issue 23: CPU per request before and after the panels (${BASELINE_REVISION} against this build)`)
   results.cpuBeforeAfter = await measureBeforeAfter({ ...cpuRunSettings(), revision: BASELINE_REVISION })
+  log(`\n## Issue 23 in process: the main thread's CPU and the bytes allocated a request (${BASELINE_REVISION} against this build)`)
+  results.panelsInProcess = await measurePanelsInProcess({ revision: BASELINE_REVISION, rounds: ROUNDS, requests: smoke ? 2000 : 30_000, log })
 }
 
 /** What the before/after and sampling sections share: the store, the durations, the rate, the log. */
