@@ -12,6 +12,9 @@ export function formatMs (ms: number): string {
   return `${ms.toFixed(ms < 1 ? 3 : ms < 10 ? 2 : ms < 100 ? 1 : 0)} ms`
 }
 
+/** A duration in ms to the microsecond: how profiles, panels and statistics keep them. */
+export const roundMs = (ms: number): number => Math.round(ms * 1000) / 1000
+
 const BYTE_UNITS = ['KiB', 'MiB', 'GiB', 'TiB']
 
 /** Bytes in binary units with one decimal: 512 B, 24.8 KiB, 24.8 MiB. */

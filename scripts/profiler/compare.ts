@@ -3,6 +3,7 @@ import { panelData } from '../../plugins/profiler/panels/panel.js'
 import { performancePanel } from '../../plugins/profiler/panels/performance.js'
 import { requestPanel } from '../../plugins/profiler/panels/request/index.js'
 import type { StoredProfile } from '../../plugins/profiler/profile.js'
+import { roundMs } from '../../plugins/profiler/units.js'
 
 /** Headers that differ on every request by design: leaving them out keeps the differences that matter. */
 export const IGNORED_HEADERS = ['date', 'x-debug-token', 'x-debug-token-link', 'server-timing']
@@ -36,7 +37,7 @@ export function compareProfiles (a: StoredProfile, b: StoredProfile) {
   for (const phase of PHASES) {
     const valueA = performanceA?.[phase] ?? null
     const valueB = performanceB?.[phase] ?? null
-    durations[phase] = { a: valueA, b: valueB, deltaMs: valueA === null || valueB === null ? null : Math.round((valueB - valueA) * 1000) / 1000 }
+    durations[phase] = { a: valueA, b: valueB, deltaMs: valueA === null || valueB === null ? null : roundMs(valueB - valueA) }
   }
   const requestA = panelData(a, requestPanel)
   const requestB = panelData(b, requestPanel)
@@ -47,7 +48,7 @@ export function compareProfiles (a: StoredProfile, b: StoredProfile) {
     durations,
     // The statements on the advisors' database: how many, and their time (b - a).
     queries: { a: a.queries, b: b.queries, delta: b.queries - a.queries },
-    queryMs: { a: a.queryMs, b: b.queryMs, deltaMs: Math.round((b.queryMs - a.queryMs) * 1000) / 1000 },
+    queryMs: { a: a.queryMs, b: b.queryMs, deltaMs: roundMs(b.queryMs - a.queryMs) },
     requestHeaders: headerDifferences(requestA?.requestHeaders, requestB?.requestHeaders),
     responseHeaders: headerDifferences(requestA?.response.headers, requestB?.response.headers),
     requestBody: bodyDifference(requestA?.body, requestB?.body),

@@ -2,6 +2,7 @@
 // (no redaction, no parsing, no serialising) and handed to the writer thread as it is, where
 // shape.ts redacts it and the collectors turn it into panels. ARCHITECTURE.md: "onResponse
 // (capture, cheaply) -> bounded queue".
+import { roundMs } from '../units.js'
 
 /** The rendered error and its causes, as plain data (not yet redacted). */
 export interface CapturedError {
@@ -71,7 +72,7 @@ export interface RequestCapture {
 
 /** A request's duration as profiles and statistics record it: ms, to the microsecond. */
 export function profileDuration (totalMs: number): number {
-  return Math.round(totalMs * 1000) / 1000
+  return roundMs(totalMs)
 }
 
 const MAX_CHAIN = 20

@@ -7,6 +7,7 @@ import { performancePanel } from '../panels/performance.js'
 import { requestPanel, type RequestData } from '../panels/request/index.js'
 import type { StoredProfile } from '../profile.js'
 import { bodyText, formFields, isFormBody } from './curl.js'
+import { roundMs } from '../units.js'
 
 interface NameValue { name: string, value: string }
 
@@ -14,8 +15,6 @@ interface NameValue { name: string, value: string }
 const HTTP_VERSION = 'HTTP/1.1'
 const TIMINGS_COMMENT = 'Measured by the server: wait = before the handler + in the handler, receive = sending the response; ' +
   'blocked, dns, connect and send are not seen by the server.'
-
-const round = (ms: number): number => Math.round(ms * 1000) / 1000
 
 /**
  * Request headers the transport sets: the stored Content-Length is the original body's, not the
@@ -136,11 +135,11 @@ function harEntry (profile: StoredProfile) {
   const request = panelData(profile, requestPanel) ?? noRequestPanel(profile)
   const performance = panelData(profile, performancePanel)
   const total = performance?.totalMs ?? profile.durationMs
-  const receive = round(performance?.sendingMs ?? 0)
-  const wait = round(Math.max(0, total - receive))
+  const receive = roundMs(performance?.sendingMs ?? 0)
+  const wait = roundMs(Math.max(0, total - receive))
   return {
     startedDateTime: profile.time,
-    time: round(wait + receive),
+    time: roundMs(wait + receive),
     request: harRequest(request),
     response: harResponse(request),
     cache: {},

@@ -1,8 +1,6 @@
 import { Type, type Static } from 'typebox'
-import { formatBytes, formatMs } from '../units.js'
+import { formatBytes, formatMs, roundMs } from '../units.js'
 import type { Panel } from './panel.js'
-
-const round = (ms: number): number => Math.round(ms * 1000) / 1000
 
 const PerformanceSchema = Type.Object({
   totalMs: Type.Number(),
@@ -30,10 +28,10 @@ export const performancePanel: Panel<typeof PerformanceSchema, Omit<PerformanceD
   collect ({ capture }) {
     const handlerStart = capture.handlerStartMs ?? capture.sendStartMs
     return {
-      totalMs: round(capture.totalMs),
-      beforeHandlerMs: round(handlerStart),
-      handlerMs: capture.handlerStartMs === null ? null : round(capture.sendStartMs - capture.handlerStartMs),
-      sendingMs: round(capture.totalMs - capture.sendStartMs),
+      totalMs: roundMs(capture.totalMs),
+      beforeHandlerMs: roundMs(handlerStart),
+      handlerMs: capture.handlerStartMs === null ? null : roundMs(capture.sendStartMs - capture.handlerStartMs),
+      sendingMs: roundMs(capture.totalMs - capture.sendStartMs),
       heapUsedBytes: capture.heapUsedBytes,
       droppedProfiles: capture.droppedProfiles
     }

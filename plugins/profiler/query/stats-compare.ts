@@ -3,7 +3,7 @@
 import { STATUS_CODES } from 'node:http'
 import { PERCENTILE_ERROR } from '../stats/histogram.js'
 import type { RouteStats } from '../stats/rollup.js'
-import { formatMs } from '../units.js'
+import { formatMs, roundMs } from '../units.js'
 
 /** One deployment's figures of a line (null in the comparison: no request of it in the window). */
 export interface ComparedFigures { count: number, p50Ms: number, p95Ms: number, p99Ms: number }
@@ -31,14 +31,13 @@ function slowerBeyondError (slow: number, fast: number): boolean {
   return slow / (1 + PERCENTILE_ERROR) > fast * (1 + PERCENTILE_ERROR)
 }
 
-const round3 = (ms: number): number => Math.round(ms * 1000) / 1000
 const keyOf = (line: RouteStats): string => `${line.status ?? 0} ${line.method ?? ''} ${line.route ?? ''}`
 const figures = (line: RouteStats | undefined): ComparedFigures | null =>
   line === undefined ? null : { count: line.count, p50Ms: line.p50Ms, p95Ms: line.p95Ms, p99Ms: line.p99Ms }
 
 function difference (a: number | undefined, b: number | undefined, nameA: string, nameB: string): PercentileDifference {
   if (a === undefined || b === undefined) return { diffMs: null, slower: null }
-  return { diffMs: round3(b - a), slower: slowerBeyondError(b, a) ? nameB : slowerBeyondError(a, b) ? nameA : null }
+  return { diffMs: roundMs(b - a), slower: slowerBeyondError(b, a) ? nameB : slowerBeyondError(a, b) ? nameA : null }
 }
 
 /** The lines of A and of B side by side (a line either one lacks has null figures there), the slowest p95 of the two first. */

@@ -4,6 +4,7 @@
 // The rows count requests, not stored profiles: pruning profiles leaves them alone.
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../profile.js'
 import { addEncodedHistogram, addHistogram, bucketOf, decodeHistogram, denseHistogram, encodeHistogram, percentiles, type Histogram } from './histogram.js'
+import { roundMs } from '../units.js'
 
 export const MINUTE_MS = 60_000
 export const HOUR_MS = 3_600_000
@@ -181,8 +182,6 @@ export interface RouteStats {
   maxMs: number
 }
 
-const round3 = (ms: number): number => Math.round(ms * 1000) / 1000
-
 /**
  * A window's rollup rows of one route and method (or status), added up by the store's query
  * (GROUP BY: no value per row crosses into JavaScript, which cost ~2.5 µs a row): method, route,
@@ -248,11 +247,11 @@ export class WindowTotals {
         count: group.count,
         kept: group.kept,
         statusClasses: { '1xx': c1, '2xx': c2, '3xx': c3, '4xx': c4, '5xx': c5 },
-        meanMs: round3(group.sumMs / group.count),
-        p50Ms: round3(p50 ?? 0),
-        p95Ms: round3(p95 ?? 0),
-        p99Ms: round3(p99 ?? 0),
-        maxMs: round3(group.maxMs)
+        meanMs: roundMs(group.sumMs / group.count),
+        p50Ms: roundMs(p50 ?? 0),
+        p95Ms: roundMs(p95 ?? 0),
+        p99Ms: roundMs(p99 ?? 0),
+        maxMs: roundMs(group.maxMs)
       }
     }).sort((a, b) => b.p95Ms - a.p95Ms || b.count - a.count || String(a.route).localeCompare(String(b.route)) || String(a.method).localeCompare(String(b.method)) || (a.status ?? 0) - (b.status ?? 0))
   }

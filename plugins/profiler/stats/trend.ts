@@ -3,6 +3,7 @@
 // among a line's requests (a profile's percentile). The SQL that reads the rows lives in engine/.
 import { addEncodedHistogram, bucketOf, denseHistogram, percentiles, type DenseHistogram } from './histogram.js'
 import { HOUR_MS, MINUTE_MS, windowRanges, type RouteStats } from './rollup.js'
+import { roundMs } from '../units.js'
 
 /** A line as the rollup rows key it: '' and '' with the status when no route matched, else status 0. */
 export interface LineKey { method: string, route: string, status: number }
@@ -40,8 +41,6 @@ export function trendPeriods (nowMs: number, windowMs: number): { spanMs: number
 /** One line's trend: a count and a p95 (null: no request) per period, oldest first. */
 export interface Trend { counts: number[], p95Ms: Array<number | null> }
 
-const round3 = (ms: number): number => Math.round(ms * 1000) / 1000
-
 /** Each line's trend over the periods, by the line's key (see trendOf). */
 export class Trends {
   private readonly trends = new Map<string, Trend>()
@@ -55,7 +54,7 @@ export class Trends {
       histogram.fill(0)
       addEncodedHistogram(histogram, histograms)
       trend.counts[index] = count
-      trend.p95Ms[index] = round3(percentiles(histogram, [95], maxMs)[0] ?? 0)
+      trend.p95Ms[index] = roundMs(percentiles(histogram, [95], maxMs)[0] ?? 0)
     }
   }
 

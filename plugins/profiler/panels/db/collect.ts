@@ -3,8 +3,7 @@ import { REDACTED, type Redactor } from '../../../../lib/redact.js'
 import type { CapturedStatement, CapturedStatements } from '../../../../lib/statement-log.js'
 import type { CollectContext } from '../panel.js'
 import type { DbData, DbStatement, Param } from './schema.js'
-
-const round = (ms: number): number => Math.round(ms * 1000) / 1000
+import { roundMs } from '../../units.js'
 
 /** The statement's first word: SELECT, INSERT, UPDATE, WITH, PRAGMA... */
 function kindOf (sql: string): string {
@@ -69,8 +68,8 @@ function shapeStatement (statement: CapturedStatement, originMs: number, redacto
     kind: kindOf(sql),
     params,
     redacted: redacted || sql !== statement.sql,
-    startMs: round(statement.startMs - originMs),
-    durationMs: round(statement.durationMs),
+    startMs: roundMs(statement.startMs - originMs),
+    durationMs: roundMs(statement.durationMs),
     rows: statement.rows,
     error: statement.error === null ? null : redactor.text(statement.error)
   }
@@ -81,7 +80,7 @@ export function collectDb ({ capture, redactor }: CollectContext, captured: Capt
   return {
     engine: captured.engine,
     queryCount: captured.count,
-    queryMs: round(captured.totalMs),
+    queryMs: roundMs(captured.totalMs),
     statements: captured.statements.map(statement => shapeStatement(statement, capture.originMs, redactor))
   }
 }

@@ -5,6 +5,7 @@ import { explainPage } from './explain.js'
 import { dbProbe } from './probe.js'
 import { DbSchema, type StoredDb } from './schema.js'
 import { dbView } from './view.js'
+import { roundMs } from '../../units.js'
 
 /** Database: every statement the request ran on the advisors' database, grouped, timed, runnable, explained. */
 export const dbPanel: Panel<typeof DbSchema, StoredDb, CapturedStatements> = {
@@ -15,7 +16,7 @@ export const dbPanel: Panel<typeof DbSchema, StoredDb, CapturedStatements> = {
   probe: dbProbe,
   collect: collectDb,
   rowCounts (taken) {
-    return { queryCount: taken?.count ?? 0, queryMs: Math.round((taken?.totalMs ?? 0) * 1000) / 1000 }
+    return { queryCount: taken?.count ?? 0, queryMs: roundMs(taken?.totalMs ?? 0) }
   },
   // The row holds the query count and time.
   toStored ({ queryCount: _queryCount, queryMs: _queryMs, ...kept }) {

@@ -2,7 +2,7 @@ import { format } from 'node:util'
 import { Type, type Static } from 'typebox'
 import type { Redactor } from '../../../../lib/redact.js'
 import type { RequestCapture } from '../../collect/capture.js'
-import { formatMs } from '../../units.js'
+import { formatMs, roundMs } from '../../units.js'
 import type { Panel } from '../panel.js'
 import { FASTIFY_COMPLETED, FASTIFY_INCOMING, LINE_SLOTS, logsProbe, type CapturedLine, type RequestLogs } from './probe.js'
 
@@ -31,8 +31,6 @@ const LogsSchema = Type.Object({
 }, { additionalProperties: false })
 type LogsData = Static<typeof LogsSchema>
 type LogLine = Static<typeof LineSchema>
-
-const round = (ms: number): number => Math.round(ms * 1000) / 1000
 
 /** A custom level's number is shown as the named level at or below it. */
 function levelName (level: number): Level {
@@ -77,7 +75,7 @@ export const logsPanel: Panel<typeof LogsSchema, LogsData, RequestLogs> = {
     return {
       lines: capturedLines(logs).map(line => ({
         // Fastify logs "incoming request" just before the reply's clock starts: at 0, not a few µs before.
-        offsetMs: round(Math.max(0, line[0] - capture.originMs)),
+        offsetMs: roundMs(Math.max(0, line[0] - capture.originMs)),
         level: levelName(line[1]),
         message: redactor.text(message(line)),
         fields: fields(line, capture, redactor)

@@ -7,11 +7,10 @@ import type { CollectContext } from '../panel.js'
 import type { HookTimes } from './hook-timing.js'
 import type { TakenHookTimes } from './probe.js'
 import type { TimelineData, TimelineItem } from './schema.js'
+import { roundMs } from '../../units.js'
 
 /** Characters kept of a statement's SQL and of a log line's message (the db and logs panels keep them whole). */
 const SNIPPET_CHARS = 160
-
-const round = (ms: number): number => Math.round(ms * 1000) / 1000
 
 const snippet = (text: string): string => {
   const flat = text.replace(/\s+/g, ' ').trim()
@@ -34,10 +33,10 @@ function hookItems (hooks: HookTimes, origin: number, route: string | null, tota
     // A run that never ended is drawn up to the next; a handler up to the first hook after it at
     // most (a callback-style handler sends its answer before it returns: the sending is not its).
     const until = ended ? (site.hook === 'handler' ? Math.min(end - origin, nextStart(start)) : end - origin) : nextStart(start)
-    const durationMs = round(Math.max(0, until - start))
+    const durationMs = roundMs(Math.max(0, until - start))
     return site.hook === 'handler'
-      ? { kind: 'handler', type: 'handler', name: site.name, plugin: route ?? '', startMs: round(start), durationMs, ended }
-      : { kind: 'hook', type: site.hook, name: site.name, plugin: site.plugin, startMs: round(start), durationMs, ended }
+      ? { kind: 'handler', type: 'handler', name: site.name, plugin: route ?? '', startMs: roundMs(start), durationMs, ended }
+      : { kind: 'hook', type: site.hook, name: site.name, plugin: site.plugin, startMs: roundMs(start), durationMs, ended }
   })
 }
 
@@ -55,11 +54,11 @@ export function collectTimeline ({ capture, collected }: CollectContext, hooks: 
   // By start; at the same start, the longer first (it holds the other).
   items.sort((a, b) => a.startMs - b.startMs || b.durationMs - a.durationMs)
   return {
-    totalMs: round(totalMs),
+    totalMs: roundMs(totalMs),
     phases: [
-      { name: 'before', startMs: 0, durationMs: round(handlerStart) },
-      ...(handlerStartMs === null ? [] : [{ name: 'handler' as const, startMs: round(handlerStartMs), durationMs: round(sendStartMs - handlerStartMs) }]),
-      { name: 'sending', startMs: round(sendStartMs), durationMs: round(totalMs - sendStartMs) }
+      { name: 'before', startMs: 0, durationMs: roundMs(handlerStart) },
+      ...(handlerStartMs === null ? [] : [{ name: 'handler' as const, startMs: roundMs(handlerStartMs), durationMs: roundMs(sendStartMs - handlerStartMs) }]),
+      { name: 'sending', startMs: roundMs(sendStartMs), durationMs: roundMs(totalMs - sendStartMs) }
     ],
     items,
     logs: (logs?.lines ?? []).map(line => ({ offsetMs: line.offsetMs, level: line.level, message: snippet(line.message) })),
