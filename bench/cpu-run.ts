@@ -84,8 +84,8 @@ export function medianOf (runs: ServerCpu[]): MedianCpu {
  * `rounds` rounds of every mode, each round in a different order (so that no mode always runs on
  * a warmer machine); the runs of each mode.
  */
-export async function interleavedRounds<Mode extends string> (modes: readonly Mode[], rounds: number, measure: (mode: Mode) => Promise<ServerCpu>): Promise<Record<Mode, ServerCpu[]>> {
-  const runs = Object.fromEntries(modes.map(mode => [mode, [] as ServerCpu[]])) as Record<Mode, ServerCpu[]>
+export async function interleavedRounds<Mode extends string, Run = ServerCpu> (modes: readonly Mode[], rounds: number, measure: (mode: Mode) => Promise<Run>): Promise<Record<Mode, Run[]>> {
+  const runs = Object.fromEntries(modes.map(mode => [mode, [] as Run[]])) as Record<Mode, Run[]>
   for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < modes.length; i++) {
       const mode = modes[(i + round) % modes.length] as Mode

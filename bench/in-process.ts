@@ -8,6 +8,7 @@ import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { packageRoot } from '../paths.js'
+import { interleavedRounds, signed } from './cpu-run.js'
 import { buildRevision } from './revision-build.js'
 import { median, round } from './stats.js'
 
@@ -32,14 +33,9 @@ async function measureBuild (root: string, requests: number): Promise<ChildRun> 
 export async function measurePanelsInProcess ({ revision, rounds, requests, log }: InProcessSettings): Promise<Record<string, unknown>> {
   log(`\nbuilding ${revision} in a temporary worktree …`)
   const build = await buildRevision(revision)
-  const runs: Record<'before' | 'after', ChildRun[]> = { before: [], after: [] }
+  let runs: Record<'before' | 'after', ChildRun[]>
   try {
-    for (let i = 0; i < rounds; i++) {
-      // Each round in the other order: neither build always runs on the warmer machine.
-      for (const mode of i % 2 === 0 ? ['before', 'after'] as const : ['after', 'before'] as const) {
-        runs[mode].push(await measureBuild(mode === 'before' ? build.root : packageRoot, requests))
-      }
-    }
+    runs = await interleavedRounds(['before', 'after'] as const, rounds, async mode => await measureBuild(mode === 'before' ? build.root : packageRoot, requests))
   } finally {
     build.remove()
   }
@@ -52,7 +48,7 @@ export async function measurePanelsInProcess ({ revision, rounds, requests, log 
   log(`\nIn process, the profiler on, ${requests.toLocaleString('en')} injected requests of the seed-like mix a run: median of ${rounds} interleaved rounds (${build.label} against this build)`)
   log('| | before | after | after − before |')
   log('|---|---|---|---|')
-  log(`| main thread, µs a request | ${before.requestUs} | ${after.requestUs} | ${round(after.requestUs - before.requestUs, 1)} |`)
-  log(`| allocated, KB a request | ${before.allocatedKb} | ${after.allocatedKb} | ${round(after.allocatedKb - before.allocatedKb, 1)} |`)
+  log(`| main thread, µs a request | ${before.requestUs} | ${after.requestUs} | ${signed(after.requestUs - before.requestUs)} |`)
+  log(`| allocated, KB a request | ${before.allocatedKb} | ${after.allocatedKb} | ${signed(after.allocatedKb - before.allocatedKb)} |`)
   return { revision: build.label, rounds, requests, before, after, runs }
 }
