@@ -33,9 +33,9 @@ declare module 'fastify' {
     profile: ProfileState | null
     profilerHandlerStartMs: number | null
     /**
-     * The sample's draw (PROFILER_SAMPLE, or asked for with the keep header), made when first read:
-     * at the request's first hook, whichever plugin added it (panels/timeline/hook-timing.ts reads it there). The
-     * keep-rules may still keep a request not drawn.
+     * The sample's draw (PROFILER_SAMPLE, or asked for with the keep header), made once: when the
+     * request's logger is made (the logs panel's probe), else when first read (the timeline's hook
+     * timing reads it at the first hook). The keep-rules may still keep a request not drawn.
      */
     readonly profilerSampled: boolean
     /** The draw once made (null: not yet); read it through profilerSampled. */
