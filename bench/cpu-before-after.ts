@@ -72,7 +72,10 @@ export async function measureBeforeAfter (settings: BeforeAfterSettings): Promis
   const holds = growth <= BOUND_US
   const shareBefore = before.requestUs - m['before, off'].requestUs
   const shareAfter = after.requestUs - m['after, off'].requestUs
+  // Each round's pair was measured minutes apart at most: their spread shows how far the machine moves the figure.
+  const perRound = runs['after, on'].map((run, i) => round(run.requestUs - (runs['before, on'][i]?.requestUs ?? Number.NaN), 1))
   log(`request thread, profiler on: ${signed(growth)} µs per request with the panels (bound ≤ +${BOUND_US} µs): ${holds ? 'holds' : 'DOES NOT HOLD'}`)
+  log(`  after − before in each round: ${perRound.map(signed).join(', ')} (from ${signed(Math.min(...perRound))} to ${signed(Math.max(...perRound))})`)
   log(`the profiler's own part of the request thread (on − off of each build): before ${us(shareBefore)}, after ${us(shareAfter)} (${signed(shareAfter - shareBefore)} µs)`)
   return {
     revision: build.label,
@@ -80,6 +83,7 @@ export async function measureBeforeAfter (settings: BeforeAfterSettings): Promis
     rounds: settings.rounds,
     modes: m,
     requestThreadGrowthUs: growth,
+    requestThreadGrowthPerRoundUs: perRound,
     profilerPartGrowthUs: round(shareAfter - shareBefore, 1),
     boundUs: BOUND_US,
     holds

@@ -50,5 +50,7 @@ export async function measurePanelsInProcess ({ revision, rounds, requests, log 
   log('|---|---|---|---|')
   log(`| main thread, µs a request | ${before.requestUs} | ${after.requestUs} | ${signed(after.requestUs - before.requestUs)} |`)
   log(`| allocated, KB a request | ${before.allocatedKb} | ${after.allocatedKb} | ${signed(after.allocatedKb - before.allocatedKb)} |`)
-  return { revision: build.label, rounds, requests, before, after, runs }
+  const perRound = runs.after.map((run, i) => round(run.requestUs - (runs.before[i]?.requestUs ?? Number.NaN), 1))
+  log(`main thread, after − before in each round: ${perRound.map(signed).join(', ')}`)
+  return { revision: build.label, rounds, requests, before, after, perRoundUs: perRound, runs }
 }
