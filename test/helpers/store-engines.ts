@@ -48,20 +48,27 @@ export function storeTarget (env: Record<string, string>): StoreTarget {
   throw new Error('neither PROFILER_DATABASE_URL nor PROFILER_DATABASE_PATH')
 }
 
-/** The statistics stamps a store holds ("source seq"), sorted, read on a connection of their own. */
-export async function statisticsStamps (env: Record<string, string>): Promise<string[]> {
+/** Rows of a query on a store, read on a connection of their own (SQLite read-only). */
+async function storeRows (env: Record<string, string>, sql: string): Promise<Array<Record<string, unknown>>> {
   const target = storeTarget(env)
-  const sql = 'SELECT source, seq FROM profile_statistics_stamps'
-  let rows: Array<Record<string, unknown>>
-  if (target.engine === 'postgres') {
-    rows = await queryOn(target.url, sql)
-  } else {
-    const db = new BetterSqlite3(target.path, { readonly: true })
-    try {
-      rows = db.prepare(sql).all() as Array<Record<string, unknown>>
-    } finally {
-      db.close()
-    }
+  if (target.engine === 'postgres') return await queryOn(target.url, sql)
+  const db = new BetterSqlite3(target.path, { readonly: true })
+  try {
+    return db.prepare(sql).all() as Array<Record<string, unknown>>
+  } finally {
+    db.close()
   }
+}
+
+/** The statistics stamps a store holds ("source seq"), sorted. */
+export async function statisticsStamps (env: Record<string, string>): Promise<string[]> {
+  const rows = await storeRows(env, 'SELECT source, seq FROM profile_statistics_stamps')
   return rows.map(row => `${String(row.source)} ${String(row.seq)}`).sort()
+}
+
+/** The panels' text each stored profile has, by token, as the store holds it (the engines name the data row's id apart). */
+export async function storedPanels (env: Record<string, string>): Promise<Map<string, string>> {
+  const id = storeTarget(env).engine === 'postgres' ? 'id' : 'profile_id'
+  const rows = await storeRows(env, `SELECT p.token, d.panels FROM profile_data d JOIN profiles p ON p.id = d.${id}`)
+  return new Map(rows.map(row => [String(row.token), String(row.panels)]))
 }

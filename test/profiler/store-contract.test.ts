@@ -7,7 +7,7 @@ import { PANEL_NAMES } from '../../plugins/profiler/panels/index.js'
 import { STATISTICS_STAMP_MAX_AGE_MS } from '../../plugins/profiler/engine/retention-policy.js'
 import { buildTestApp, postJson } from '../helpers/app.js'
 import { listProfiles, profileJson, statsJson } from '../helpers/profiler.js'
-import { statisticsStamps, storeEngines, storeTarget } from '../helpers/store-engines.js'
+import { statisticsStamps, storedPanels, storeEngines, storeTarget } from '../helpers/store-engines.js'
 
 const engines = storeEngines(t)
 
@@ -167,6 +167,32 @@ for (const engine of engines) {
       t.equal((await listProfiles(app)).filter(listed => listed.token === 'again0').length, 1, 'stored once')
       const line = (await statsJson(app, '?window=1h')).routes.find(r => r.route === null && r.status === 200)
       t.match(line, { count: 1, kept: 1 }, 'and counted once in the statistics')
+    })
+
+    t.test('a batch of 1,201 profiles is stored whole, each panel text exactly as given (quotes, backslashes, braces, non-ASCII)', async t => {
+      const env = await fresh(t)
+      const limits = { maxProfiles: 10_000, maxAgeMs: 86_400_000, maxBytes: 1024 ** 3, statsMaxAgeMs: 30 * 86_400_000 }
+      const writer = await openStoreWriter(storeTarget(env), 'A', limits, 3_600_000, { onDeleted: () => {}, onError: () => {}, onTaken: () => {} })
+      t.teardown(async () => { await writer.close() })
+      // More rows than one PostgreSQL statement inserts into profile_data (a thousand).
+      const startMs = Date.now()
+      const batch = Array.from({ length: 1201 }, (_, i) => ({
+        id: startMs * 1024 + i,
+        token: `bulk${i}`,
+        parentToken: null,
+        type: 'request' as const,
+        ip: '127.0.0.1',
+        method: 'GET',
+        url: `http://x/${i}`,
+        statusCode: 200,
+        durationMs: 1,
+        route: null,
+        panels: JSON.stringify({ request: { note: `"quoted" \\back\\slash {a,b} [${i}] é ☃ 🚀 \u0000`, n: i } })
+      }))
+      t.same(await writer.write(batch), { written: 1201, rejected: [] })
+      const stored = await storedPanels(env)
+      t.equal(stored.size, 1201, 'every profile has its data row')
+      t.same(batch.filter(profile => stored.get(profile.token) !== profile.panels).map(profile => profile.token), [], 'each panel text as given')
     })
 
     t.test('statistics-only requests written twice with one stamp are counted once; a new stamp counts them; stamps below the lowest outstanding go', async t => {

@@ -34,6 +34,25 @@ async function upsertSearchKeys (client: pg.PoolClient, ids: number[], urls: str
       WHERE excluded.first_id < profile_ips.first_id OR excluded.last_id > profile_ips.last_id`, [ids, ips])
 }
 
+/** Rows of profile_data one statement inserts at most: four parameters a row, far below PostgreSQL's 65,535. */
+const DATA_ROWS_PER_STATEMENT = 1000
+
+/**
+ * The profiles' panels (a JSON document of several KB each), one parameter a value. In a text[]
+ * array, as the narrow columns go, node-postgres writes every document into one array literal,
+ * escaping each quote and backslash: that was most of the writer's time on PostgreSQL.
+ */
+async function insertProfileData (client: pg.PoolClient, stored: ProfileRecord[]): Promise<void> {
+  for (let start = 0; start < stored.length; start += DATA_ROWS_PER_STATEMENT) {
+    const values: unknown[] = []
+    const rows = stored.slice(start, start + DATA_ROWS_PER_STATEMENT).map(profile => {
+      const last = values.push(profile.id, profile.token, profile.panels, profile.process?.key ?? null)
+      return `($${last - 3}, $${last - 2}, $${last - 1}, $${last})`
+    })
+    await client.query(`INSERT INTO profile_data (id, token, panels, process_key) VALUES ${rows.join(', ')}`, values)
+  }
+}
+
 /**
  * The per-process panels the batch's profiles name, once per key, with the newest profile naming
  * each (migration 008). Always an update on conflict, never nothing: the row is locked until the
@@ -252,8 +271,7 @@ export class PostgresWriter implements StoreWriter {
         stored.map(p => p.queryCount ?? 0), stored.map(p => p.queryMs ?? 0),
         stored.map(p => p.logWarnings ?? 0), stored.map(p => p.logErrors ?? 0)
       ])
-      await client.query('INSERT INTO profile_data (id, token, panels, process_key) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[])',
-        [stored.map(p => p.id), stored.map(p => p.token), stored.map(p => p.panels), stored.map(p => p.process?.key ?? null)])
+      await insertProfileData(client, stored)
       await upsertProcesses(client, stored)
       await upsertSearchKeys(client, stored.map(p => p.id), stored.map(p => noNul(p.url)), stored.map(p => noNul(p.ip)))
       return stored.length
