@@ -1,7 +1,8 @@
 // The same assertions on both store engines: SQLite (a file) and PostgreSQL (a throwaway cluster).
 // What a user sees must not depend on the engine: listing, detail, filters, deployments, token
 // uniqueness, retention bounds, statistics counted once when a batch is written twice.
-import t from 'tap'
+import t, { type Test } from 'tap'
+import type { StoreWriter } from '../../plugins/profiler/engine/contract.js'
 import { openStoreWriter } from '../../plugins/profiler/engine/open-writer.js'
 import { PANEL_NAMES } from '../../plugins/profiler/panels/index.js'
 import { STATISTICS_STAMP_MAX_AGE_MS } from '../../plugins/profiler/engine/retention-policy.js'
@@ -12,6 +13,14 @@ import { statisticsStamps, storedPanels, storeEngines, storeTarget } from '../he
 const engines = storeEngines(t)
 
 const JSON_ACCEPT = { accept: 'application/json' }
+
+/** The store's writer, as the writer thread opens it (deployment A), closed when the test ends. */
+async function openWriter (t: Test, env: Record<string, string>, maxProfiles: number): Promise<StoreWriter> {
+  const limits = { maxProfiles, maxAgeMs: 86_400_000, maxBytes: 1024 ** 3, statsMaxAgeMs: 30 * 86_400_000 }
+  const writer = await openStoreWriter(storeTarget(env), 'A', limits, 3_600_000, { onDeleted: () => {}, onError: () => {}, onTaken: () => {} })
+  t.teardown(async () => { await writer.close() })
+  return writer
+}
 
 // The two engines run side by side: PostgreSQL's start and queries overlap SQLite's tests.
 t.jobs = 2
@@ -171,9 +180,7 @@ for (const engine of engines) {
 
     t.test('a batch of 1,201 profiles is stored whole, each panel text exactly as given (quotes, backslashes, braces, non-ASCII)', async t => {
       const env = await fresh(t)
-      const limits = { maxProfiles: 10_000, maxAgeMs: 86_400_000, maxBytes: 1024 ** 3, statsMaxAgeMs: 30 * 86_400_000 }
-      const writer = await openStoreWriter(storeTarget(env), 'A', limits, 3_600_000, { onDeleted: () => {}, onError: () => {}, onTaken: () => {} })
-      t.teardown(async () => { await writer.close() })
+      const writer = await openWriter(t, env, 10_000)
       // More rows than one PostgreSQL statement inserts into profile_data (a thousand).
       const startMs = Date.now()
       const batch = Array.from({ length: 1201 }, (_, i) => ({
@@ -197,9 +204,7 @@ for (const engine of engines) {
 
     t.test('statistics-only requests written twice with one stamp are counted once; a new stamp counts them; stamps below the lowest outstanding go', async t => {
       const env = await fresh(t)
-      const limits = { maxProfiles: 1000, maxAgeMs: 86_400_000, maxBytes: 1024 ** 3, statsMaxAgeMs: 30 * 86_400_000 }
-      const writer = await openStoreWriter(storeTarget(env), 'A', limits, 3_600_000, { onDeleted: () => {}, onError: () => {}, onTaken: () => {} })
-      t.teardown(async () => { await writer.close() })
+      const writer = await openWriter(t, env, 1000)
       const startMs = Date.now()
       const requests = [
         { startMs, method: 'GET', route: '/stamped', statusCode: 200, durationMs: 3 },
