@@ -44,6 +44,18 @@ t.test('panels are stored without the values of the profile row, and shown with 
   }
 })
 
+t.test('a timeline\'s items are stored as their values, without keys, and read back whole', async t => {
+  const app = await buildTestApp(t)
+  const res = await app.inject({ method: 'POST', url: '/ccenter/getConseillerByCode', headers: { 'content-type': 'application/json' }, payload: '{"code":"ADV1001"}' })
+  const token = res.headers['x-debug-token'] as string
+  const shown = (await profileJson(app, token)).panels.timeline
+  const stored = storedPanels(app, token).timeline
+  t.ok(shown.items.length >= 10, 'the hook runs, the handler and the statement')
+  t.same(stored.items, shown.items.map((item: Record<string, unknown>) => [item.kind, item.type, item.name, item.plugin, item.startMs, item.durationMs, item.ended]), 'each item as its values, in the schema\'s order')
+  t.same(Object.keys(shown.items[0]), ['kind', 'type', 'name', 'plugin', 'startMs', 'durationMs', 'ended'], 'read back with its keys, in that order')
+  t.ok(JSON.stringify(stored.items).length < JSON.stringify(shown.items).length * 0.6, 'in under 60% of the bytes')
+})
+
 t.test('a profile stored whole (seeded, or written before panels were stored without the row values) reads the same', async t => {
   const app = await buildTestApp(t)
   const res = await app.inject({ method: 'POST', url: '/monitor/MonitorPooling', headers: { 'content-type': 'application/json' }, payload: '{"code":"ADV1002"}' })

@@ -46,4 +46,10 @@ export const TimelineSchema = Type.Object({
   omitted: Type.Object({ hooks: Type.Integer(), statements: Type.Integer(), logs: Type.Integer() }, { additionalProperties: false })
 }, { additionalProperties: false })
 export type TimelineData = Static<typeof TimelineSchema>
-export type StoredTimeline = Omit<TimelineData, 'totalMs'>
+/**
+ * An item as stored: its values in the schema's order, without the keys (a timeline's items are
+ * most of a profile's stored bytes: about 60% before, with a key for each value of each item).
+ */
+export type StoredItem = [kind: TimelineItem['kind'], type: string, name: string, plugin: string, startMs: number, durationMs: number, ended: boolean]
+/** The timeline as stored: without the duration (the row holds it), its items as StoredItem (or objects, as stored before 27 November 2026). */
+export type StoredTimeline = Omit<TimelineData, 'totalMs' | 'items'> & { items: Array<StoredItem | TimelineItem> }
