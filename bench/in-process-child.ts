@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url'
 import type { FastifyInstance } from 'fastify'
 import { mixRequest } from './load.js'
 import { randomSource } from './seed.js'
+import { UNBOUNDED_RETENTION_ENV } from './stores.js'
 import { readThreadCpu } from './thread-cpu.js'
 
 const [root = '', requestsArg = '30000'] = process.argv.slice(2)
@@ -32,9 +33,7 @@ const app = await buildApp(loadConfig({
   DATABASE_PATH: join(dir, 'app.sqlite'),
   PROFILER_DATABASE_PATH: join(dir, 'profiler.sqlite'),
   MAX_EVENT_LOOP_DELAY: '0ms',
-  PROFILER_MAX_PROFILES: '100000000',
-  PROFILER_MAX_BYTES: '64GiB',
-  PROFILER_MAX_AGE: '3650d'
+  ...UNBOUNDED_RETENTION_ENV
 }))
 await app.ready()
 

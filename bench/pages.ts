@@ -5,6 +5,7 @@ import autocannon from 'autocannon'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { startBenchServer } from './server-process.js'
+import { UNBOUNDED_RETENTION_ENV } from './stores.js'
 import { round } from './stats.js'
 
 /** Its last trigrams ("ip=", "127") are in every scanner URL and it matches none: a walk of them all. */
@@ -39,9 +40,7 @@ export async function measurePages (dir: string, profiles: number, seconds: numb
     PROFILER: 'on',
     DATABASE_PATH: join(dir, 'app.sqlite'),
     PROFILER_DATABASE_PATH: path,
-    PROFILER_MAX_PROFILES: '100000000',
-    PROFILER_MAX_BYTES: '64GiB',
-    PROFILER_MAX_AGE: '3650d'
+    ...UNBOUNDED_RETENTION_ENV
   })
   try {
     let n = 0

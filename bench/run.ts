@@ -23,7 +23,7 @@ import { COSTLY_SEARCH, LARGE_HAR, measurePages } from './pages.js'
 import { measureScannerBurst } from './scanner-burst.js'
 import { measureAppBuilds, measureModuleLoading, measurePollClient } from './suite-costs.js'
 import { median, round } from './stats.js'
-import { postgresStore, sqliteStore, type BenchStore } from './stores.js'
+import { postgresStore, sqliteStore, UNBOUNDED_RETENTION_ENV, type BenchStore } from './stores.js'
 
 const quick = process.argv.includes('--quick')
 const smoke = process.argv.includes('--smoke')
@@ -48,7 +48,6 @@ const HTTP_ITERATIONS = smoke ? 5 : quick ? 30 : 100
 const SEED_END_MS = Date.UTC(2026, 10, 20, 12)
 const DATA = join(packageRoot, 'var', 'bench')
 // Bounds far above the seeded data: the throughput runs measure recording, not a mass prune.
-const UNBOUNDED = { PROFILER_MAX_PROFILES: '100000000', PROFILER_MAX_BYTES: '64GiB', PROFILER_MAX_AGE: '3650d' }
 
 mkdirSync(DATA, { recursive: true })
 const store: BenchStore = storeName === 'postgres' ? await postgresStore(DATA) : sqliteStore(DATA)
@@ -77,7 +76,7 @@ async function loadRun (mix: Mix, profiler: boolean, storeEnv: Record<string, st
     PROFILER: profiler ? 'on' : 'off',
     DATABASE_PATH: join(DATA, 'app.sqlite'),
     ...storeEnv,
-    ...UNBOUNDED
+    ...UNBOUNDED_RETENTION_ENV
   })
   try {
     await runLoad(server.url, mix, { seconds: WARMUP_SECONDS, ...extra })
@@ -133,7 +132,7 @@ async function measureCpuPerRequest (): Promise<void> {
     rate: CPU_RATE,
     cpuProf: process.argv.includes('--cpu-prof'),
     log,
-    env: UNBOUNDED
+    env: UNBOUNDED_RETENTION_ENV
   })
 }
 
@@ -154,7 +153,7 @@ function cpuRunSettings () {
     rounds: ROUNDS,
     rate: CPU_RATE,
     log,
-    env: UNBOUNDED
+    env: UNBOUNDED_RETENTION_ENV
   }
 }
 
@@ -171,7 +170,7 @@ async function measureSearch (): Promise<void> {
   for (const [label, size] of [['small', SIZES.small], ['large', SIZES.large]] as const) {
     const { env } = await store.seeded(size, { endMs: SEED_END_MS })
     const searcher = await store.searcher(size)
-    const server = await startBenchServer({ PROFILER: 'on', DATABASE_PATH: join(DATA, 'app.sqlite'), ...env, ...UNBOUNDED })
+    const server = await startBenchServer({ PROFILER: 'on', DATABASE_PATH: join(DATA, 'app.sqlite'), ...env, ...UNBOUNDED_RETENTION_ENV })
     const bySize: Record<string, { inProcess: Timing, http: Timing }> = {}
     try {
       for (const { name, query } of cases) {

@@ -17,6 +17,9 @@ import { seedProfiles, type SeedOptions } from './seed.js'
 
 const UNBOUNDED_LIMITS = { maxProfiles: 1e12, maxAgeMs: 1e13, maxBytes: 1e15, statsMaxAgeMs: 1e13 }
 
+/** A server's retention bounds that no benchmark run reaches: what it measures is never pruning. */
+export const UNBOUNDED_RETENTION_ENV = { PROFILER_MAX_PROFILES: '100000000', PROFILER_MAX_BYTES: '64GiB', PROFILER_MAX_AGE: '3650d' }
+
 interface Searcher {
   search: (filters: SearchFilters) => unknown
   routeStats: (nowMs: number, windowMs: number) => unknown
