@@ -1,8 +1,10 @@
 // The timeline panel on both store engines: one bar per hook run (callback, async, route-level;
 // throwing, rejecting, replying early), the handler and each statement, a tick per log line, on
 // one SVG; the threshold links hide short items and say how many; names escaped; the cap on hook
-// runs; the page's JSON twin equal to the CLI's `show --panel timeline` and MCP's get_profile.
+// runs; each hook named after the plugin that added it; the page's JSON twin equal to the CLI's
+// `show --panel timeline` and MCP's get_profile.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
 import t from 'tap'
 import { MAX_HOOK_RUNS } from '../../plugins/profiler/panels/timeline/hook-timing.js'
 import { buildTestApp } from '../helpers/app.js'
@@ -86,6 +88,27 @@ function timelineRoutes (runs: string[]) {
   }
 }
 
+/**
+ * Hooks added by fastify-plugin plugins (which share their parent's instance): one after awaiting a
+ * nested plugin, one by a plugin that takes `done`, and one by the app on the root after them.
+ */
+async function namedHooks (app: FastifyInstance): Promise<void> {
+  const pass = (_request: FastifyRequest, _reply: FastifyReply, done: () => void): void => { done() }
+  const inner = fp(async function innerPlugin (instance: FastifyInstance) {
+    instance.addHook('onRequest', named('innerHook', pass))
+  }, { name: 'test-inner' })
+  await app.register(fp(async function outerPlugin (instance: FastifyInstance) {
+    await instance.register(inner)
+    instance.addHook('onRequest', named('outerHook', pass))
+  }, { name: 'test-outer' }))
+  await app.register(fp(function callbackPlugin (instance: FastifyInstance, _opts: unknown, done: () => void) {
+    instance.addHook('onRequest', named('callbackHook', pass))
+    done()
+  }, { name: 'test-callback' }))
+  app.addHook('onRequest', named('rootHook', pass))
+  app.get('/test/named', async () => ({ ok: true }))
+}
+
 const tokenOf = (res: { headers: Record<string, unknown> }): string => res.headers['x-debug-token'] as string
 const timelineOf = async (app: FastifyInstance, token: string) => (await profileJson(app, token, '?panel=timeline')).panels.timeline as { totalMs: number, items: Item[], logs: Array<{ offsetMs: number, level: string, message: string }>, phases: Array<{ name: string }>, omitted: { hooks: number, statements: number, logs: number } }
 const TEST_HOOKS = new Set(['checkCallback', 'routeOwn', 'loadAsync', HOSTILE])
@@ -148,6 +171,21 @@ for (const engine of engines) {
       t.equal(page.match(/<rect class="log-tick/g)?.length, 4, 'a tick per log line')
       t.match(page, /<text x="[\d.]+" y="12" text-anchor="middle">0 ms<\/text>/, 'the axis is labelled in ms')
       t.notMatch(page, /<script/)
+    })
+
+    t.test('each hook is named after the plugin whose code added it', async t => {
+      const app = await buildTestApp(t, await fresh(t), namedHooks)
+      const { items } = await timelineOf(app, tokenOf(await app.inject({ url: '/test/named' })))
+      const hooks = items.filter(item => item.kind === 'hook')
+      t.same(hooks.filter(item => item.name.endsWith('Hook')).map(item => `${item.name} ${item.plugin}`), [
+        'innerHook test-inner',
+        'outerHook test-outer',
+        'callbackHook test-callback',
+        'rootHook fastify'
+      ], 'a plugin that awaited a nested one, one that takes done, the root after them')
+      // @fastify/view adds its onRequest hook after awaiting its nested @fastify/view/cache plugin.
+      t.ok(hooks.some(item => item.type === 'onRequest' && item.plugin === '@fastify/view'), 'the views plugin\'s own hook')
+      t.notOk(hooks.some(item => item.plugin === '@fastify/view/cache'), 'none named after the nested cache plugin, which adds no hook')
     })
 
     t.test('the threshold links hide shorter items and say how many', async t => {

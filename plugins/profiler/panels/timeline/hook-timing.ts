@@ -20,6 +20,7 @@
 // hook failed and the handler is never called, and its end comes once the answer was sent.
 import { performance } from 'node:perf_hooks'
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
+import { pluginAddingHook, trackRunningPlugins } from './running-plugins.js'
 
 /** Hook runs kept per request at most; the rest are counted. */
 export const MAX_HOOK_RUNS = 200
@@ -180,13 +181,6 @@ function timed (fn: Hook, site: HookSite): Hook {
   return wrapper
 }
 
-/** The plugin adding a hook: the last of Fastify's chain of names ("fastify -> compress -> views"). */
-function pluginOf (instance: FastifyInstance): string {
-  const chain = instance.pluginName ?? ''
-  const at = chain.lastIndexOf(' -> ')
-  return at === -1 ? chain : chain.slice(at + 4)
-}
-
 /** A route's handler and its own lifecycle hooks (a function or a list in its options), each timed. */
 function timeRouteHooks (options: RouteOptions): void {
   const hooks = options as unknown as Record<string, unknown>
@@ -204,12 +198,13 @@ function timeRouteHooks (options: RouteOptions): void {
  */
 export function timeHooks (app: FastifyInstance): void {
   app.decorateRequest('profilerHookTimes', null)
+  trackRunningPlugins(app)
   app.addHook('onRoute', timeRouteHooks)
   const addHook = app.addHook
   // Replaced on the root: encapsulated instances are made from it (Object.create) and inherit it.
   app.addHook = function addTimedHook (this: FastifyInstance, name: string, fn: Hook) {
     if (LIFECYCLE_HOOKS.has(name) && typeof fn === 'function') {
-      fn = timed(fn, { hook: name, name: fn.name, plugin: pluginOf(this) })
+      fn = timed(fn, { hook: name, name: fn.name, plugin: pluginAddingHook(this) })
     } else if (name === 'onRoute' && typeof fn === 'function') {
       // What this onRoute hook adds to a route's hooks (or its handler) is timed too (wrapping twice is a no-op).
       const onRoute = fn
