@@ -7,6 +7,7 @@
 // bench/results.json (results-postgres.json for --store=postgres, against a cluster it starts
 // itself under var/bench/postgres). Every figure is also given as a ratio against a baseline of the
 // same run. --only=pages: the status poll beside clients looping on the costliest profiler pages. --only=burst: issue 20's scanner bursts into a byte-bounded store. --smoke: tiny sizes and runs, only to check that the benchmark itself works.
+// --only=hooks: the timeline's hook timing alone, a timed app against an untimed one in one process.
 // --seconds=<n> and --rounds=<n> set the measured seconds of each load run and the interleaved rounds.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
@@ -15,6 +16,7 @@ import { packageRoot } from '../paths.js'
 import { measureCpu } from './cpu.js'
 import { BEFORE_PANELS, measureBeforeAfter } from './cpu-before-after.js'
 import { measureSampling } from './cpu-sampling.js'
+import { measureHookTiming } from './hook-timing.js'
 import { measurePanelsInProcess } from './in-process.js'
 import { runLoad, type LoadResult, type Mix } from './load.js'
 import { requestsCovered, searchCases, statsOverHttp, timeInProcess, timeOverHttp, timeStatsInProcess, timeStatsOverHttp, type Timing } from './search.js'
@@ -141,6 +143,11 @@ async function measurePanelsCost (): Promise<void> {
   results.cpuBeforeAfter = await measureBeforeAfter({ ...cpuRunSettings(), revision: BASELINE_REVISION })
   log(`\n## Issue 23 in process: the main thread's CPU and the bytes allocated a request (${BASELINE_REVISION} against this build)`)
   results.panelsInProcess = await measurePanelsInProcess({ revision: BASELINE_REVISION, rounds: ROUNDS, requests: smoke ? 2000 : 30_000, log })
+}
+
+async function measureHookTimingCost (): Promise<void> {
+  log('\n## Issue 23: the timeline\'s hook timing alone (the same hooks timed and untimed, in one process)')
+  results.hookTiming = await measureHookTiming({ rounds: smoke ? 1 : Math.max(ROUNDS, 7), requests: smoke ? 500 : 3000, log })
 }
 
 /** What the before/after and sampling sections share: the store, the durations, the rate, the log. */
@@ -278,10 +285,10 @@ const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node
 log(`# Profiler benchmark${quick ? ' (--quick)' : ''}${smoke ? ' (--smoke: not a measurement)' : ''}, ${store.name} store: ${machine.nproc} cores, ${machine.cpu}, Node ${machine.node}, ${machine.date}`)
 results.machine = machine
 // First: it measures the first app this process builds.
-const sections: Record<string, () => Promise<void>> = { suite: measureSuiteCosts, store: measureStore, cpu: measureCpuPerRequest, panels: measurePanelsCost, sampling: measureSamplingCost, search: measureSearch, throughput: measureThroughput, memory: measureMemory, pages: measurePagesBesidePoll, burst: measureScannerBursts }
+const sections: Record<string, () => Promise<void>> = { suite: measureSuiteCosts, store: measureStore, cpu: measureCpuPerRequest, panels: measurePanelsCost, hooks: measureHookTimingCost, sampling: measureSamplingCost, search: measureSearch, throughput: measureThroughput, memory: measureMemory, pages: measurePagesBesidePoll, burst: measureScannerBursts }
 const only = process.argv.find(arg => arg.startsWith('--only='))?.slice('--only='.length).split(',')
 // The sections that run on empty stores only need no seeded one.
-const needsStore = only === undefined || only.some(name => !['suite', 'pages', 'burst', 'sampling', 'panels'].includes(name))
+const needsStore = only === undefined || only.some(name => !['suite', 'pages', 'burst', 'sampling', 'panels', 'hooks'].includes(name))
 for (const [name, section] of Object.entries(sections)) {
   // --only=cpu runs the panels' before and after too (as it always has); --only=panels runs it alone.
   if (only === undefined || only.includes(name) || (name === 'store' && needsStore) || (name === 'panels' && only.includes('cpu'))) await section()
