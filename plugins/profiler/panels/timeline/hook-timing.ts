@@ -21,6 +21,7 @@
 import { performance } from 'node:perf_hooks'
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
 import { pluginAddingHook, trackRunningPlugins } from './running-plugins.js'
+import { isThenable } from './thenable.js'
 
 /** Hook runs kept per request at most; the rest are counted. */
 export const MAX_HOOK_RUNS = 200
@@ -84,9 +85,6 @@ function begin (times: HookTimes, site: HookSite): number {
 function finish (times: HookTimes, at: number): void {
   if (at >= 0 && Number.isNaN(times.times[at])) times.times[at] = performance.now()
 }
-
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function'
 
 /** Calls a hook with the arguments Fastify gave it (`arity` of a, b, c, d). */
 function callHook (fn: Hook, self: unknown, arity: number, a: unknown, b: unknown, c: unknown, d: unknown): unknown {

@@ -10,6 +10,7 @@
 // its instance's stack. Avvio loads one plugin at a time and a nested one ends before its parent
 // goes on, so the stacks nest. The name is Fastify's: the chain's last, read when the plugin begins.
 import type { FastifyInstance } from 'fastify'
+import { isThenable } from './thenable.js'
 
 type Done = (err?: Error) => void
 type Plugin = (this: unknown, instance: FastifyInstance, opts: unknown, done: Done) => unknown
@@ -19,9 +20,6 @@ const running = new WeakMap<FastifyInstance, string[]>()
 
 /** Fastify's chain of names for an instance ("fastify -> compress -> views"), as a list. */
 const chainOf = (instance: FastifyInstance): string[] => (instance.pluginName ?? '').split(' -> ')
-
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function'
 
 /** Own properties Fastify and avvio read from a plugin (fastify-plugin's symbols, name, length) are the wrapper's too. */
 function copyIdentity (from: Plugin, to: Plugin): void {
