@@ -1,9 +1,9 @@
 // What the timeline's hook timing costs a run, alone: two Fastify apps in this process with the
 // same hooks as a business request runs (13 hooks, callback and async, and the handler), one of
-// them timed (hook-timing.ts installed first), injected in blocks in the order untimed, timed, timed, untimed. One process, one
-// JIT and one heap for both: the difference is the wrapper's, steadier than a whole server's
-// figures, and without what the server adds to it (the runs kept until their batch leaves, and
-// their clone to the writer thread).
+// them timed (hook-timing.ts installed first), injected in blocks in the order untimed, timed,
+// timed, untimed. One process, one JIT and one heap for both: the difference is the wrapper's,
+// steadier than a whole server's figures, and without what the server adds to it (the runs kept
+// until their batch leaves, and their clone to the writer thread).
 import { readFileSync } from 'node:fs'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { timeHooks } from '../plugins/profiler/panels/timeline/hook-timing.js'

@@ -5,10 +5,11 @@
 // awaits its nested @fastify/view/cache plugin, then adds its onRequest hook), or by the app on
 // the root, would be named after the last plugin loaded.
 //
-// So each plugin registered is wrapped: while it runs, and until it has finished loading (its
-// promise settled, its `done` called, or it returned without taking `done`), its name is on top of
-// its instance's stack. Avvio loads one plugin at a time and a nested one ends before its parent
-// goes on, so the stacks nest. The name is Fastify's: the chain's last, read when the plugin begins.
+// So each plugin that shares its parent's instance is wrapped: while it runs, and until it has
+// finished loading (its promise settled, its `done` called, or it returned without taking `done`),
+// its name is on top of its instance's stack. Avvio loads one plugin at a time and a nested one
+// ends before its parent goes on, so the stacks nest. The name is Fastify's: the chain's last,
+// read when the plugin begins.
 import type { FastifyInstance } from 'fastify'
 import { isThenable } from './thenable.js'
 
@@ -59,10 +60,15 @@ function tracked (plugin: Plugin): Plugin {
   return wrapper
 }
 
+/** fastify-plugin's mark of a plugin that shares its parent's instance (Fastify skips its encapsulation). */
+const SKIP_OVERRIDE = Symbol.for('skip-override')
+
 /**
- * From now on, every plugin registered on `app` or in it (they inherit `register`) is tracked.
- * Call it on the root instance before registering any plugin. A plugin given as a promise (a
- * dynamic import) is not: its hooks are named by Fastify's chain.
+ * From now on, every plugin registered on `app` or in it (they inherit `register`) that shares its
+ * parent's instance is tracked. An encapsulated plugin is not wrapped: its instance is its own,
+ * named after it first in Fastify's chain, which is what a hook added to it outside any nested
+ * plugin's loading is named after. Call it on the root instance before registering any plugin. A
+ * plugin given as a promise (a dynamic import) is not tracked: its hooks are named by the chain.
  */
 export function trackRunningPlugins (app: FastifyInstance): void {
   const register = app.register as unknown as (this: FastifyInstance, plugin: unknown, opts?: unknown) => FastifyInstance
@@ -71,7 +77,8 @@ export function trackRunningPlugins (app: FastifyInstance): void {
     const fn = typeof plugin === 'function'
       ? plugin
       : typeof plugin === 'object' && plugin !== null && typeof (plugin as { default?: unknown }).default === 'function' ? (plugin as { default: unknown }).default : null
-    return register.call(this, fn === null ? plugin : tracked(fn as Plugin), opts)
+    const shared = fn !== null && (fn as { [SKIP_OVERRIDE]?: unknown })[SKIP_OVERRIDE] === true
+    return register.call(this, shared ? tracked(fn as Plugin) : plugin, opts)
   } as unknown as typeof app.register
 }
 
