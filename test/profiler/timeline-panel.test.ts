@@ -90,7 +90,8 @@ function timelineRoutes (runs: string[]) {
 
 /**
  * Hooks added by fastify-plugin plugins (which share their parent's instance): one after awaiting a
- * nested plugin, one by a plugin that takes `done`, and one by the app on the root after them.
+ * nested plugin, two by a plugin that takes `done` (before and after calling it), one in an after()
+ * callback, one by a plugin registered as a promise of a module, and one by the app on the root.
  */
 async function namedHooks (app: FastifyInstance): Promise<void> {
   const pass = (_request: FastifyRequest, _reply: FastifyReply, done: () => void): void => { done() }
@@ -104,7 +105,17 @@ async function namedHooks (app: FastifyInstance): Promise<void> {
   await app.register(fp(function callbackPlugin (instance: FastifyInstance, _opts: unknown, done: () => void) {
     instance.addHook('onRequest', named('callbackHook', pass))
     done()
+    instance.addHook('onRequest', named('afterDoneHook', pass))
   }, { name: 'test-callback' }))
+  await app.register(fp(async function afterPlugin (instance: FastifyInstance) {
+    instance.register(inner).after(() => { instance.addHook('onRequest', named('inAfterHook', pass)) })
+  }, { name: 'test-after' }))
+  // A promise of a module, as a dynamic import gives.
+  await app.register(Promise.resolve({
+    default: fp(async function importedPlugin (instance: FastifyInstance) {
+      instance.addHook('onRequest', named('importedHook', pass))
+    }, { name: 'test-imported' })
+  }))
   app.addHook('onRequest', named('rootHook', pass))
   app.get('/test/named', async () => ({ ok: true }))
 }
@@ -181,8 +192,12 @@ for (const engine of engines) {
         'innerHook test-inner',
         'outerHook test-outer',
         'callbackHook test-callback',
+        'afterDoneHook test-callback',
+        'innerHook test-inner',
+        'inAfterHook test-after',
+        'importedHook test-imported',
         'rootHook fastify'
-      ], 'a plugin that awaited a nested one, one that takes done, the root after them')
+      ], 'a plugin that awaited a nested one, one that takes done (a hook before and after calling it), an after() callback, a dynamic import, the root after them')
       // @fastify/view adds its onRequest hook after awaiting its nested @fastify/view/cache plugin.
       t.ok(hooks.some(item => item.type === 'onRequest' && item.plugin === '@fastify/view'), 'the views plugin\'s own hook')
       t.notOk(hooks.some(item => item.plugin === '@fastify/view/cache'), 'none named after the nested cache plugin, which adds no hook')

@@ -20,7 +20,7 @@
 // hook failed and the handler is never called, and its end comes once the answer was sent.
 import { performance } from 'node:perf_hooks'
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
-import { pluginAddingHook, trackRunningPlugins } from './running-plugins.js'
+import { pluginAddingHook, trackRunningPlugins, underRunningPlugin } from './running-plugins.js'
 import { isThenable } from './thenable.js'
 
 /** Hook runs kept per request at most; the rest are counted. */
@@ -204,8 +204,9 @@ export function timeHooks (app: FastifyInstance): void {
     if (LIFECYCLE_HOOKS.has(name) && typeof fn === 'function') {
       fn = timed(fn, { hook: name, name: fn.name, plugin: pluginAddingHook(this) })
     } else if (name === 'onRoute' && typeof fn === 'function') {
-      // What this onRoute hook adds to a route's hooks (or its handler) is timed too (wrapping twice is a no-op).
-      const onRoute = fn
+      // What this onRoute hook adds to a route's hooks (or its handler) is timed too (wrapping twice
+      // is a no-op); a hook it adds to an instance is named after the plugin that added it.
+      const onRoute = underRunningPlugin(this, fn)
       fn = function timingOnRoute (this: unknown, options: unknown) {
         const result = onRoute.call(this, options)
         timeRouteHooks(options as RouteOptions)
