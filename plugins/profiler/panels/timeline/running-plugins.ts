@@ -107,6 +107,20 @@ function trackedIfShared (plugin: unknown): unknown {
   return fn !== null && Boolean((fn as { [SKIP_OVERRIDE]?: unknown })[SKIP_OVERRIDE]) ? tracked(fn as Plugin) : plugin
 }
 
+/**
+ * A promise of a module (a dynamic import), tracked once it resolves: a thenable that hands avvio
+ * the resolved plugin in the same turn the promise would have (no extra promise, whose one more
+ * microtask could reorder loading), named as the promise is.
+ */
+function trackedOnceResolved (promise: PromiseLike<unknown>): PromiseLike<unknown> {
+  return {
+    then (resolved, rejected) {
+      return promise.then(value => resolved === undefined || resolved === null ? value : resolved(trackedIfShared(value)) as never, rejected)
+    },
+    toString: () => String(promise)
+  } as PromiseLike<unknown>
+}
+
 /** `callback`, run under `name` on the instance; its `length` kept (avvio reads an after() callback's). */
 function runningAs (instance: FastifyInstance, name: string, callback: Callback): Callback {
   const wrapper = function (this: unknown, ...args: unknown[]): unknown {
@@ -137,9 +151,7 @@ function runningAs (instance: FastifyInstance, name: string, callback: Callback)
 export function trackRunningPlugins (app: FastifyInstance): void {
   const register = app.register as unknown as (this: FastifyInstance, plugin: unknown, opts?: unknown) => FastifyInstance
   app.register = function trackingRegister (this: FastifyInstance, plugin: unknown, opts?: unknown) {
-    // A promise of a module (a dynamic import) is tracked once it resolves.
-    const given = isThenable(plugin) ? Promise.resolve(plugin).then(trackedIfShared) : trackedIfShared(plugin)
-    return register.call(this, given, opts)
+    return register.call(this, isThenable(plugin) ? trackedOnceResolved(plugin) : trackedIfShared(plugin), opts)
   } as unknown as typeof app.register
   const after = app.after as unknown as (this: FastifyInstance, callback?: unknown) => unknown
   app.after = function trackingAfter (this: FastifyInstance, callback?: unknown) {
