@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { interleavedRounds, measureServerCpu, medianOf, signed, us, type CpuRunSettings, type MedianCpu, type ServerCpu } from './cpu-run.js'
 import { buildRevision } from './revision-build.js'
-import { round } from './stats.js'
+import { perRoundGrowth, round } from './stats.js'
 import type { RunStore } from './stores.js'
 
 /**
@@ -73,7 +73,7 @@ export async function measureBeforeAfter (settings: BeforeAfterSettings): Promis
   const shareBefore = before.requestUs - m['before, off'].requestUs
   const shareAfter = after.requestUs - m['after, off'].requestUs
   // Each round's pair was measured minutes apart at most: their spread shows how far the machine moves the figure.
-  const perRound = runs['after, on'].map((run, i) => round(run.requestUs - (runs['before, on'][i]?.requestUs ?? Number.NaN), 1))
+  const perRound = perRoundGrowth(runs['after, on'], runs['before, on'])
   log(`request thread, profiler on: ${signed(growth)} µs per request with the panels (bound ≤ +${BOUND_US} µs): ${holds ? 'holds' : 'DOES NOT HOLD'}`)
   log(`  after − before in each round: ${perRound.map(signed).join(', ')} (from ${signed(Math.min(...perRound))} to ${signed(Math.max(...perRound))})`)
   log(`the profiler's own part of the request thread (on − off of each build): before ${us(shareBefore)}, after ${us(shareAfter)} (${signed(shareAfter - shareBefore)} µs)`)

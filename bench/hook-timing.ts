@@ -4,11 +4,11 @@
 // timed, untimed. One process, one JIT and one heap for both: the difference is the wrapper's,
 // steadier than a whole server's figures, and without what the server adds to it (the runs kept
 // until their batch leaves, and their clone to the writer thread).
-import { readFileSync } from 'node:fs'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { timeHooks } from '../plugins/profiler/panels/timeline/hook-timing.js'
 import { signed } from './cpu-run.js'
 import { median, round } from './stats.js'
+import { mainThreadNs } from './thread-cpu.js'
 
 /** The hooks a business request ran (its timeline, 27 November): 4 onRequest, 3 preParsing, 1 preValidation, 1 preHandler, 3 onSend, 1 onResponse. */
 const HOOKS: ReadonlyArray<readonly [string, 'callback' | 'async']> = [
@@ -39,11 +39,6 @@ async function hookedApp (timed: boolean): Promise<FastifyInstance> {
   app.post('/lookup', async () => ({ ok: true }))
   await app.ready()
   return app
-}
-
-/** The main thread's CPU so far in ns (the scheduler's count, Linux): not V8's helper threads. */
-function mainThreadNs (): number {
-  return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0])
 }
 
 /** The main thread's CPU µs a request over `requests` injected requests. */

@@ -10,7 +10,7 @@ import { promisify } from 'node:util'
 import { packageRoot } from '../paths.js'
 import { interleavedRounds, signed } from './cpu-run.js'
 import { buildRevision } from './revision-build.js'
-import { median, round } from './stats.js'
+import { median, perRoundGrowth, round } from './stats.js'
 
 const run = promisify(execFile)
 const CHILD = join(packageRoot, 'dist-bench', 'bench', 'in-process-child.js')
@@ -50,7 +50,7 @@ export async function measurePanelsInProcess ({ revision, rounds, requests, log 
   log('|---|---|---|---|')
   log(`| main thread, µs a request | ${before.requestUs} | ${after.requestUs} | ${signed(after.requestUs - before.requestUs)} |`)
   log(`| allocated, KB a request | ${before.allocatedKb} | ${after.allocatedKb} | ${signed(after.allocatedKb - before.allocatedKb)} |`)
-  const perRound = runs.after.map((run, i) => round(run.requestUs - (runs.before[i]?.requestUs ?? Number.NaN), 1))
+  const perRound = perRoundGrowth(runs.after, runs.before)
   log(`main thread, after − before in each round: ${perRound.map(signed).join(', ')}`)
   return { revision: build.label, rounds, requests, before, after, perRoundUs: perRound, runs }
 }

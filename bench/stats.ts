@@ -35,3 +35,8 @@ export async function timeCalls (iterations: number, fn: () => unknown): Promise
 }
 
 export const round = (value: number, digits = 2): number => Number(value.toFixed(digits))
+
+/** Each round's after − before of the request thread's µs, to 0.1 (runs of the same round at the same index). */
+export function perRoundGrowth (after: ReadonlyArray<{ requestUs: number }>, before: ReadonlyArray<{ requestUs: number }>): number[] {
+  return after.map((run, i) => round(run.requestUs - (before[i]?.requestUs ?? Number.NaN), 1))
+}

@@ -33,6 +33,11 @@ export function readThreadCpu (pid: number): ThreadCpu {
   return cpu
 }
 
+/** This process's main thread's CPU so far in ns (the scheduler's count): finer than stat's 10 ms ticks, without V8's helper threads. */
+export function mainThreadNs (): number {
+  return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0])
+}
+
 export interface CpuPerRequest { requestUs: number, writerUs: number, restUs: number, totalUs: number }
 
 /** CPU used between two readings, in µs per request. */

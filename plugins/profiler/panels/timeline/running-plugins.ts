@@ -30,9 +30,11 @@ const DISPLAY_NAME = Symbol.for('fastify.display-name')
 /** Fastify's chain of names for an instance ("fastify -> compress -> views"), as a list. */
 const chainOf = (instance: FastifyInstance): string[] => (instance.pluginName ?? '').split(' -> ')
 
+/** Node's one cache of loaded CommonJS modules. */
+const { cache } = createRequire(import.meta.url)
+
 /** The CommonJS module that exports `fn`, by which Fastify names a plugin that has no display name. */
 function moduleExporting (fn: Plugin): string | undefined {
-  const cache = createRequire(import.meta.url).cache
   return Object.keys(cache).find(key => cache[key]?.exports === fn)
 }
 
@@ -174,7 +176,5 @@ export function underRunningPlugin<F extends Callback> (instance: FastifyInstanc
  * one that made the instance (the first of its chain: "fastify" for the root).
  */
 export function pluginAddingHook (instance: FastifyInstance): string {
-  const stack = running.get(instance)
-  if (stack !== undefined && stack.length > 0) return stack[stack.length - 1] as string
-  return chainOf(instance)[0] ?? ''
+  return running.get(instance)?.at(-1) ?? chainOf(instance)[0] ?? ''
 }
