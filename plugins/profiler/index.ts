@@ -7,10 +7,11 @@ import { withoutPassword } from '../../lib/postgres/url.js'
 import { Redactor, type RedactionRules } from '../../lib/redact.js'
 import { installRecorder } from './collect/recorder.js'
 import { KEEP_EVERY_REQUEST, type SamplingOptions } from './collect/sampling.js'
-import { recordRejection } from './collect/rejection-recorder.js'
+import { keepHeader } from './collect/keep-header.js'
+import { createLoginThrottle, type LoginRateLimit, type SecretLogin } from './login-throttle.js'
+import { rejectionRecorder } from './collect/rejection-recorder.js'
 import { profilerRoutes } from './pages/routes.js'
 import type { AppDatabase } from './panels/panel.js'
-import type { LoginRateLimit } from './pages/page-security.js'
 import { DEFAULT_STORE_OPTIONS, ProfileStore, type StoreEvents, type StoreOptions } from './runtime/profile-store.js'
 import { InlineWriter } from './runtime/inline-writer.js'
 import { WriterThread } from './runtime/writer-thread.js'
@@ -38,7 +39,7 @@ export interface ProfilerOptions {
   /** The queue's bound in estimated bytes (PROFILER_MAX_QUEUE_BYTES); `store.maxQueueBytes` overrides it. */
   maxQueueBytes?: number
   store?: Partial<StoreOptions>
-  /** Wrong passwords allowed per client IP and window before logins are refused (default 10 a minute). */
+  /** Wrong secrets (the pages' password and the keep header's, counted together) allowed per client address and window before they are refused (default 10 a minute). */
   loginRateLimit?: LoginRateLimit
   /** Which requests are kept as profiles (PROFILER_SAMPLE, PROFILER_KEEP_SLOWER_THAN); default every request. */
   sampling?: SamplingOptions
@@ -112,9 +113,12 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
   app.decorate('profileStore', store)
   const sampling = { ...options.sampling ?? KEEP_EVERY_REQUEST, random: options.sampleRandom }
   const recorderOptions = { store, production: options.production, redactor: new Redactor(options.redaction), tokenSource: options.tokenSource }
-  installRecorder(app, { ...recorderOptions, sampling, secret: options.secret })
-  // Requests the HTTP parser rejected (and CONNECT) never reach the hooks: recorded apart.
-  app.addRejectionRecorder((rejected, answer) => recordRejection(recorderOptions, rejected, answer))
-  await app.register(profilerRoutes, { prefix: '/_profiler', store, secret: options.secret, loginRateLimit: options.loginRateLimit, statsMaxAgeMs: options.retention.statsMaxAgeMs, sampling, appDatabase: appDatabase(app) })
+  // One login limiter for the pages' password and the keep header: a wrong secret counts the same
+  // wherever it is tried, and an address locked out is locked out of both.
+  const login: SecretLogin | null = options.secret === null ? null : { secret: options.secret, throttle: await createLoginThrottle(app, options.loginRateLimit) }
+  installRecorder(app, { ...recorderOptions, sampling, keep: keepHeader(login) })
+  // Requests the HTTP parser rejected (and CONNECT) never reach the hooks: recorded apart, sampled alike.
+  app.addRejectionRecorder(rejectionRecorder({ ...recorderOptions, sampling }))
+  await app.register(profilerRoutes, { prefix: '/_profiler', store, login, statsMaxAgeMs: options.retention.statsMaxAgeMs, sampling, appDatabase: appDatabase(app) })
   app.addHook('onClose', async () => { await store.close() })
 }, { name: 'profiler', dependencies: ['routing-errors', 'error-renderer', 'views', 'rejected-requests', 'database'] })

@@ -3,7 +3,7 @@
 // body that was not parsed (refused for its type, its syntax or its size), for the profiler to
 // show and replay.
 import { pipeline, Transform, type Readable } from 'node:stream'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 
 /** The most kept of a body as sent: the profiler's body preview (collect/body-preview.ts) is this size too. */
 export const BODY_PREVIEW_BYTES = 64 * 1024
@@ -11,6 +11,7 @@ export const BODY_PREVIEW_BYTES = 64 * 1024
 const COUNTED = Symbol('body bytes counted')
 const PREVIEW = Symbol('body preview')
 const PREVIEW_READ = Symbol('body preview read')
+const RECEIVED = Symbol('body received')
 
 /** A body's first bytes, as they arrive. */
 interface Preview { chunks: Buffer[], bytes: number }
@@ -19,6 +20,8 @@ type CountedRequest = FastifyRequest & {
   [COUNTED]?: { bytes: number, ended: boolean }
   [PREVIEW]?: Preview
   [PREVIEW_READ]?: boolean
+  /** When the body was read to its end, on the reply's clock (reply.elapsedTime); null until then; absent: no body to wait for. */
+  [RECEIVED]?: number | null
 }
 
 /** Adds what still fits of `chunk` to the request's preview (references: the chunks are copied once, when read). */
@@ -127,4 +130,34 @@ export function bodySizeKnown (request: FastifyRequest): boolean {
 export function bodyPreview (request: FastifyRequest): Buffer | null {
   const preview = (request as CountedRequest)[PREVIEW]
   return preview === undefined || preview.bytes === 0 ? null : Buffer.concat(preview.chunks, preview.bytes)
+}
+
+/** Whether a request announces a body: a Content-Length other than 0, or a Transfer-Encoding. */
+export function announcesBody (request: FastifyRequest): boolean {
+  const length = request.headers['content-length']
+  return (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined
+}
+
+/**
+ * For preParsing, for a request whose body will be read (announcesBody, and a method with a body):
+ * notes when its last byte has been read (one 'end' listener, which changes nothing of how the
+ * body flows), for requestReceivedAt.
+ */
+export function noteBodyEnd (request: FastifyRequest, reply: FastifyReply, payload: Readable): void {
+  const counted = request as CountedRequest
+  counted[RECEIVED] = null
+  payload.once('end', () => { counted[RECEIVED] = reply.elapsedTime })
+}
+
+/**
+ * When the whole request had been received, on the reply's clock (reply.elapsedTime, from
+ * onRequest): 0 for a request whose body is not read (none, a method without one, or answered
+ * before its body was looked at), the body's end for one whose body is read, or null while that
+ * body has not been read to its end (answered before it: refused for its size or type, cut by a
+ * parser error or a timeout). The profiler's "slow" counts from here (issue #37): the time a client
+ * takes to send its body is not the service's.
+ */
+export function requestReceivedAt (request: FastifyRequest): number | null {
+  const received = (request as CountedRequest)[RECEIVED]
+  return received === undefined ? 0 : received
 }

@@ -105,12 +105,11 @@ for (const engine of engines) {
       t.equal(of('/t/fail'), 20, 'every 500 stored')
       t.equal(of('/t/slow'), 5, 'every slow request stored')
       t.equal(of('/t/ok?forced'), 4, 'every forced request stored')
-      // Stored without a token: only a request the slow rule kept after its answer had gone (a
-      // loaded machine can make a plain one slow in the sending).
+      // What is kept is decided before the answer leaves (issue #37: the time a client takes to
+      // read it is not the service's): nothing is stored that went without a token.
       const okStored = listed.filter(p => new URL(p.url).pathname + new URL(p.url).search === '/t/ok')
-      const keptLate = okStored.filter(p => !answeredWithToken.has(p.token))
-      t.equal(okStored.length - keptLate.length, tokens['/t/ok'], 'the sampled ones stored')
-      t.ok(keptLate.every(p => p.durationMs > SLOW_MS), `and no other but slow ones (${keptLate.map(p => p.durationMs).join(', ')} ms)`)
+      t.equal(okStored.length, tokens['/t/ok'], 'the sampled ones stored')
+      t.ok(listed.every(p => answeredWithToken.has(p.token)), 'and every stored profile was answered with its token')
 
       const lines = (await statsJson(app)).routes
       t.match(lines.find(r => r.route === '/t/ok'), { method: 'GET', count: 304, kept: okStored.length + 4, statusClasses: { '2xx': 304 } }, 'every request counted, the kept ones apart')

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { bodyPreview, bodySizeKnown, receivedBodyBytes } from '../../request-body/body-size.js'
+import { bodyPreview, bodySizeKnown, receivedBodyBytes, requestReceivedAt } from '../../request-body/body-size.js'
 import { requestOrigin } from '../../routing/request-origin.js'
 import { hasRejectedTarget, originFormTarget } from '../../routing/request-target.js'
 import type { IncomingMessage } from 'node:http'
@@ -11,7 +11,8 @@ import { MAX_BODY_BYTES, previewIfLarge, unparsedBody } from './body-preview.js'
 import type { Redactor } from '../../../lib/redact.js'
 import type { ProfileStore } from '../runtime/profile-store.js'
 import { uniqueToken } from './token.js'
-import { keepHeaderCheck, keptByRule, sampleDraw, type SamplingOptions } from './sampling.js'
+import { keptByRule, sampleDraw, type SamplingOptions } from './sampling.js'
+import type { KeepHeader } from './keep-header.js'
 
 /** What the profiler keeps about a request between its hooks. */
 interface ProfileState {
@@ -33,7 +34,8 @@ declare module 'fastify' {
     profile: ProfileState | null
     profilerHandlerStartMs: number | null
     /**
-     * The sample's draw (PROFILER_SAMPLE, or asked for with the keep header), made once: when the
+     * Whether the request is captured in full: the sample's draw (PROFILER_SAMPLE) kept it, or it
+     * asks to be kept with the keep header (granted or not in onSend), made once: when the
      * request's logger is made (the logs panel's probe), else when first read (the timeline's hook
      * timing reads it at the first hook). The keep-rules may still keep a request not drawn.
      */
@@ -59,8 +61,8 @@ export interface RecorderOptions {
   tokenSource?: () => string
   /** Which requests are kept as profiles (PROFILER_SAMPLE and the keep-rules); the others feed the statistics only. */
   sampling: SamplingOptions
-  /** PROFILER_SECRET: the keep header forces a request to be kept only with it. */
-  secret: string | null
+  /** The keep header's rules (keep-header.ts); null without PROFILER_SECRET: the header does nothing. */
+  keep: KeepHeader | null
 }
 
 /** Whether a route matched: a rejected target (not a path) is routed as a path of its own only to reach the hooks. */
@@ -84,9 +86,16 @@ function serverTiming (request: FastifyRequest, elapsedMs: number): string {
   return `${probesServerTiming(request)}app;dur=${elapsedMs.toFixed(3)}`
 }
 
-/** The draw of a request, once made: whoever asks first (its logger's factory, or its first hook) makes it. */
+/**
+ * The draw of a request, once made: whoever asks first (its logger's factory, or its first hook)
+ * makes it. One number (one property a request): WON and ASKED bits, 0 when left out.
+ */
 const DRAWN = Symbol('profiler.drawn')
-type DrawnMessage = IncomingMessage & { [DRAWN]?: boolean }
+type DrawnMessage = IncomingMessage & { [DRAWN]?: number }
+/** The sample's draw kept it. */
+const WON = 1
+/** It carries the keep header: captured in full until onSend says whether it is kept for it. */
+const ASKED = 2
 
 /** IPv4-mapped IPv6 addresses (::ffff:127.0.0.1) are shown as IPv4. */
 export function displayIp (ip: string): string {
@@ -102,23 +111,30 @@ function isJson (reply: FastifyReply): boolean {
  * Records every request: a token and the X-Debug-Token headers in onSend, a plain capture in
  * onResponse, queued for the store; the writer thread redacts it and builds the panels
  * (collect/shape.ts). A request not kept (sampling.ts) gets neither token nor capture: only its
- * route, method, status, duration and start are queued, for the statistics. Nothing here writes,
- * waits or throws into a request.
+ * route, method, status, duration and start are queued, for the statistics. Nothing here writes
+ * or throws into a request, and nothing waits but a request with the keep header (for the login
+ * limiter's word, a few microtasks).
  */
-export function installRecorder (app: FastifyInstance, { store, production, redactor, tokenSource, sampling, secret }: RecorderOptions): void {
+export function installRecorder (app: FastifyInstance, { store, production, redactor, tokenSource, sampling, keep }: RecorderOptions): void {
   app.decorateRequest('profile', null)
   app.decorateRequest('profilerHandlerStartMs', null)
   app.decorateRequest('profilerStatisticsOnly', false)
   app.decorateRequest('profilerRouteOptions', null)
   const draw = sampleDraw(sampling)
-  const forced = keepHeaderCheck(secret)
   app.decorateRequest('profilerDrawn', null)
   // Made when the request's logger is made (the logs panel's probe), before any hook: a request
-  // left out pays neither for capturing its log lines nor for timing its hooks. A request an
-  // operator asks for is drawn: captured in full, its hook runs timed.
+  // left out pays neither for capturing its log lines nor for timing its hooks. A request that
+  // asks with the keep header is captured in full, its hook runs timed, whatever its value: the
+  // secret is checked in onSend, through the login limiter (keep-header.ts), and until then a
+  // right value and a wrong one cost the same.
   const drawRequest = (raw: DrawnMessage): boolean => {
-    raw[DRAWN] ??= draw() || forced(raw.headers)
-    return raw[DRAWN]
+    raw[DRAWN] ??= (draw() ? WON : 0) | (keep?.asked(raw.headers) === true ? ASKED : 0)
+    return raw[DRAWN] !== 0
+  }
+  /** The request's draw (made now if not yet): WON and ASKED bits. */
+  const drawOf = (request: FastifyRequest): number => {
+    if (!request.profilerSampled) return 0
+    return (request.raw as DrawnMessage)[DRAWN] ?? WON
   }
   app.decorate('profilerDraw', drawRequest)
   // Read back through a getter (drawn here when the logger made none).
@@ -139,13 +155,35 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
   app.addHook('onSend', (request, reply, payload, done) => {
     // The profiler's own pages are not recorded, except their errors: probes and failed logins are.
     if (routeOptionsOf(request).config.profile === false && reply.statusCode < 400) return done(null, payload)
+    const sendStartMs = reply.elapsedTime
+    const drawn = drawOf(request)
+    // Only a request with the keep header waits (a few microtasks) for the limiter's word.
+    if (keep !== null && (drawn & ASKED) !== 0) {
+      keep.granted(request).then(
+        granted => { done(null, markKept(request, reply, payload, sendStartMs, (drawn & WON) !== 0 || granted)) },
+        () => { done(null, markKept(request, reply, payload, sendStartMs, (drawn & WON) !== 0)) })
+      return
+    }
+    done(null, markKept(request, reply, payload, sendStartMs, (drawn & WON) !== 0))
+  })
+
+  /**
+   * Whether the request is kept (drawn, or by a rule), and if so its token and the X-Debug-Token
+   * and Server-Timing headers; if not, it is marked for the statistics only. Returns the payload.
+   */
+  function markKept (request: FastifyRequest, reply: FastifyReply, payload: unknown, sendStartMs: number, drawn: boolean): unknown {
     try {
-      const sendStartMs = reply.elapsedTime
-      // The draw includes the keep header (a request asked for counts as drawn).
-      if (!request.profilerSampled && !keptByRule(reply.statusCode, request.renderedError !== null, sendStartMs, sampling)) {
+      // The service's own time: from the whole request received (its body's last byte) to its
+      // answer handed to the connection. The client's upload is not in it (issue #37: a body sent
+      // 1.1 s after its head made every request "slow"), nor the time after this, which is the
+      // client reading the answer: a slow reader stretches it at will, so what is kept is decided
+      // here and only here (onResponse no longer keeps a request "slow in the sending").
+      const receivedAt = requestReceivedAt(request)
+      const serviceMs = receivedAt === null ? null : sendStartMs - receivedAt
+      if (!drawn && !keptByRule(reply.statusCode, request.renderedError !== null, serviceMs, sampling)) {
         // No token, no X-Debug-Token headers: nothing of it will be stored but its statistics.
         request.profilerStatisticsOnly = true
-        return done(null, payload)
+        return payload
       }
       // The reply's clock still runs: a reading of it and of performance.now() give its start.
       const state = keptState(request, sendStartMs, performance.now() - reply.elapsedTime, typeof payload === 'string' && payload.length <= MAX_BODY_BYTES && isJson(reply) ? payload : undefined)
@@ -155,8 +193,8 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
     } catch (err) {
       store.drop(`a request could not be profiled: ${(err as Error).message}`)
     }
-    done(null, payload)
-  })
+    return payload
+  }
 
   /** A token for a request kept as a profile, and what onResponse needs of onSend. */
   function keptState (request: FastifyRequest, sendStartMs: number, originMs: number, responseText: string | undefined): ProfileState {
@@ -176,21 +214,12 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
   }
 
   app.addHook('onResponse', (request, reply, done) => {
-    let state = request.profile
+    const state = request.profile
     const totalMs = reply.elapsedTime
     if (state === null && request.profilerStatisticsOnly) {
-      // Slow in the sending: kept after all, though its answer went without a token.
-      if (totalMs <= sampling.keepSlowerThanMs) {
-        recordStatisticsOnly(request, reply.statusCode, totalMs)
-        return done()
-      }
-      try {
-        // The reply's clock has stopped: the start is read from it as it stood at the finish.
-        state = keptState(request, request.profilerHandlerStartMs ?? totalMs, performance.now() - totalMs, undefined)
-      } catch (err) {
-        store.drop(`a request could not be profiled: ${(err as Error).message}`)
-        return done()
-      }
+      // Not kept at onSend is not kept: the time since is the client's reading of the answer.
+      recordStatisticsOnly(request, reply.statusCode, totalMs)
+      return done()
     }
     if (state === null) return done()
     try {

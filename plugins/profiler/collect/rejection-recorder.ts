@@ -1,9 +1,37 @@
 import { performance } from 'node:perf_hooks'
 import { getHeapStatistics } from 'node:v8'
 import type { RejectedRequest, RejectionAnswer } from '../../rejected-requests/index.js'
-import { captureError } from './capture.js'
+import { captureError, profileDuration } from './capture.js'
 import { displayIp, type RecorderOptions } from './recorder.js'
+import { keptByRule, sampleDraw } from './sampling.js'
 import { uniqueToken } from './token.js'
+
+type RejectionOptions = Pick<RecorderOptions, 'store' | 'tokenSource' | 'sampling'>
+
+/**
+ * The recorder of rejected requests (rejected-requests' addRejectionRecorder). A rejection is the
+ * client's error, sampled like any client error (issue #37: a malformed head once made every
+ * request kept): kept when the sample's draw keeps it (or, would one be a server error, by that
+ * rule), else counted in the statistics only, exactly as a request left out. The slow rule does not
+ * apply: its time is the wait for the connection's earlier answers, which a slow reader holds, and
+ * the service did nothing of its own for it. The keep header is not read from a head the parser
+ * refused: the login limiter counts requests Fastify has.
+ */
+export function rejectionRecorder (options: RejectionOptions): (rejected: RejectedRequest, answer: RejectionAnswer) => Record<string, string> {
+  const draw = sampleDraw(options.sampling)
+  const { store } = options
+  return (rejected, answer) => {
+    if (draw() || keptByRule(answer.statusCode, true, null, options.sampling)) return recordRejection(options, rejected, answer)
+    const totalMs = performance.now() - rejected.seenAt
+    try {
+      // The same values a kept one's capture gives the statistics: no route, its method and status.
+      store.enqueueStatistics(Math.floor(Date.now() - totalMs), rejected.method, null, answer.statusCode, profileDuration(totalMs))
+    } catch (err) {
+      store.dropStatistics(`a rejected request could not be counted: ${(err as Error).message}`)
+    }
+    return {}
+  }
+}
 
 /**
  * A request that never entered Fastify's lifecycle (the HTTP parser rejected it, or CONNECT) as a
@@ -12,7 +40,7 @@ import { uniqueToken } from './token.js'
  * parser's reason in the exception panel). Returns the X-Debug-Token headers for the answer, or
  * none when the profile was not queued.
  */
-export function recordRejection ({ store, tokenSource }: Pick<RecorderOptions, 'store' | 'tokenSource'>, rejected: RejectedRequest, answer: RejectionAnswer): Record<string, string> {
+function recordRejection ({ store, tokenSource }: RejectionOptions, rejected: RejectedRequest, answer: RejectionAnswer): Record<string, string> {
   let token: string | null = null
   try {
     token = uniqueToken(candidate => store.isTokenTaken(candidate), tokenSource)

@@ -1,13 +1,11 @@
 // Which requests are kept as profiles (issue #24): PROFILER_SAMPLE of them at random, and always
-// the server errors, the exceptions, the slow ones and those an operator forces with the secret.
-// The others are recorded for the route statistics only (recorder.ts).
-import { createHash, timingSafeEqual } from 'node:crypto'
-import type { IncomingHttpHeaders } from 'node:http'
+// the server errors, the exceptions, the slow ones and those an operator forces with the secret
+// (keep-header.ts). The others are recorded for the route statistics only (recorder.ts). Nothing a
+// client controls keeps a request (issue #37): "slow" is the service's own time, from the whole
+// request received to its answer handed to the connection, and client errors (parser rejections
+// included) are sampled like any request.
 import { formatMs } from '../units.js'
 import type { Kept } from '../schemas.js'
-
-/** The header that forces a request to be kept: `X-Profiler-Keep: <PROFILER_SECRET>`. Redacted wherever headers are kept (lib/redact.ts). */
-const KEEP_HEADER = 'x-profiler-keep'
 
 export interface SamplingOptions {
   /** The share of requests kept at random, 0 to 1 (PROFILER_SAMPLE). */
@@ -20,21 +18,6 @@ export interface SamplingOptions {
 
 export const KEEP_EVERY_REQUEST: SamplingOptions = { sample: 1, keepSlowerThanMs: 1000 }
 
-const digest = (text: string): Buffer => createHash('sha256').update(text).digest()
-
-/**
- * Whether a request's headers carry the keep header with the profiler's secret. The digests are compared
- * (in constant time, and of equal length whatever was sent); without a secret the header does nothing.
- */
-export function keepHeaderCheck (secret: string | null): (headers: IncomingHttpHeaders) => boolean {
-  if (secret === null) return () => false
-  const expected = digest(secret)
-  return headers => {
-    const value = headers[KEEP_HEADER]
-    return typeof value === 'string' && timingSafeEqual(digest(value), expected)
-  }
-}
-
 /** The sample's draw, made when the request arrives: true keeps it (every request at 1, none at 0). */
 export function sampleDraw ({ sample, random = Math.random }: SamplingOptions): () => boolean {
   if (sample >= 1) return () => true
@@ -44,10 +27,12 @@ export function sampleDraw ({ sample, random = Math.random }: SamplingOptions): 
 
 /**
  * Kept whatever the draw: a server error, an exception (an error answered with anything but a
- * client error: a 404 or a validation 400 is sampled like the rest), a request slower than the threshold.
+ * client error: a 404 or a validation 400 is sampled like the rest), a request the service took
+ * longer than the threshold to answer (`serviceMs`: null when it did not wait for the whole
+ * request, see recorder.ts; never slow then).
  */
-export function keptByRule (statusCode: number, raisedError: boolean, elapsedMs: number, { keepSlowerThanMs }: SamplingOptions): boolean {
-  return statusCode >= 500 || (raisedError && (statusCode < 400 || statusCode >= 500)) || elapsedMs > keepSlowerThanMs
+export function keptByRule (statusCode: number, raisedError: boolean, serviceMs: number | null, { keepSlowerThanMs }: SamplingOptions): boolean {
+  return statusCode >= 500 || (raisedError && (statusCode < 400 || statusCode >= 500)) || (serviceMs !== null && serviceMs > keepSlowerThanMs)
 }
 
 function percent (share: number): string {

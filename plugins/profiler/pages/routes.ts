@@ -4,7 +4,8 @@ import { html, wantsJson } from './render.js'
 import { Type } from 'typebox'
 import { PANEL_NAMES, panels } from '../panels/index.js'
 import { panelData, type AppDatabase, type PageQuery } from '../panels/panel.js'
-import { securePages, type LoginRateLimit } from './page-security.js'
+import { securePages } from './page-security.js'
+import type { SecretLogin } from '../login-throttle.js'
 import { DEFAULT_LIMIT, parseSearchFilters, SEARCH_PARAMETERS, SearchQuerySchema, type SearchQuery } from '../query/search-filters.js'
 import { ListingResponseSchema, ProfileResponseSchema } from '../schemas.js'
 import type { ProfileStore } from '../runtime/profile-store.js'
@@ -19,10 +20,8 @@ import { boundPageConcurrency, PAGE_CONCURRENCY } from './page-concurrency.js'
 
 export interface ProfilerRoutesOptions {
   store: ProfileStore
-  /** The HTTP Basic password of every page; null: open pages. */
-  secret: string | null
-  /** Wrong passwords allowed per client IP and window (tests shorten the window). */
-  loginRateLimit?: LoginRateLimit
+  /** The HTTP Basic password of every page and the profiler's one login limiter; null: open pages. */
+  login: SecretLogin | null
   /** How long the route statistics are kept (PROFILER_STATS_MAX_AGE): the statistics page says when a window is longer. */
   statsMaxAgeMs: number
   /** Which requests are kept as profiles: the pages say it. */
@@ -54,11 +53,11 @@ function sendHar (reply: FastifyReply, name: string, document: string): FastifyR
 }
 
 /** /_profiler: the search listing and the profile pages, each with a JSON twin. Profiled only when they fail. */
-export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = async (app, { store, secret, loginRateLimit, statsMaxAgeMs, sampling, appDatabase }) => {
+export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = async (app, { store, login, statsMaxAgeMs, sampling, appDatabase }) => {
   const kept = keptJson(sampling)
   const config = { profile: false }
   boundPageConcurrency(app, PAGE_CONCURRENCY)
-  await securePages(app, secret, loginRateLimit)
+  await securePages(app, login)
 
   // Every answer of these pages, errors included: not indexed, and never kept by a browser or a
   // shared cache (profiles hold request data; the back button must not show them after logout).
