@@ -113,5 +113,21 @@ for (const engine of engines) {
       t.match(await profilerHtml(other, '/stats?window=24h'), '<strong>25 requests missing</strong>', 'in the longer windows too (per hour)')
       t.equal((await statsWithMissing(app)).missing.total, 25, 'written once: the first instance shows them once')
     })
+
+    t.test('closing while the store is locked: every request not counted is in statisticsDropped, and logged', async t => {
+      const { app, logLines } = await buildLoggedApp(t, await engine.fresh(t),
+        { profiler: { store: { maxQueue: 5, maxStatistics: 10, retryDelayMs: 100 }, busyTimeoutMs: 200, statementTimeoutMs: 500 } })
+      const lock = await storeLock(t, app)
+      await lock.hold()
+      const answers = [await poll(app)]
+      await waitFor(async () => await storeFailing(app), { timeoutMs: 30_000, intervalMs: 100, what: 'the store is seen failing' })
+      for (let i = 1; i < 20; i++) answers.push(await poll(app))
+      t.ok(answers.every(res => res.statusCode === 200), 'every request answered 200')
+      t.equal(app.profileStore.statisticsDropped, 5, 'past both bounds: 5 not counted while it runs')
+      await app.close()
+      t.equal(app.profileStore.statisticsDropped, 20, 'at the end none of the 20 could be counted: 5 profiles, 10 statistics-only requests and the 5 tallied')
+      t.match(logLines(/could not be counted in the statistics before shutdown/)[0], '15 request(s) could not be counted in the statistics before shutdown')
+      t.match(logLines(/the store could not be told before shutdown/)[0], 'the statistics lack 5 request(s) that could not be counted, and the store could not be told before shutdown')
+    })
   })
 }

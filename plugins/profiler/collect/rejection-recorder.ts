@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import { getHeapStatistics } from 'node:v8'
 import type { RejectedRequest, RejectionAnswer } from '../../rejected-requests/index.js'
-import { captureError } from './capture.js'
+import { captureError, profileDuration } from './capture.js'
 import { displayIp, type RecorderOptions } from './recorder.js'
 import { uniqueToken } from './token.js'
 
@@ -52,6 +52,13 @@ export function recordRejection ({ store, tokenSource }: Pick<RecorderOptions, '
   } catch (err) {
     if (token !== null) store.releaseToken(token)
     store.drop(`a rejected request could not be profiled: ${(err as Error).message}`)
+    // Its request is still counted in the statistics (issue 37), as a request no route matched.
+    const totalMs = performance.now() - rejected.seenAt
+    try {
+      store.enqueueStatistics(Math.floor(Date.now() - totalMs), rejected.method, null, answer.statusCode, profileDuration(totalMs))
+    } catch (err) {
+      store.dropStatistics(`a rejected request could not be counted: ${(err as Error).message}`)
+    }
     return {}
   }
 }

@@ -147,9 +147,11 @@ export class ProfileStore {
       this.dropped += left.length
       this.events.error(`profiler: ${left.length} profile(s) could not be stored before shutdown: ${this.health.snapshot().reason ?? 'the store is failing'}`)
     }
-    if (statistics > 0) {
-      this.statisticsDropped += statistics
-      this.events.error(`profiler: ${statistics} request(s) could not be counted in the statistics before shutdown: ${this.health.snapshot().reason ?? 'the store is failing'}`)
+    // Their requests are not counted in the statistics either.
+    const notCounted = statistics + left.length
+    if (notCounted > 0) {
+      this.statisticsDropped += notCounted
+      this.events.error(`profiler: ${notCounted} request(s) could not be counted in the statistics before shutdown: ${this.health.snapshot().reason ?? 'the store is failing'}`)
     }
     const notWritten = missing.reduce((sum, window) => sum + window.count, 0)
     if (notWritten > 0) {
