@@ -8,7 +8,7 @@ import t, { type Test } from 'tap'
 import { buildTestApp } from '../helpers/app.js'
 import { buildLoggedApp } from '../helpers/logged-app.js'
 import { listProfiles, profilerHtml, statsJson } from '../helpers/profiler.js'
-import { storeEngines } from '../helpers/store-engines.js'
+import { missingInStore, storeEngines } from '../helpers/store-engines.js'
 import { storeCaughtUp, storeFailing } from '../helpers/store-health.js'
 import { storeLock } from '../helpers/store-lock.js'
 import { waitFor } from '../helpers/wait-for.js'
@@ -112,6 +112,13 @@ for (const engine of engines) {
       t.match(await profilerHtml(other, '/stats'), '<strong>25 requests missing</strong>')
       t.match(await profilerHtml(other, '/stats?window=24h'), '<strong>25 requests missing</strong>', 'in the longer windows too (per hour)')
       t.equal((await statsWithMissing(app)).missing.total, 25, 'written once: the first instance shows them once')
+
+      // Kept as long as the rollups (PROFILER_STATS_MAX_AGE, 30 days), deleted with them.
+      t.equal(await missingInStore(env), 25, 'in the store')
+      await other.profileStore.prune(Date.now() + 29 * 86_400_000)
+      t.equal(await missingInStore(env), 25, 'kept within the statistics\' bound')
+      await other.profileStore.prune(Date.now() + 30 * 86_400_000 + 2 * 3_600_000)
+      t.equal(await missingInStore(env), 0, 'deleted past it, by retention')
     })
 
     t.test('closing while the store is locked: every request not counted is in statisticsDropped, and logged', async t => {
