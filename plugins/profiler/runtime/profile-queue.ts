@@ -196,7 +196,7 @@ export class ProfileQueue {
       this.events.onStatisticsDrop(1, `${this.health.failing ? 'the store is failing' : 'the writer is behind'} and ${this.options.maxStatistics} requests wait to be counted`)
       return false
     }
-    const pending = waiting > 0 || this.statisticsPending
+    const pending = this.statisticsPending
     this.statistics.push(startMs, method, route, statusCode, durationMs)
     this.statisticsPushed++
     // Only the first one waiting, and the one that fills a hand-over, move the next hand-over:
