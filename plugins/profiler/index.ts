@@ -108,7 +108,7 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
       else store.onWriterMessage(message)
     }
   )
-  const store: ProfileStore = new ProfileStore(openReader, writer, { ...DEFAULT_STORE_OPTIONS, maxQueueBytes: options.maxQueueBytes ?? DEFAULT_STORE_OPTIONS.maxQueueBytes, ...options.store }, events)
+  const store: ProfileStore = new ProfileStore(openReader, writer, { ...DEFAULT_STORE_OPTIONS, maxQueueBytes: options.maxQueueBytes ?? DEFAULT_STORE_OPTIONS.maxQueueBytes, ...options.store }, events, options.deployment)
   await store.open()
   app.decorate('profileStore', store)
   const sampling = { ...options.sampling ?? KEEP_EVERY_REQUEST, random: options.sampleRandom }

@@ -88,7 +88,10 @@ const STATS_NUMBERS = new Set([...STATS_COLUMNS.keys()].filter(i => i >= STATS_C
 export function statsTable (stats: RouteStatsAnswer, colour: boolean): string {
   const of = stats.deployment === null ? '' : `, deployment ${printable(stats.deployment)}`
   const bound = stats.bound === null ? '' : `Statistics are kept ${stats.bound.statsMaxAge} (PROFILER_STATS_MAX_AGE): none from before ${listTime(stats.bound.from)} (UTC).\n`
-  const heading = `Route statistics, last ${stats.window}${of}: ${listTime(stats.from)} to ${listTime(stats.to)} (UTC)\n${bound}`
+  const missing = stats.missing.total === 0
+    ? ''
+    : `${stats.missing.total} request(s) could not be counted and are missing from these figures: ${stats.missing.windows.map(window => `${listTime(window.from)} (${window.count})`).join(', ')}.\n`
+  const heading = `Route statistics, last ${stats.window}${of}: ${listTime(stats.from)} to ${listTime(stats.to)} (UTC)\n${bound}${missing}`
   if (stats.routes.length === 0) return `${heading}No request was recorded in this window.\n`
   return heading + alignedTable(STATS_COLUMNS, stats.routes.map(line => {
     const text = routeStatsText(line)

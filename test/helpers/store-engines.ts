@@ -66,6 +66,12 @@ export async function statisticsStamps (env: Record<string, string>): Promise<st
   return rows.map(row => `${String(row.source)} ${String(row.seq)}`).sort()
 }
 
+/** The requests a store's tallies say are missing from the statistics (profile_statistics_missing), added up. */
+export async function missingInStore (env: Record<string, string>): Promise<number> {
+  const rows = await storeRows(env, 'SELECT count FROM profile_statistics_missing')
+  return rows.reduce((sum, row) => sum + Number(row.count), 0)
+}
+
 /** The panels' text each stored profile has, by token, as the store holds it (the engines name the data row's id apart). */
 export async function storedPanels (env: Record<string, string>): Promise<Map<string, string>> {
   const id = storeTarget(env).engine === 'postgres' ? 'id' : 'profile_id'

@@ -16,6 +16,7 @@ import { testConfig } from '../helpers/app.js'
 import { blockedDir } from '../helpers/blocked.js'
 import { businessTokens } from '../helpers/business-requests.js'
 import { buildLoggedApp, type LoggedApp } from '../helpers/logged-app.js'
+import { statsJson } from '../helpers/profiler.js'
 import { startedWorkers } from '../helpers/started-workers.js'
 import { storeCaughtUp, storeFailing } from '../helpers/store-health.js'
 import { storedTokens } from '../helpers/stored-tokens.js'
@@ -119,7 +120,13 @@ t.test('a profile the store refuses (a NOT NULL constraint) is set aside and cou
   t.equal(logLines(/profile store cannot be written/).length, 0)
   const stored = storedTokens(app.config.profilerDatabasePath)
   t.ok([...before, ...after].every(token => stored.has(token)) && !stored.has('bad000'), 'the rest of its batch is stored')
+  t.match(await setAsideLine(app), { count: 1, kept: 0 }, 'its request is counted in the statistics, as not kept (issue 37)')
 })
+
+/** The statistics' line of the set-aside profiles of these tests (no route matched, a 200). */
+async function setAsideLine (app: FastifyInstance): Promise<Record<string, any> | undefined> {
+  return (await statsJson(app)).routes.find(line => line.route === null && line.status === 200)
+}
 
 /** The JSON listing's store health (the listing reads through the reader, apart from the writer). */
 async function listedHealth (app: FastifyInstance): Promise<Record<string, unknown>> {
@@ -217,6 +224,7 @@ t.test('a capture the writer thread cannot shape is dropped and counted; the res
   t.match(logLines(/profile\(s\) and \d+ request\(s\) of the statistics dropped so far/)[0], /a profile could not be collected: /)
   const stored = storedTokens(app.config.profilerDatabasePath)
   t.ok(stored.has(good ?? '') && stored.has(after ?? '') && !stored.has('bad001'), 'the store carries on')
+  t.match(await setAsideLine(app), { count: 1, kept: 0 }, 'its request is counted in the statistics, as not kept (issue 37)')
 })
 
 t.test('a batch that cannot be copied to the writer is dropped and counted, nothing hangs', async t => {
@@ -230,6 +238,7 @@ t.test('a batch that cannot be copied to the writer is dropped and counted, noth
       const [after] = await businessTokens(t, app, 1)
       await app.profileStore.flush()
       t.ok(storedTokens(app.config.profilerDatabasePath).has(after ?? ''), 'the next batch is stored')
+      t.match(await setAsideLine(app), { count: 1, kept: 0 }, 'its request is counted in the statistics, as not kept (issue 37)')
     })
   }
 })

@@ -192,6 +192,8 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
       reply.header('server-timing', serverTiming(request, reply.elapsedTime))
     } catch (err) {
       store.drop(`a request could not be profiled: ${(err as Error).message}`)
+      // Still counted in the statistics (issue 37), unless a profile of it is on its way after all.
+      if (request.profile === null) request.profilerStatisticsOnly = true
     }
     return payload
   }
@@ -273,6 +275,8 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
     } catch (err) {
       store.releaseToken(state.token)
       store.drop(`a profile could not be collected: ${(err as Error).message}`)
+      // Its request is still counted in the statistics (issue 37).
+      recordStatisticsOnly(request, reply.statusCode, totalMs)
     }
     done()
   })

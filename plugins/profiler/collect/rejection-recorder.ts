@@ -22,14 +22,18 @@ export function rejectionRecorder (options: RejectionOptions): (rejected: Reject
   const { store } = options
   return (rejected, answer) => {
     if (draw() || keptByRule(answer.statusCode, true, null, options.sampling)) return recordRejection(options, rejected, answer)
-    const totalMs = performance.now() - rejected.seenAt
-    try {
-      // The same values a kept one's capture gives the statistics: no route, its method and status.
-      store.enqueueStatistics(Math.floor(Date.now() - totalMs), rejected.method, null, answer.statusCode, profileDuration(totalMs))
-    } catch (err) {
-      store.dropStatistics(`a rejected request could not be counted: ${(err as Error).message}`)
-    }
+    countRejection(store, rejected, answer)
     return {}
+  }
+}
+
+/** A rejection counted in the statistics only: the same values a kept one's capture gives them (no route, its method and status). */
+function countRejection (store: RejectionOptions['store'], rejected: RejectedRequest, answer: RejectionAnswer): void {
+  const totalMs = performance.now() - rejected.seenAt
+  try {
+    store.enqueueStatistics(Math.floor(Date.now() - totalMs), rejected.method, null, answer.statusCode, profileDuration(totalMs))
+  } catch (err) {
+    store.dropStatistics(`a rejected request could not be counted: ${(err as Error).message}`)
   }
 }
 
@@ -80,6 +84,8 @@ function recordRejection ({ store, tokenSource }: RejectionOptions, rejected: Re
   } catch (err) {
     if (token !== null) store.releaseToken(token)
     store.drop(`a rejected request could not be profiled: ${(err as Error).message}`)
+    // Its request is still counted in the statistics (issue 37), as a request no route matched.
+    countRejection(store, rejected, answer)
     return {}
   }
 }

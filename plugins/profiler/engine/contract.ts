@@ -3,6 +3,7 @@
 import type { ProfileRecord, ProfileSummary, SearchFilters, StoredProfile } from '../profile.js'
 import type { RouteStats, StatisticsOnly } from '../stats/rollup.js'
 import type { PeriodRow, RollupRange } from '../stats/trend.js'
+import type { MissingWindow } from '../stats/missing.js'
 import { withoutPassword } from '../../../lib/postgres/url.js'
 
 /** Which store the writer thread opens (plain data: it crosses to the worker). */
@@ -28,9 +29,10 @@ export interface StoreReader {
   neighbours: (token: string, type: string) => Promise<{ previous: string | null, next: string | null }>
   /**
    * Route statistics over the window ending at `nowMs`, read from the rollups the writer keeps: of
-   * every deployment, or of the one named (exactly).
+   * every deployment, or of the one named (exactly); with the requests they lack (`missing`: the
+   * stored tallies of requests that could not be counted, per period overlapping the window).
    */
-  routeStats: (nowMs: number, windowMs: number, deployment?: string) => Promise<{ fromMs: number, routes: RouteStats[] }>
+  routeStats: (nowMs: number, windowMs: number, deployment?: string) => Promise<WindowStats>
   /** The rollup rows of a range, added up per line and period (the trends, and one line's requests). */
   rollupPeriods: (range: RollupRange) => Promise<PeriodRow[]>
   /** Bytes the stored profiles take (what the byte bound is measured on). */
@@ -43,6 +45,9 @@ export interface StoreReader {
   isFault: (err: unknown) => boolean
   close: () => Promise<void>
 }
+
+/** A window's route statistics, and the requests missing from them (stats/missing.ts). */
+export interface WindowStats { fromMs: number, routes: RouteStats[], missing: MissingWindow[] }
 
 /**
  * Which hand-over a batch's statistics-only requests came with, so that they are counted once even
@@ -101,9 +106,10 @@ export interface StoreWriter {
    * Writes a batch in one transaction, with the requests recorded for the statistics only (not
    * kept as profiles: no profile row, counted in the rollups through the same function). With a
    * `stamp` the statistics-only requests are counted unless that stamp was recorded before
-   * (StatisticsStamp); without one they are always counted.
+   * (StatisticsStamp); without one they are always counted. `missing` (tallies of requests that could
+   * not be counted, stats/missing.ts) is added to the store's under the same rule as the statistics-only requests.
    */
-  write: (batch: ProfileRecord[], statisticsOnly?: StatisticsOnly[], stamp?: StatisticsStamp) => Promise<WriteResult>
+  write: (batch: ProfileRecord[], statisticsOnly?: StatisticsOnly[], stamp?: StatisticsStamp, missing?: MissingWindow[]) => Promise<WriteResult>
   /** Runs the retention bounds (as seen at `now`) until they hold; stamps older than STATISTICS_STAMP_MAX_AGE_MS go too. */
   prune: (now: number) => Promise<void>
   /** Whether an error means the store failed (and may clear), rather than the data being bad. */

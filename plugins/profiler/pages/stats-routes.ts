@@ -72,7 +72,12 @@ export const statsRoutes: FastifyPluginAsyncTypebox<{ store: ProfileStore, stats
           // This instance's, not the store's: the CLI and MCP (routeStatsJson alone) leave these out.
           kept: KeptSchema,
           /** Requests this instance could not count (the statistics' queue was full) since it started: the figures above lack them. */
-          statisticsDropped: Type.Integer()
+          statisticsDropped: Type.Integer(),
+          /** Requests the figures lack (any instance of the store, and this one's not yet written), per period overlapping the window. */
+          missing: Type.Object({
+            total: Type.Integer(),
+            windows: Type.Array(Type.Object({ from: Type.String(), to: Type.String(), count: Type.Integer() }))
+          })
         })
       }
     }

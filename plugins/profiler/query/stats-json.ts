@@ -1,6 +1,8 @@
 // The route statistics of a window, as the page's JSON twin answers them: shared by the page, the
 // command line (`profiler stats`) and the MCP tool (`route_stats`), so that all three say the same.
 import { statsKeptFrom, type RouteStats } from '../stats/rollup.js'
+import { missingAnswer, type MissingAnswer } from '../stats/missing.js'
+import type { WindowStats } from '../engine/contract.js'
 import { lineKeyOf, trendPeriods, Trends, type PeriodRow, type RollupRange, type Trend } from '../stats/trend.js'
 import { compareLines, lineLabels, type ComparisonLine } from './stats-compare.js'
 import { invalid, NO_ROUTE } from './search-filters.js'
@@ -13,7 +15,7 @@ export const DEFAULT_WINDOW = '1h'
 
 /** Where the rollups are read from: the service's store, or the command line's read-only one. */
 export interface RouteStatsSource {
-  routeStats: (nowMs: number, windowMs: number, deployment?: string) => Promise<{ fromMs: number, routes: RouteStats[] }>
+  routeStats: (nowMs: number, windowMs: number, deployment?: string) => Promise<WindowStats>
   rollupPeriods: (range: RollupRange) => Promise<PeriodRow[]>
 }
 
@@ -59,6 +61,11 @@ export interface RouteStatsAnswer {
   /** The deployment compared with `deployment`, and both side by side per line; null without `compare`. */
   compare: string | null
   comparison: ComparisonLine[] | null
+  /**
+   * Requests the figures lack (they could not be counted: the profiler's queues full while the store
+   * failed, or refused by it), per period (a minute for 1h, else an hour) overlapping the span.
+   */
+  missing: MissingAnswer
 }
 
 const UNITS: Array<[string, number]> = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000], ['ms', 1]]
@@ -83,7 +90,7 @@ export async function routeStatsJson (source: RouteStatsSource, query: RouteStat
   // The command line spells its parameters --window, --deployment, --compare.
   const dashes = parameterName.startsWith('--') ? '--' : ''
   if (compare !== null && deployment === null) throw invalid(`${dashes}compare`, `a "${dashes}deployment" to compare it with`, compare)
-  const { fromMs: windowFromMs, routes } = await source.routeStats(nowMs, windowMs, deployment ?? undefined)
+  const { fromMs: windowFromMs, routes, missing } = await source.routeStats(nowMs, windowMs, deployment ?? undefined)
   const periods = trendPeriods(nowMs, windowMs)
   const trends = new Trends(await source.rollupPeriods({ ...periods, ...(deployment === null ? {} : { deployment }) }), periods)
   const comparison = compare === null || deployment === null
@@ -103,7 +110,8 @@ export async function routeStatsJson (source: RouteStatsSource, query: RouteStat
     trendSpan: periods.spanMs === 60_000 ? '1m' : '1h',
     trendFrom: new Date(periods.fromMs).toISOString(),
     compare,
-    comparison
+    comparison,
+    missing: missingAnswer(missing, fromMs, nowMs + 1, periods.spanMs)
   }
 }
 

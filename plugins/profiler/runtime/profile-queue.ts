@@ -3,7 +3,8 @@ import type { StatisticsStamp } from '../engine/contract.js'
 import type { QueuedProfile } from '../profile.js'
 import type { StoreHealth } from './health.js'
 import { profileBytes } from './profile-size.js'
-import { batchLength, EMPTY_STATISTICS, PendingStatistics, type StatisticsBatch } from './statistics-columns.js'
+import { MissingTallies, type MissingWindow } from '../stats/missing.js'
+import { batchLength, EMPTY_STATISTICS, PendingStatistics, requestOf, type StatisticsBatch } from './statistics-columns.js'
 import type { WriterClient } from './writer-client.js'
 
 export interface StoreOptions {
@@ -50,7 +51,10 @@ const STATISTICS_PER_BATCH = 10_000
 export interface QueueEvents {
   /** Profiles that will not be stored (their tokens are free again); `reason` for the log. */
   onDrop: (tokens: string[], reason: string) => void
-  /** Requests recorded for the statistics only that will not be counted; `reason` for the log. */
+  /**
+   * Requests that will not be counted in the statistics (tallied per period of their start, and
+   * written with a later hand-over: MissingTallies); `reason` for the log.
+   */
   onStatisticsDrop: (requests: number, reason: string) => void
   /** A batch was stored; `count` is the number of stored profiles the writer reports. */
   onWritten: (count: number) => Promise<void>
@@ -71,6 +75,9 @@ function mebibytes (bytes: number): string {
  * writer thread gone, anything not proven to be one profile's) goes back to the front of the
  * queue and is retried, alone, every `retryDelayMs`; what overflows the queue meanwhile is
  * dropped and counted. Only the profiles the writer sets aside (write-batch.ts) are lost.
+ * A profile dropped at either bound, or set aside, is still counted in the statistics: its request
+ * goes on as a statistics-only one (issue 37); one that cannot be either is tallied as missing
+ * from its minute's statistics, and the tallies are written with the next hand-over.
  */
 export class ProfileQueue {
   private queue: Entry[] = []
@@ -101,7 +108,11 @@ export class ProfileQueue {
    * again, before any newer ones, exactly as it was and with the same stamp, so that the engine
    * knows it if the first attempt was committed after all.
    */
-  private retry: { seq: number, batch: StatisticsBatch } | null = null
+  private retry: { seq: number, batch: StatisticsBatch, missing: MissingWindow[] } | null = null
+  /** Requests that could not be counted, per period of their start, until a hand-over writes them. */
+  private readonly missing = new MissingTallies()
+  /** The tallies of the hand-over with the writer (shown with the statistics until answered). */
+  private missingInFlight: MissingWindow[] = []
 
   constructor (
     private readonly writer: WriterClient,
@@ -133,6 +144,7 @@ export class ProfileQueue {
       : this.bytes + bytes > this.options.maxQueueBytes ? `${mebibytes(this.options.maxQueueBytes)} with this one's ${mebibytes(bytes)}` : null
     if (full !== null) {
       this.events.onDrop([profile.token], `${this.health.failing ? 'the store is failing' : 'the writer is behind'} and the queue is full (${full})`)
+      this.countInstead(profile)
       return false
     }
     this.queue.push({ profile, bytes, seq: ++this.pushed })
@@ -146,18 +158,50 @@ export class ProfileQueue {
     return this.statistics.length + (this.retry === null ? 0 : batchLength(this.retry.batch))
   }
 
+  /** Whether a statistics hand-over has something to carry: requests, or tallies of missing ones. */
+  private get statisticsPending (): boolean {
+    return this.statisticsWaiting > 0 || this.missing.size > 0 || (this.retry !== null && this.retry.missing.length > 0)
+  }
+
+  /** A profile that will not be stored: its request is counted for the statistics only (or tallied as missing). */
+  private countInstead (profile: QueuedProfile): void {
+    const request = requestOf(profile)
+    this.pushStatistics(request.startMs, request.method, request.route, request.statusCode, request.durationMs)
+  }
+
+  /**
+   * Tallies requests the statistics will not count, by their start (one time for all, or one each):
+   * written to the store with the next hand-over. The owner counts them (onStatisticsDrop).
+   */
+  noteMissing (startMs: number | ArrayLike<number>, requests = 1): void {
+    const wasPending = this.statisticsPending
+    if (typeof startMs === 'number') this.missing.add(startMs, requests)
+    else for (let i = 0; i < startMs.length; i++) this.missing.add(startMs[i] as number)
+    if (!wasPending && this.statisticsPending) {
+      this.statisticsSince = Date.now()
+      this.scheduleNext()
+    }
+  }
+
+  /** The tallies of missing requests not yet written (waiting, to retry, or with the writer). */
+  get missingNotWritten (): MissingWindow[] {
+    return [...this.missing.peek(), ...this.retry?.missing ?? [], ...this.missingInFlight]
+  }
+
   /** Queues a request recorded for the statistics only; never writes, never waits, never throws. */
   pushStatistics (startMs: number, method: string, route: string | null, statusCode: number, durationMs: number): boolean {
     const waiting = this.statisticsWaiting
     if (waiting + this.statisticsInFlight >= this.options.maxStatistics) {
+      this.noteMissing(startMs)
       this.events.onStatisticsDrop(1, `${this.health.failing ? 'the store is failing' : 'the writer is behind'} and ${this.options.maxStatistics} requests wait to be counted`)
       return false
     }
+    const pending = this.statisticsPending
     this.statistics.push(startMs, method, route, statusCode, durationMs)
     this.statisticsPushed++
     // Only the first one waiting, and the one that fills a hand-over, move the next hand-over:
     // the others ride with it (no clock read, no timer, per request).
-    if (waiting === 0) {
+    if (!pending) {
       this.statisticsSince = Date.now()
       this.scheduleNext()
     } else if (this.statistics.length === STATISTICS_PER_BATCH) {
@@ -181,23 +225,28 @@ export class ProfileQueue {
       }
       const oldest = this.queue[0]
       const profilesDone = oldest === undefined || oldest.seq > last
-      if ((profilesDone && this.statisticsSettled >= lastStatistics) || (tried && this.health.failing)) return
+      const statisticsDone = this.statisticsSettled >= lastStatistics && this.missing.size === 0 && this.retry === null
+      if ((profilesDone && statisticsDone) || (tried && this.health.failing)) return
       tried = true
       this.handOver(true)
     }
   }
 
-  /** Stops the timer and takes out what is left (after a last flush): the profiles, and the number of statistics-only requests. */
-  drain (): { profiles: QueuedProfile[], statistics: number } {
+  /**
+   * Stops the timer and takes out what is left (after a last flush): the profiles, the number of
+   * statistics-only requests, and the tallies of missing requests not written.
+   */
+  drain (): { profiles: QueuedProfile[], statistics: number, missing: MissingWindow[] } {
     this.cancelTimer()
     const left = this.queue.map(entry => entry.profile)
     const statistics = this.statisticsWaiting
+    const missing = [...this.missing.take(), ...this.retry?.missing ?? []]
     this.statistics.clear()
     this.queue = []
     this.queuedBytes = 0
     this.statisticsSince = null
     this.retry = null
-    return { profiles: left, statistics }
+    return { profiles: left, statistics, missing }
   }
 
   /** The oldest profiles, up to `batchSize` of them and `maxBatchBytes` (one at least). */
@@ -218,34 +267,42 @@ export class ProfileQueue {
   private handOver (flush: boolean): void {
     this.cancelTimer()
     if (this.current !== null) return
-    const withStatistics = this.statisticsWaiting > 0 && (flush || this.statisticsDue())
+    const withStatistics = this.statisticsPending && (flush || this.statisticsDue())
     if (this.queue.length === 0 && !withStatistics) {
       this.scheduleNext()
       return
     }
     const { batch, bytes } = this.takeBatch()
-    const { statistics, stamp } = withStatistics ? this.takeStatistics() : { statistics: EMPTY_STATISTICS, stamp: undefined }
+    const { statistics, stamp, missing } = withStatistics ? this.takeStatistics() : { statistics: EMPTY_STATISTICS, stamp: undefined, missing: [] }
     const statisticsCount = batchLength(statistics)
     this.inFlight = batch.length
     this.inFlightBytes = bytes
     this.statisticsInFlight = statisticsCount
+    this.missingInFlight = missing
     this.inFlightSince = Date.now()
-    this.current = this.writer.request({ type: 'write', batch: batch.map(entry => entry.profile), statistics, ...(stamp === undefined ? {} : { stamp }) }).then(async answer => {
+    const request = { type: 'write' as const, batch: batch.map(entry => entry.profile), statistics, ...(stamp === undefined ? {} : { stamp }), ...(missing.length === 0 ? {} : { missing }) }
+    this.current = this.writer.request(request).then(async answer => {
       this.inFlight = 0
       this.inFlightBytes = 0
       this.statisticsInFlight = 0
+      this.missingInFlight = []
       this.inFlightSince = null
       // Counted (or set aside) unless the answer is an error that did not settle them: then tried
       // again, first, as they were and with their stamp (the first attempt may have been committed).
       if (answer.error !== undefined && answer.statisticsSettled !== true) {
-        if (statisticsCount > 0 && stamp !== undefined) {
-          if (this.statisticsWaiting === 0) this.statisticsSince = Date.now()
-          this.retry = { seq: stamp.seq, batch: statistics }
+        if ((statisticsCount > 0 || missing.length > 0) && stamp !== undefined) {
+          if (!this.statisticsPending) this.statisticsSince = Date.now()
+          this.retry = { seq: stamp.seq, batch: statistics, missing }
         }
       } else {
         this.statisticsSettled += statisticsCount
       }
-      if (answer.statisticsLost !== undefined) this.events.onStatisticsDrop(statisticsCount, answer.statisticsLost)
+      if (answer.statisticsLost !== undefined) {
+        // Not counted after all: tallied as missing from their minutes (the hand-over's own tallies,
+        // refused with them, are lost; they are counted in statisticsDropped already).
+        this.noteMissing(statistics.startMs)
+        this.events.onStatisticsDrop(statisticsCount, answer.statisticsLost)
+      }
       if (answer.error !== undefined) {
         // Kept, oldest first, and tried again later, alone: only what the writer proved to be one
         // profile's fault is set aside (below); an error is the store's, whatever its kind.
@@ -259,7 +316,13 @@ export class ProfileQueue {
         await this.events.onWritten(answer.count)
         this.health.recover()
       }
-      for (const { token, reason } of answer.unshaped ?? []) this.events.onDrop([token], reason)
+      // A profile set aside never reached the rollups: its request is counted for the statistics only.
+      const byToken = answer.unshaped === undefined || answer.unshaped.length === 0 ? null : new Map(batch.map(entry => [entry.profile.token, entry.profile]))
+      for (const { token, reason } of answer.unshaped ?? []) {
+        this.events.onDrop([token], reason)
+        const profile = byToken?.get(token)
+        if (profile !== undefined) this.countInstead(profile)
+      }
       for (const token of answer.rejected ?? []) {
         this.events.onDrop([token], `profile ${token} could not be stored: its token or every id of its millisecond is taken`)
       }
@@ -273,17 +336,18 @@ export class ProfileQueue {
    * The statistics-only requests of the next hand-over and their stamp: the unsettled ones again
    * with their stamp, else the oldest (up to STATISTICS_PER_BATCH) with the next one.
    */
-  private takeStatistics (): { statistics: StatisticsBatch, stamp?: StatisticsStamp } {
+  private takeStatistics (): { statistics: StatisticsBatch, stamp?: StatisticsStamp, missing: MissingWindow[] } {
     const retry = this.retry
     this.retry = null
     const statistics = retry?.batch ?? this.statistics.take(STATISTICS_PER_BATCH)
+    const missing = retry?.missing ?? this.missing.take()
     // What is left (past the batch's 10,000, or the new ones behind a retry) is handed over next, at once (scheduleNext).
-    if (this.statisticsWaiting === 0) this.statisticsSince = null
-    if (batchLength(statistics) === 0) return { statistics }
+    if (!this.statisticsPending) this.statisticsSince = null
+    if (batchLength(statistics) === 0 && missing.length === 0) return { statistics, missing }
     const seq = retry?.seq ?? ++this.stampSeq
     // One hand-over at a time is with the writer, and every earlier one was answered as settled:
     // this one is the lowest still awaiting an answer.
-    return { statistics, stamp: { source: this.source, seq, lowestOutstanding: seq } }
+    return { statistics, stamp: { source: this.source, seq, lowestOutstanding: seq }, missing }
   }
 
   /** Whether the statistics-only requests go with the next hand-over: a retry of theirs, 10,000 of them, or the oldest waited long enough. */
@@ -297,7 +361,7 @@ export class ProfileQueue {
    * profiles, and when they are due for statistics-only requests alone.
    */
   private scheduleNext (): void {
-    if ((this.queue.length === 0 && this.statisticsWaiting === 0) || this.current !== null) return
+    if ((this.queue.length === 0 && !this.statisticsPending) || this.current !== null) return
     if (this.health.failing) this.schedule(this.options.retryDelayMs)
     else if (this.queue.length >= this.options.batchSize || this.queuedBytes >= this.options.maxBatchBytes || this.statistics.length >= STATISTICS_PER_BATCH) this.schedule(0)
     else if (this.queue.length > 0) this.schedule(this.options.flushDelayMs)

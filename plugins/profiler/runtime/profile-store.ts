@@ -1,7 +1,6 @@
 import type { QueuedProfile, ProfileSummary, SearchFilters, StoredProfile } from '../profile.js'
-import type { RouteStats } from '../stats/rollup.js'
 import type { PeriodRow, RollupRange } from '../stats/trend.js'
-import type { StoreReader } from '../engine/contract.js'
+import type { StoreReader, WindowStats } from '../engine/contract.js'
 import { StoreHealth, type HealthLog, type StoreHealthSnapshot } from './health.js'
 import { ProfileQueue, type StoreOptions } from './profile-queue.js'
 import { ReaderConnection } from './reader-connection.js'
@@ -24,7 +23,11 @@ export interface StoreEvents extends HealthLog {
 export class ProfileStore {
   /** Profiles dropped because the writer fell behind or could not store them. */
   dropped = 0
-  /** Requests recorded for the statistics only that were dropped (queue full, refused by the store): not counted. */
+  /**
+   * Requests the statistics could not count (neither their profile nor a statistics-only count of
+   * them could be kept: that queue full, refused by the store, the process closing while the store
+   * fails): tallied per minute and written to the store (`missing` on the statistics).
+   */
   statisticsDropped = 0
   /** Stored profiles, as the writer (or the reader at open) last reported. */
   count = 0
@@ -38,7 +41,9 @@ export class ProfileStore {
     openReader: () => Promise<StoreReader>,
     private readonly writer: WriterClient,
     options: StoreOptions,
-    private readonly events: StoreEvents
+    private readonly events: StoreEvents,
+    /** The deployment this instance writes as: its tallies not yet written show in its statistics (null: in every deployment's). */
+    private readonly deployment: string | null = null
   ) {
     this.health = new StoreHealth(events, () => ({ dropped: this.dropped, queued: this.queue.size, statisticsDropped: this.statisticsDropped, writeWaitingSince: this.queue.writeWaitingSince }))
     this.queue = new ProfileQueue(writer, this.health, options, {
@@ -46,7 +51,7 @@ export class ProfileStore {
         for (const token of tokens) this.releaseToken(token)
         this.drop(reason, tokens.length)
       },
-      onStatisticsDrop: (requests, reason) => { this.dropStatistics(reason, requests) },
+      onStatisticsDrop: (requests, reason) => { this.countStatisticsDrop(reason, requests) },
       onWritten: async count => {
         this.count = count
         // At most once per retry delay, not once per batch, while the store cannot be read.
@@ -137,14 +142,21 @@ export class ProfileStore {
   /** Stores what is left (one last try if the store is failing), then closes both sides. */
   async close (): Promise<void> {
     await this.flush()
-    const { profiles: left, statistics } = this.queue.drain()
+    const { profiles: left, statistics, missing } = this.queue.drain()
     if (left.length > 0) {
       this.dropped += left.length
       this.events.error(`profiler: ${left.length} profile(s) could not be stored before shutdown: ${this.health.snapshot().reason ?? 'the store is failing'}`)
     }
-    if (statistics > 0) {
-      this.statisticsDropped += statistics
-      this.events.error(`profiler: ${statistics} request(s) could not be counted in the statistics before shutdown: ${this.health.snapshot().reason ?? 'the store is failing'}`)
+    // Their requests are not counted in the statistics either.
+    const notCounted = statistics + left.length
+    if (notCounted > 0) {
+      this.statisticsDropped += notCounted
+      this.events.error(`profiler: ${notCounted} request(s) could not be counted in the statistics before shutdown: ${this.health.snapshot().reason ?? 'the store is failing'}`)
+    }
+    const notWritten = missing.reduce((sum, window) => sum + window.count, 0)
+    if (notWritten > 0) {
+      const periods = missing.map(window => `${new Date(window.startMs).toISOString()} (${window.count})`).join(', ')
+      this.events.error(`profiler: the statistics lack ${notWritten} request(s) that could not be counted, and the store could not be told before shutdown: from ${periods}`)
     }
     await this.writer.close()
     await this.reader.close()
@@ -179,9 +191,14 @@ export class ProfileStore {
     return await this.reader.use(reader => reader.deployments())
   }
 
-  /** Route statistics over the window ending at `nowMs` (of one deployment, if named), from the rollups (never the profiles). */
-  async routeStats (nowMs: number, windowMs: number, deployment?: string): Promise<{ fromMs: number, routes: RouteStats[] }> {
-    return await this.reader.use(reader => reader.routeStats(nowMs, windowMs, deployment))
+  /**
+   * Route statistics over the window ending at `nowMs` (of one deployment, if named), from the
+   * rollups (never the profiles); `missing` adds this instance's tallies not yet written.
+   */
+  async routeStats (nowMs: number, windowMs: number, deployment?: string): Promise<WindowStats> {
+    const stats = await this.reader.use(reader => reader.routeStats(nowMs, windowMs, deployment))
+    if (deployment !== undefined && this.deployment !== null && deployment !== this.deployment) return stats
+    return { ...stats, missing: [...stats.missing, ...this.queue.missingNotWritten] }
   }
 
   /** The rollup rows of a range, per line and period (the trends, and where a profile stands on its route). */
@@ -206,8 +223,16 @@ export class ProfileStore {
     if (!this.health.failing) this.events.onDrop(reason)
   }
 
-  /** Requests the statistics will not count: the statistics say how many (issue 24: exact, or said not to be). */
-  dropStatistics (reason: string, requests = 1): void {
+  /**
+   * Requests the statistics will not count, started at `startMs`: the statistics say how many, and
+   * from which minute (issue 24: exact, or said not to be; issue 37).
+   */
+  dropStatistics (reason: string, requests = 1, startMs = Date.now()): void {
+    this.queue.noteMissing(startMs, requests)
+    this.countStatisticsDrop(reason, requests)
+  }
+
+  private countStatisticsDrop (reason: string, requests: number): void {
     this.statisticsDropped += requests
     if (!this.health.failing) this.events.onDrop(`${requests} request(s) not counted in the statistics: ${reason}`)
   }

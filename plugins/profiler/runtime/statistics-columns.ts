@@ -4,6 +4,8 @@
 // of them was structured-cloned object by object (about 0.6 µs a request on the request thread).
 // As columns, a request is five array slots; the hand-over is four typed arrays and a short list of
 // the distinct method and route pairs.
+import { ID_SLOTS_PER_MS, type QueuedProfile } from '../profile.js'
+import { profileDuration } from '../collect/capture.js'
 import type { StatisticsOnly } from '../stats/rollup.js'
 
 /** A hand-over's statistics-only requests, as they cross to the writer thread. */
@@ -84,4 +86,13 @@ export function statisticsOf (batch: StatisticsBatch): StatisticsOnly[] {
     requests.push({ startMs: batch.startMs[i] as number, method, route, statusCode: batch.statusCode[i] as number, durationMs: batch.durationMs[i] as number })
   }
   return requests
+}
+
+/**
+ * The request of a profile that will not be stored, as the statistics count it: the values its
+ * profile gives the rollups (its start is the one its id encodes; a capture's duration as shaped).
+ */
+export function requestOf (profile: QueuedProfile): StatisticsOnly {
+  const durationMs = 'kind' in profile ? profileDuration(profile.totalMs) : profile.durationMs
+  return { startMs: Math.floor(profile.id / ID_SLOTS_PER_MS), method: profile.method, route: profile.route, statusCode: profile.statusCode, durationMs }
 }

@@ -3,6 +3,7 @@
 import type { ProfileRecord } from '../profile.js'
 import type { StatisticsStamp, StoreWriter } from '../engine/contract.js'
 import type { StatisticsOnly } from '../stats/rollup.js'
+import type { MissingWindow } from '../stats/missing.js'
 
 export interface SetAside { token: string, reason: string }
 
@@ -26,19 +27,20 @@ export type BatchOutcome =
  * failing, or anything not classified) stops there, and what is not stored yet is retried.
  * The requests recorded for the statistics only go with the batch's transaction; after a content
  * error, in a transaction of their own first (set aside together if that fails with one too).
- * Their `stamp` goes with them each time: counted once, however often the batch is written.
+ * Their `stamp` goes with them each time: counted once, however often the batch is written; so do
+ * the tallies of requests that could not be counted (`missing`).
  */
-export async function writeBatch (store: StoreWriter, batch: ProfileRecord[], statisticsOnly: StatisticsOnly[] = [], stamp?: StatisticsStamp): Promise<BatchOutcome> {
+export async function writeBatch (store: StoreWriter, batch: ProfileRecord[], statisticsOnly: StatisticsOnly[] = [], stamp?: StatisticsStamp, missing: MissingWindow[] = []): Promise<BatchOutcome> {
   try {
-    const { written, rejected } = await store.write(batch, statisticsOnly, stamp)
+    const { written, rejected } = await store.write(batch, statisticsOnly, stamp, missing)
     return { ok: true, written, rejected, setAside: [] }
   } catch (err) {
     if (!store.isContentError(err)) return { ok: false, written: 0, rejected: [], setAside: [], error: err, retry: batch.map(profile => profile.token), statisticsSettled: false }
   }
   const outcome: { written: number, rejected: string[], setAside: SetAside[], statisticsSettled: true } & StatisticsOutcome = { written: 0, rejected: [], setAside: [], statisticsSettled: true }
-  if (statisticsOnly.length > 0) {
+  if (statisticsOnly.length > 0 || missing.length > 0) {
     try {
-      await store.write([], statisticsOnly, stamp)
+      await store.write([], statisticsOnly, stamp, missing)
     } catch (err) {
       if (!store.isContentError(err)) return { ok: false, written: 0, rejected: [], setAside: [], error: err, retry: batch.map(profile => profile.token), statisticsSettled: false }
       outcome.statisticsLost = `${statisticsOnly.length} request(s) could not be counted in the statistics: ${(err as Error).message}`

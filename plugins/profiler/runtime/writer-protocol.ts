@@ -4,6 +4,7 @@ import type { ProcessFacts } from '../collect/process-panels.js'
 import type { QueuedProfile } from '../profile.js'
 import type { RetentionLimits, StatisticsStamp, StoreTarget } from '../engine/contract.js'
 import type { StatisticsBatch } from './statistics-columns.js'
+import type { MissingWindow } from '../stats/missing.js'
 
 export interface WriterSettings {
   target: StoreTarget
@@ -20,9 +21,10 @@ export interface WriterSettings {
 export type WriterRequest =
   /**
    * A batch of profiles, and requests recorded for the statistics only (not kept as profiles), with
-   * the stamp that has them counted once (present when there are any; kept when the batch is retried).
+   * the stamp that has them counted once (present when there are any; kept when the batch is retried),
+   * and under the same stamp the tallies of requests that could not be counted (stats/missing.ts).
    */
-  | { id: number, type: 'write', batch: QueuedProfile[], statistics: StatisticsBatch, stamp?: StatisticsStamp }
+  | { id: number, type: 'write', batch: QueuedProfile[], statistics: StatisticsBatch, stamp?: StatisticsStamp, missing?: MissingWindow[] }
   | { id: number, type: 'prune', now: number }
   | { id: number, type: 'close' }
 

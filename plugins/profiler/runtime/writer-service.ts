@@ -69,7 +69,7 @@ export function startWriterService (settings: WriterSettings, send: (message: Wr
         case 'write': {
           const writer = await openStore()
           const unshaped: SetAside[] = []
-          const outcome = await writeBatch(writer, shapeBatch(request.batch, unshaped), statisticsOf(request.statistics), request.stamp)
+          const outcome = await writeBatch(writer, shapeBatch(request.batch, unshaped), statisticsOf(request.statistics), request.stamp, request.missing)
           const settled = { count: writer.count, written: outcome.written, rejected: outcome.rejected, unshaped: [...unshaped, ...outcome.setAside], statisticsLost: outcome.statisticsLost }
           if (outcome.ok) send({ type: 'done', id: request.id, ...settled })
           else send({ type: 'done', id: request.id, ...settled, error: (outcome.error as Error).message, fault: writer.isFault(outcome.error), retry: outcome.retry, statisticsSettled: outcome.statisticsSettled })

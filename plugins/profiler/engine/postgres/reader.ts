@@ -7,9 +7,10 @@ import { profilerPostgresMigrationsDir } from '../../../../paths.js'
 import type { ProfileSummary, SearchFilters, StoredProfile } from '../../profile.js'
 import { storeBytes } from './partitions.js'
 import { PROFILER_MIGRATIONS_TABLE } from './writer.js'
-import { HOUR_MS, MINUTE_MS, windowRanges, WindowTotals, type RouteStats, type WindowRow } from '../../stats/rollup.js'
-import type { PeriodRow, RollupRange } from '../../stats/trend.js'
-import type { StoreReader, StoreTarget } from '../contract.js'
+import { HOUR_MS, MINUTE_MS, windowRanges, WindowTotals, type WindowRow } from '../../stats/rollup.js'
+import { trendPeriods, type PeriodRow, type RollupRange } from '../../stats/trend.js'
+import type { MissingWindow } from '../../stats/missing.js'
+import type { StoreReader, StoreTarget, WindowStats } from '../contract.js'
 import { rollupPeriodsQuery, type RollupDialect } from '../rollup-periods.js'
 import { PROCESS_JOIN, PROFILE_COLUMNS, SUMMARY_COLUMNS, toStoredProfile, toSummary, type ProfileRow, type SummaryRow } from '../profile-rows.js'
 import { filterTerms, SqlParameters, type SqlDialect } from '../search-predicates.js'
@@ -145,7 +146,7 @@ export class PostgresReader implements StoreReader {
   }
 
   /** As on SQLite: the rollup rows of the minutes before the window's first whole hour, then the hours (a primary-key range each), of every deployment or one. */
-  async routeStats (nowMs: number, windowMs: number, deployment?: string): Promise<{ fromMs: number, routes: RouteStats[] }> {
+  async routeStats (nowMs: number, windowMs: number, deployment?: string): Promise<WindowStats> {
     const { fromMs, minutes, hoursFrom } = windowRanges(nowMs, windowMs)
     // Added up per route and method, or status (sums of bigint are numeric: cast back to be numbers).
     const sql = `SELECT method, route, status, sum(count)::bigint, sum(status_1xx)::bigint, sum(status_2xx)::bigint, sum(status_3xx)::bigint,
@@ -159,7 +160,13 @@ export class PostgresReader implements StoreReader {
     const totals = new WindowTotals()
     for (const row of minuteRows) totals.add(row)
     for (const row of hourRows) totals.add(row)
-    return { fromMs, routes: totals.lines() }
+    // The tallies of requests not counted (migration 011) overlapping the window, per period of at
+    // least the trend's (minutes for an hour's window, else hours).
+    const span = 'CASE WHEN span_ms > $1 THEN span_ms ELSE $1 END'
+    const missing = await this.query<MissingWindow>(`SELECT ${span}::float8 AS "spanMs", ((start_ms / ${span}) * ${span})::float8 AS "startMs", sum(count)::float8 AS count
+      FROM profile_statistics_missing WHERE start_ms > $2::bigint - span_ms AND start_ms <= $3 AND ($4::text IS NULL OR deployment = $4)
+      GROUP BY 1, 2 ORDER BY 2, 1`, [trendPeriods(nowMs, windowMs).spanMs, fromMs, nowMs, deployment ?? null])
+    return { fromMs, routes: totals.lines(), missing }
   }
 
   async rollupPeriods (range: RollupRange): Promise<PeriodRow[]> {

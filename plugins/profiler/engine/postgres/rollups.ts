@@ -1,5 +1,5 @@
 import type pg from 'pg'
-import { addDelta, expiredRollups, fromStoredValues, rollupDeltas, toStoredValues, type CountedRequest, type RollupKey, type StoredRollupRow } from '../../stats/rollup.js'
+import { addDelta, expiredRollups, HOUR_MS, fromStoredValues, rollupDeltas, toStoredValues, type CountedRequest, type RollupKey, type StoredRollupRow } from '../../stats/rollup.js'
 
 /** The rollup columns, aliased as StoredRollupRow names them (what the writer reads back). */
 const ROLLUP_COLUMNS = `span_ms AS "spanMs", start_ms AS "startMs", deployment, method, route, status, count, kept,
@@ -51,6 +51,13 @@ export async function deleteExpiredRollups (client: pg.PoolClient, nowMs: number
     if (deleted >= limit) break
     const { rowCount } = await client.query(`DELETE FROM profile_route_stats WHERE ctid = ANY (ARRAY(
       SELECT ctid FROM profile_route_stats WHERE span_ms = $1 AND start_ms <= $2 LIMIT $3))`, [spanMs, startThroughMs, limit - deleted])
+    deleted += rowCount ?? 0
+  }
+  // With them, the tallies of requests not counted whose period ended before the hour rows kept.
+  if (deleted < limit) {
+    const hoursKeptFrom = (expiredRollups(nowMs, statsMaxAgeMs).at(-1)?.startThroughMs ?? 0) + HOUR_MS
+    const { rowCount } = await client.query(`DELETE FROM profile_statistics_missing WHERE ctid = ANY (ARRAY(
+      SELECT ctid FROM profile_statistics_missing WHERE start_ms <= $1 - span_ms LIMIT $2))`, [hoursKeptFrom, limit - deleted])
     deleted += rowCount ?? 0
   }
   return deleted

@@ -10,6 +10,7 @@ import { DEFAULT_PARTITION_MS, Partitions } from './partitions.js'
 import { PostgresRetention } from './retention.js'
 import { addToRollups } from './rollups.js'
 import { countedRequest, countedStatisticsOnly, type StatisticsOnly } from '../../stats/rollup.js'
+import type { MissingWindow } from '../../stats/missing.js'
 
 /** The migrations' bookkeeping table of the profile store (the advisors may share the database). */
 export const PROFILER_MIGRATIONS_TABLE = 'profiler_schema_migrations'
@@ -101,6 +102,19 @@ async function firstWithStamp (client: pg.PoolClient, stamp: StatisticsStamp | u
 }
 
 /**
+ * Adds the tallies of requests the statistics could not count (migration 011; stats/missing.ts) to
+ * their rows, in the caller's transaction; in key order, as upsertSearchKeys.
+ */
+async function addMissing (client: pg.PoolClient, deployment: string, missing: MissingWindow[]): Promise<void> {
+  if (missing.length === 0) return
+  const sorted = [...missing].sort((a, b) => a.spanMs - b.spanMs || a.startMs - b.startMs)
+  await client.query(`INSERT INTO profile_statistics_missing (deployment, span_ms, start_ms, count)
+    SELECT $1, * FROM unnest($2::bigint[], $3::bigint[], $4::bigint[])
+    ON CONFLICT (deployment, span_ms, start_ms) DO UPDATE SET count = profile_statistics_missing.count + excluded.count`,
+  [deployment, sorted.map(w => w.spanMs), sorted.map(w => w.startMs), sorted.map(w => w.count)])
+}
+
+/**
  * The PostgreSQL engine's writer (writer thread): each batch in one transaction, as a few
  * multi-row INSERTs (unnest of arrays: one statement per table, whatever the batch size).
  * Tokens are claimed first, in profile_tokens: a token another instance already holds rejects
@@ -179,26 +193,26 @@ export class PostgresWriter implements StoreWriter {
    * While the byte bound holds the count, a batch is written in parts of at most a quarter of it:
    * the room each part needs is freed (and vacuumed) before it, so the store dips by a quarter at most.
    */
-  async write (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[] = [], stamp?: StatisticsStamp): Promise<WriteResult> {
+  async write (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[] = [], stamp?: StatisticsStamp, missing: MissingWindow[] = []): Promise<WriteResult> {
     const part = this.retention.partSize()
-    if (batch.length <= part) return await this.writeWhole(batch, statisticsOnly, stamp)
+    if (batch.length <= part) return await this.writeWhole(batch, statisticsOnly, stamp, missing)
     const result: WriteResult = { written: 0, rejected: [] }
     for (let start = 0; start < batch.length; start += part) {
-      // The statistics-only requests (and their stamp) go with the first part.
-      const each = await this.writeWhole(batch.slice(start, start + part), start === 0 ? statisticsOnly : [], start === 0 ? stamp : undefined)
+      // The statistics-only requests and missing tallies (and their stamp) go with the first part.
+      const each = await this.writeWhole(batch.slice(start, start + part), start === 0 ? statisticsOnly : [], start === 0 ? stamp : undefined, start === 0 ? missing : [])
       result.written += each.written
       result.rejected.push(...each.rejected)
     }
     return result
   }
 
-  private async writeWhole (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[], stamp: StatisticsStamp | undefined): Promise<WriteResult> {
+  private async writeWhole (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[], stamp: StatisticsStamp | undefined, missing: MissingWindow[]): Promise<WriteResult> {
     try {
-      return await this.insert(batch, statisticsOnly, stamp)
+      return await this.insert(batch, statisticsOnly, stamp, missing)
     } catch (err) {
       if ((err as { code?: string }).code !== NO_PARTITION) throw err
       this.partitions.forget()
-      return await this.insert(batch, statisticsOnly, stamp)
+      return await this.insert(batch, statisticsOnly, stamp, missing)
     }
   }
 
@@ -221,7 +235,7 @@ export class PostgresWriter implements StoreWriter {
     await this.pool.end()
   }
 
-  private async insert (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[], stamp: StatisticsStamp | undefined): Promise<WriteResult> {
+  private async insert (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[], stamp: StatisticsStamp | undefined, missing: MissingWindow[]): Promise<WriteResult> {
     await this.partitions.ensure(this.pool, batch.map(profile => profile.id))
     // A token twice in one batch cannot be claimed twice: the later one is rejected.
     const seen = new Set<string>()
@@ -251,7 +265,8 @@ export class PostgresWriter implements StoreWriter {
       // Requests not kept as profiles are counted through the same function, without a profile row,
       // unless their stamp says this batch was committed before.
       const asStored = <T extends { method: string, route: string | null }>(request: T): T => ({ ...request, method: noNul(request.method), route: request.route === null ? null : noNul(request.route) })
-      const countStatistics = statisticsOnly.length > 0 && await firstWithStamp(client, stamp)
+      const countStatistics = (statisticsOnly.length > 0 || missing.length > 0) && await firstWithStamp(client, stamp)
+      if (countStatistics) await addMissing(client, this.deployment, missing)
       await addToRollups(client, [
         ...(countStatistics ? statisticsOnly : []).map(request => countedStatisticsOnly(asStored(request), this.deployment)),
         ...batch.filter(profile => !before.has(profile.token)).map(profile => countedRequest(asStored(profile), this.deployment, ours.has(profile.token)))

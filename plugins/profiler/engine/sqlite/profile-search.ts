@@ -2,8 +2,10 @@ import type { Database, Statement } from 'better-sqlite3'
 import type { ProfileSummary, SearchFilters, StoredProfile } from '../../profile.js'
 import { PROCESS_JOIN, PROFILE_COLUMNS, SUMMARY_COLUMNS, toStoredProfile, toSummary, type ProfileRow, type SummaryRow } from '../profile-rows.js'
 import { filterTerms, SqlParameters, type SqlDialect } from '../search-predicates.js'
-import { HOUR_MS, MINUTE_MS, windowRanges, WindowTotals, type RouteStats, type WindowRow } from '../../stats/rollup.js'
-import type { PeriodRow, RollupRange } from '../../stats/trend.js'
+import { HOUR_MS, MINUTE_MS, windowRanges, WindowTotals, type WindowRow } from '../../stats/rollup.js'
+import { trendPeriods, type PeriodRow, type RollupRange } from '../../stats/trend.js'
+import type { MissingWindow } from '../../stats/missing.js'
+import type { WindowStats } from '../contract.js'
 import { rollupPeriodsQuery, type RollupDialect } from '../rollup-periods.js'
 
 /** A substring filter that matches at most this many distinct URLs (or IPs) is answered key by key. */
@@ -59,6 +61,13 @@ function prepareReadStatements (db: Database) {
       sum(sum_ms), max(max_ms), group_concat(hex(histogram), ''), sum(kept)
       FROM profile_route_stats WHERE span_ms = @span AND start_ms >= @from AND start_ms < @to AND (@deployment IS NULL OR deployment = @deployment)
       GROUP BY method, route, status`).raw(),
+    // The tallies of requests not counted (migration 010) overlapping a window, per period of at
+    // least @span (minutes for an hour's window, else hours: as many as the trend has points).
+    missing: db.prepare(`SELECT CASE WHEN span_ms > @span THEN span_ms ELSE @span END AS spanMs,
+        (start_ms / CASE WHEN span_ms > @span THEN span_ms ELSE @span END) * CASE WHEN span_ms > @span THEN span_ms ELSE @span END AS startMs,
+        sum(count) AS count
+      FROM profile_statistics_missing WHERE start_ms > @from - span_ms AND start_ms <= @to AND (@deployment IS NULL OR deployment = @deployment)
+      GROUP BY 1, 2 ORDER BY 2, 1`),
     allTokens: db.prepare('SELECT token FROM profiles').pluck(),
     deployments: db.prepare('SELECT name FROM profile_deployments ORDER BY name').pluck(),
     countAll: db.prepare('SELECT count(*) FROM profiles').pluck(),
@@ -110,7 +119,7 @@ export class ProfileSearch {
    * Route statistics over the window ending at `nowMs`, from the rollup rows the writer keeps:
    * the minutes before the window's first whole hour, then the hours, each added up by SQLite.
    */
-  routeStats (nowMs: number, windowMs: number, deployment?: string): { fromMs: number, routes: RouteStats[] } {
+  routeStats (nowMs: number, windowMs: number, deployment?: string): WindowStats {
     const { fromMs, minutes, hoursFrom } = windowRanges(nowMs, windowMs)
     const totals = new WindowTotals()
     for (const [span, from, to] of [[MINUTE_MS, minutes[0], minutes[1]], [HOUR_MS, hoursFrom, Number.MAX_SAFE_INTEGER]] as const) {
@@ -119,7 +128,8 @@ export class ProfileSearch {
         totals.add([...row.slice(0, 11), Buffer.from(row[11] as string, 'hex'), row[12]] as unknown as WindowRow)
       }
     }
-    return { fromMs, routes: totals.lines() }
+    const missing = this.statements.missing.all({ span: trendPeriods(nowMs, windowMs).spanMs, from: fromMs, to: nowMs, deployment: deployment ?? null }) as MissingWindow[]
+    return { fromMs, routes: totals.lines(), missing }
   }
 
   /** A span's rollup rows per line and period (the histograms as hex: back to bytes). */

@@ -2,7 +2,8 @@ import { hostname } from 'node:os'
 import type { Database } from 'better-sqlite3'
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../profile.js'
 import type { StatisticsStamp, WriteResult } from '../contract.js'
-import { addDelta, countedRequest, countedStatisticsOnly, emptyValues, expiredRollups, fromStoredValues, rollupDeltas, toStoredValues, type CountedRequest, type RollupKey, type RollupRow, type RollupValues, type StatisticsOnly, type StoredRollupValues } from '../../stats/rollup.js'
+import type { MissingWindow } from '../../stats/missing.js'
+import { addDelta, HOUR_MS, countedRequest, countedStatisticsOnly, emptyValues, expiredRollups, fromStoredValues, rollupDeltas, toStoredValues, type CountedRequest, type RollupKey, type RollupRow, type RollupValues, type StatisticsOnly, type StoredRollupValues } from '../../stats/rollup.js'
 
 /** Recently used URL ids and IPs kept in memory, so that repeated URLs cost no lookup. */
 const CACHE_SIZE = 5_000
@@ -73,7 +74,13 @@ function prepareRollupStatements (db: Database) {
         max_ms = excluded.max_ms, histogram = excluded.histogram`),
     // The statistics' bound: a span's oldest rows, a batch at a time (a primary-key range).
     deleteExpiredRollups: db.prepare(`DELETE FROM profile_route_stats WHERE (span_ms, start_ms, deployment, method, route, status) IN (
-      SELECT span_ms, start_ms, deployment, method, route, status FROM profile_route_stats WHERE span_ms = ? AND start_ms <= ? LIMIT ?)`)
+      SELECT span_ms, start_ms, deployment, method, route, status FROM profile_route_stats WHERE span_ms = ? AND start_ms <= ? LIMIT ?)`),
+    // Requests the statistics could not count (migration 010), added up per deployment and period.
+    addMissing: db.prepare(`INSERT INTO profile_statistics_missing (deployment, span_ms, start_ms, count) VALUES (?, ?, ?, ?)
+      ON CONFLICT (deployment, span_ms, start_ms) DO UPDATE SET count = count + excluded.count`),
+    // With the rollups' bound: the tallies of periods that ended before the hour rows kept.
+    deleteExpiredMissing: db.prepare(`DELETE FROM profile_statistics_missing WHERE (deployment, span_ms, start_ms) IN (
+      SELECT deployment, span_ms, start_ms FROM profile_statistics_missing WHERE start_ms <= ? - span_ms LIMIT ?)`)
   }
 }
 
@@ -98,7 +105,7 @@ export class ProfileWriter {
   private readonly statements: ReturnType<typeof prepareWriteStatements>
   private readonly urlIds = new Map<string, number>()
   private readonly knownIps = new Set<string>()
-  private readonly insertBatch: (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[], stamp: StatisticsStamp | undefined) => WriteResult
+  private readonly insertBatch: (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[], stamp: StatisticsStamp | undefined, missing: MissingWindow[]) => WriteResult
   private readonly deleteBatch: (throughId: number) => string[]
 
   /**
@@ -110,15 +117,16 @@ export class ProfileWriter {
     db.prepare('INSERT OR IGNORE INTO profile_deployments (name) VALUES (?)').run(deployment)
     db.prepare("UPDATE profiles SET deployment = ? WHERE deployment = ''").run(deployment)
     this.count = this.statements.countAll.get() as number
-    this.insertBatch = db.transaction((batch: ProfileRecord[], statisticsOnly: StatisticsOnly[], stamp: StatisticsStamp | undefined) => {
+    this.insertBatch = db.transaction((batch: ProfileRecord[], statisticsOnly: StatisticsOnly[], stamp: StatisticsStamp | undefined, missing: MissingWindow[]) => {
       const result: WriteResult = { written: 0, rejected: [] }
       // Every request of the batch is counted, its profile stored or not (a token taken elsewhere);
       // only a profile this very batch stored before (retried after its commit) is counted already.
       // Requests not kept as profiles are counted through the same function, without a profile row,
-      // unless their stamp says this batch was committed before.
-      const counted: CountedRequest[] = statisticsOnly.length > 0 && this.firstWithStamp(stamp)
-        ? statisticsOnly.map(request => countedStatisticsOnly(request, this.deployment))
-        : []
+      // unless their stamp says this batch was committed before; so are the tallies of requests
+      // that could not be counted (stats/missing.ts), which ride with them.
+      const first = (statisticsOnly.length > 0 || missing.length > 0) && this.firstWithStamp(stamp)
+      const counted: CountedRequest[] = first ? statisticsOnly.map(request => countedStatisticsOnly(request, this.deployment)) : []
+      if (first) for (const window of missing) this.statements.addMissing.run(this.deployment, window.spanMs, window.startMs, window.count)
       const processes = new Map<string, { panels: string, lastId: number }>()
       for (const profile of batch) {
         const id = this.insertOne(profile)
@@ -163,9 +171,9 @@ export class ProfileWriter {
    * Writes a batch, and the requests recorded for the statistics only, in one transaction; with a
    * stamp, those are counted only the first time it is written (contract.ts: StatisticsStamp).
    */
-  write (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[] = [], stamp?: StatisticsStamp): WriteResult {
+  write (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[] = [], stamp?: StatisticsStamp, missing: MissingWindow[] = []): WriteResult {
     try {
-      const result = this.insertBatch(batch, statisticsOnly, stamp)
+      const result = this.insertBatch(batch, statisticsOnly, stamp, missing)
       this.count += result.written
       return result
     } catch (err) {
@@ -292,6 +300,8 @@ export class ProfileWriter {
     for (const { spanMs, startThroughMs } of expiredRollups(nowMs, statsMaxAgeMs)) {
       if (deleted < limit) deleted += this.statements.deleteExpiredRollups.run(spanMs, startThroughMs, limit - deleted).changes
     }
+    const hoursKeptFrom = (expiredRollups(nowMs, statsMaxAgeMs).at(-1)?.startThroughMs ?? 0) + HOUR_MS
+    if (deleted < limit) deleted += this.statements.deleteExpiredMissing.run(hoursKeptFrom, limit - deleted).changes
     return deleted
   }
 

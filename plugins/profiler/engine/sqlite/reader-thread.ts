@@ -1,9 +1,8 @@
 import { Worker } from 'node:worker_threads'
 import type { ProfileSummary, SearchFilters, StoredProfile } from '../../profile.js'
 import { isStorageFault } from '../../../../lib/sqlite/faults.js'
-import type { RouteStats } from '../../stats/rollup.js'
 import type { PeriodRow, RollupRange } from '../../stats/trend.js'
-import type { StoreReader, StoreTarget } from '../contract.js'
+import type { StoreReader, StoreTarget, WindowStats } from '../contract.js'
 import { PROFILER_THREAD_LIMITS } from '../../thread-heap.js'
 import { revivedError, type ReaderAnswer, type ReaderCall } from './reader-protocol.js'
 
@@ -72,8 +71,8 @@ export class SqliteReaderThread implements StoreReader {
     return await this.call({ method: 'neighbours', args: [token, type] }) as { previous: string | null, next: string | null }
   }
 
-  async routeStats (nowMs: number, windowMs: number, deployment?: string): Promise<{ fromMs: number, routes: RouteStats[] }> {
-    return await this.call({ method: 'routeStats', args: [nowMs, windowMs, deployment] }) as { fromMs: number, routes: RouteStats[] }
+  async routeStats (nowMs: number, windowMs: number, deployment?: string): Promise<WindowStats> {
+    return await this.call({ method: 'routeStats', args: [nowMs, windowMs, deployment] }) as WindowStats
   }
 
   async rollupPeriods (range: RollupRange): Promise<PeriodRow[]> {

@@ -1,9 +1,8 @@
 import type { Database } from 'better-sqlite3'
 import { isStorageFault } from '../../../../lib/sqlite/faults.js'
 import type { ProfileSummary, SearchFilters, StoredProfile } from '../../profile.js'
-import type { RouteStats } from '../../stats/rollup.js'
 import type { PeriodRow, RollupRange } from '../../stats/trend.js'
-import type { StoreReader, StoreTarget } from '../contract.js'
+import type { StoreReader, StoreTarget, WindowStats } from '../contract.js'
 import { harText } from '../../export/export-text.js'
 import { openProfileDatabase } from './open-database.js'
 import { ProfileSearch } from './profile-search.js'
@@ -50,7 +49,7 @@ export class SqliteReader implements StoreReader {
     return this.searches.neighbours(token, type)
   }
 
-  async routeStats (nowMs: number, windowMs: number, deployment?: string): Promise<{ fromMs: number, routes: RouteStats[] }> {
+  async routeStats (nowMs: number, windowMs: number, deployment?: string): Promise<WindowStats> {
     return this.searches.routeStats(nowMs, windowMs, deployment)
   }
 

@@ -2,6 +2,7 @@ import type { Database, Transaction } from 'better-sqlite3'
 import { isSqliteDataError, isStorageFault } from '../../../../lib/sqlite/faults.js'
 import type { ProfileRecord } from '../../profile.js'
 import type { StatisticsOnly } from '../../stats/rollup.js'
+import type { MissingWindow } from '../../stats/missing.js'
 import { ProfileWriter } from './profile-writer.js'
 import { SqliteRetention } from './retention.js'
 import type { RetentionLimits, StatisticsStamp, StoreTarget, StoreWriter, WriteResult, WriterEvents } from '../contract.js'
@@ -14,12 +15,12 @@ export class SqliteWriter implements StoreWriter {
    * reuses the freed pages), the count bound after. The file never holds more than
    * PROFILER_MAX_PROFILES, not even for a batch's moment (readers and other processes see either).
    */
-  private readonly writeWithinCount: Transaction<(batch: ProfileRecord[], statisticsOnly: StatisticsOnly[], stamp: StatisticsStamp | undefined) => WriteResult>
+  private readonly writeWithinCount: Transaction<(batch: ProfileRecord[], statisticsOnly: StatisticsOnly[], stamp: StatisticsStamp | undefined, missing: MissingWindow[]) => WriteResult>
 
   private constructor (db: Database, private readonly writer: ProfileWriter, private readonly retention: SqliteRetention, private readonly closeDb: () => void) {
-    this.writeWithinCount = db.transaction((batch: ProfileRecord[], statisticsOnly: StatisticsOnly[], stamp: StatisticsStamp | undefined) => {
+    this.writeWithinCount = db.transaction((batch: ProfileRecord[], statisticsOnly: StatisticsOnly[], stamp: StatisticsStamp | undefined, missing: MissingWindow[]) => {
       this.retention.makeRoom(batch.reduce((bytes, profile) => bytes + profile.panels.length + profile.url.length, 0))
-      const result = this.writer.write(batch, statisticsOnly, stamp)
+      const result = this.writer.write(batch, statisticsOnly, stamp, missing)
       // On what the file holds: several processes may share it.
       this.retention.enforceCount()
       return result
@@ -41,13 +42,13 @@ export class SqliteWriter implements StoreWriter {
     return this.writer.count
   }
 
-  async write (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[] = [], stamp?: StatisticsStamp): Promise<WriteResult> {
+  async write (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[] = [], stamp?: StatisticsStamp, missing: MissingWindow[] = []): Promise<WriteResult> {
     let result: WriteResult
     try {
       // IMMEDIATE: the write lock first, waiting up to the busy timeout. A deferred transaction that
       // reads first (makeRoom's sizes) and then writes gets SQLITE_BUSY at once while another
       // connection writes, whatever the busy timeout (SQLite's rule against deadlocks).
-      result = this.writeWithinCount.immediate(batch, statisticsOnly, stamp)
+      result = this.writeWithinCount.immediate(batch, statisticsOnly, stamp, missing)
     } catch (err) {
       this.writer.forgetUncommitted()
       throw err
