@@ -2,9 +2,9 @@
 // the import script, the environment panel): never with its password, in whichever form
 // node-postgres reads one. A URL that does not parse, or parses only by reading part of its user
 // info as a port, a path, a query or a fragment, is not shown at all: nothing of it is repeated.
-import { decodeQueryText, isSecretName } from '../redact.js'
+import { decodeQueryText, isSecretName, URL_PASSWORD_MASK } from '../redact.js'
 
-const MASK = '***'
+const MASK = URL_PASSWORD_MASK
 /** node-postgres reads `postgres://user:pw@/db?host=/socket` by parsing it with this host put in. */
 const DUMMY_HOST = '___DUMMY___'
 
