@@ -53,12 +53,14 @@ const SERIALIZED = new Set(['req', 'res', 'err'])
  */
 export function logSerializers (config: Rules): Record<'req' | 'res' | 'err', Serializer> {
   const redactor = new Redactor(redactionRules(config))
+  // A value that is no string (a request-like object someone logged) is kept as it is.
+  const text = (value: unknown): unknown => typeof value === 'string' ? redactor.text(value) : value
   return {
     req: neverThrows((request: FastifyRequest) => ({
-      method: redactor.text(request.method),
+      method: text(request.method),
       url: redactor.url(request.url),
-      host: redactor.text(request.host),
-      remoteAddress: redactor.text(request.ip),
+      host: text(request.host),
+      remoteAddress: text(request.ip),
       remotePort: request.socket?.remotePort
     })),
     res: neverThrows((reply: FastifyReply) => ({ statusCode: reply.statusCode })),
