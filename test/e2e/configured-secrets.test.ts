@@ -50,7 +50,15 @@ t.test('PROFILER_SECRET as the Host header of a request the HTTP parser rejects:
   const server = await startServer(t, { PROFILER_SECRET: SECRET })
   const answer = await rawAnswer(server.address, `GET /scan/${SECRET} HTTP/1.1\r\nHost: ${SECRET}\r\na header line without a colon\r\n\r\n`)
   t.equal(answer.status, 400)
+  const token = answer.headers['x-debug-token'] ?? ''
+  t.not(token, '', 'the rejection was profiled')
   await waitFor(() => server.log().includes('request rejected by the HTTP parser'), { what: 'the rejection\'s line' })
+  const headers = { authorization: basicAuth(SECRET), accept: 'application/json' }
+  const profile = `${server.address}/_profiler/${token}`
+  await waitFor(async () => (await fetch(profile, { headers })).status === 200, { what: 'the profile', retryOnError: true })
+  const shown = await (await fetch(profile, { headers })).text() + await (await fetch(`${server.address}/_profiler/empty/search/results?limit=10`, { headers })).text()
+  t.match(shown, '[redacted]', 'the profile and the listing were read')
+  t.same(leaked(shown), [], 'the profile and the listing hold nothing of the secret')
   t.equal(await server.stop(), 0)
   t.same(leaked(server.log()), [], 'no log line holds the secret')
 })
