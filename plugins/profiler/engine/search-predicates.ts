@@ -34,7 +34,7 @@ const utf8 = new TextEncoder()
  * every engine and through the same indexes (the encoded term is ASCII, its trigrams too). A term
  * written encoded is searched as written. A lone surrogate (no character) is U+FFFD's bytes.
  */
-export function urlTermAsStored (term: string): string {
+function urlTermAsStored (term: string): string {
   return term.replace(NON_ASCII, run => Array.from(utf8.encode(run), byte => `%${byte.toString(16).toUpperCase()}`).join(''))
 }
 
