@@ -8,7 +8,7 @@ import apiDocs from './plugins/api-docs.js'
 import database, { type DatabaseOptions } from './plugins/database.js'
 import errorRenderer from './plugins/error-renderer.js'
 import jsonBody from './plugins/request-body/index.js'
-import { logSerializers, profilerStatus } from './lib/logging.js'
+import { logSerializers, profilerStatus, redactingLogMethod } from './lib/logging.js'
 import profiler, { type ProfilerOptions } from './plugins/profiler/index.js'
 import { installProbes, probeServerOptions } from './plugins/profiler/collect/probes.js'
 import rejectedRequests, { answerClientError } from './plugins/rejected-requests/index.js'
@@ -53,7 +53,8 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
     logger: {
       level: probed.loggerLevel ?? config.logLevel,
       serializers: logSerializers(config),
-      ...(probed.loggerHooks === undefined ? {} : { hooks: probed.loggerHooks }),
+      // The console's lines redacted whatever a call passes (the logs panel's capture, if any, inside).
+      hooks: { ...probed.loggerHooks, logMethod: redactingLogMethod(config, probed.loggerHooks?.logMethod) },
       ...(overrides.logStream === undefined ? {} : { stream: overrides.logStream })
     },
     ...(probed.childLoggerFactory === undefined ? {} : { childLoggerFactory: probed.childLoggerFactory }),

@@ -1,7 +1,10 @@
-// What the service says about itself in its log: the profiler's status at start, and request
-// lines whose URL is redacted like the profiles are.
+// What the service says about itself in its log: the profiler's status at start, and lines
+// redacted as the profiles are. One Redactor (lib/redact.ts: secret names, value-shaped secrets,
+// PROFILER_SECRET's value in any spelling) is applied to everything a console line carries: the
+// request's URL, host, method and address, the error's message, stack and fields, every other
+// field of a call, and the message itself (which may quote a target or a Host header).
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { stdSerializers } from 'pino'
+import { stdSerializers, type LogFn, type Logger } from 'pino'
 import type { Config } from '../config.js'
 import { withoutPassword } from './postgres/url.js'
 import { redactionRules, Redactor } from './redact.js'
@@ -38,18 +41,64 @@ function neverThrows (serializer: Serializer): Serializer {
   }
 }
 
-/** Request log lines carry the URL with its secrets redacted, like the profiles; no serializer throws. */
-export function logSerializers (config: Config): Record<'req' | 'res' | 'err', Serializer> {
+type Rules = Pick<Config, 'profilerRedactHeaders' | 'profilerRedactFields' | 'profilerSecret'>
+
+/** The fields that have a serializer below: the serializer redacts them (an Error is no plain object). */
+const SERIALIZED = new Set(['req', 'res', 'err'])
+
+/**
+ * Request log lines carry the URL, the Host header and the client's address (which X-Forwarded-For
+ * gives behind a trusted proxy) redacted like the profiles; an error its message, stack and fields
+ * (Node's URL errors carry the text they refused as `input`). No serializer throws.
+ */
+export function logSerializers (config: Rules): Record<'req' | 'res' | 'err', Serializer> {
   const redactor = new Redactor(redactionRules(config))
+  // A value that is no string (a request-like object someone logged) is kept as it is.
+  const text = (value: unknown): unknown => typeof value === 'string' ? redactor.text(value) : value
   return {
     req: neverThrows((request: FastifyRequest) => ({
-      method: request.method,
+      method: text(request.method),
       url: redactor.url(request.url),
-      host: request.host,
-      remoteAddress: request.ip,
+      host: text(request.host),
+      remoteAddress: text(request.ip),
       remotePort: request.socket?.remotePort
     })),
     res: neverThrows((reply: FastifyReply) => ({ statusCode: reply.statusCode })),
-    err: neverThrows(stdSerializers.err)
+    err: neverThrows(err => redactor.fields(stdSerializers.err(err)))
+  }
+}
+
+/** pino's `hooks.logMethod`. */
+export type LogMethodHook = (this: Logger, args: Parameters<LogFn>, method: LogFn, level: number) => void
+
+/**
+ * The console's logMethod hook: a line's message and format arguments, and the fields of the call
+ * but those a serializer redacts, go out redacted. `inner` (the logs panel's capture) sees the call
+ * as made, and prints through the redacting method: the capture is redacted by the writer thread,
+ * and a line only captured (below the console's level) pays nothing here.
+ */
+export function redactingLogMethod (config: Rules, inner?: LogMethodHook): LogMethodHook {
+  const redactor = new Redactor(redactionRules(config))
+  const redactArgument = (arg: unknown, first: boolean): unknown => {
+    if (typeof arg === 'string') return redactor.text(arg)
+    if (!first || arg === null || typeof arg !== 'object' || arg instanceof Error) return arg
+    const fields = arg as Record<string, unknown>
+    const out: Record<string, unknown> = {}
+    for (const name of Object.keys(fields)) out[name] = SERIALIZED.has(name) ? fields[name] : redactor.fields(fields[name])
+    return out
+  }
+  return function (args, method, level) {
+    const logger = this
+    const redacted = function (...given: unknown[]): void {
+      let out: unknown[]
+      try {
+        out = given.map((arg, i) => redactArgument(arg, i === 0))
+      } catch {
+        out = [UNSERIALIZABLE] // a log call never throws into its caller (as the serializers above)
+      }
+      (method as (...values: unknown[]) => void).apply(logger, out)
+    } as LogFn
+    if (inner === undefined) redacted.apply(logger, args)
+    else inner.call(logger, args, redacted, level)
   }
 }

@@ -9,6 +9,8 @@ import type { Config } from '../config.js'
 
 export const REDACTED = '[redacted]'
 const REDACTED_IN_URL = encodeURIComponent(REDACTED)
+/** How a database URL shows its password (lib/postgres/url.ts): a value already masked, left as it is. */
+export const URL_PASSWORD_MASK = '***'
 
 const SECRET_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-auth-token', 'x-csrf-token',
   // Carries the profiler's secret (plugins/profiler/collect/sampling.ts).
@@ -206,7 +208,7 @@ export class Redactor {
     return text.replace(SECRET_TEXT, (match: string, name: string | undefined, value: string | undefined) => {
       if (name !== undefined) {
         // A pair's whole value goes when its name is secret or the value holds a secret.
-        if (value === undefined || value === '' || value === REDACTED_IN_URL) return match
+        if (value === undefined || value === '' || value === REDACTED_IN_URL || value === URL_PASSWORD_MASK) return match
         return this.isSecretName(decodeQueryText(name)) || this.valueHoldsSecret(value) ? `${name}=${REDACTED_IN_URL}` : match
       }
       if (match.startsWith('eyJ')) return REDACTED
@@ -258,7 +260,7 @@ export class Redactor {
       const equals = pair.indexOf('=')
       if (equals === -1) return pair
       const rawValue = pair.slice(equals + 1)
-      if (rawValue === '' || rawValue === REDACTED_IN_URL) return pair
+      if (rawValue === '' || rawValue === REDACTED_IN_URL || rawValue === URL_PASSWORD_MASK) return pair
       const value = decodeQueryText(rawValue)
       const secret = this.isSecretName(decodeQueryText(pair.slice(0, equals))) || this.text(value) !== value
       return secret ? `${pair.slice(0, equals)}=${REDACTED_IN_URL}` : pair

@@ -1,8 +1,10 @@
 // The one way a database URL is shown (start-up line, outage lines, the command line's errors,
-// the import script): never with its password, in whichever form node-postgres reads one.
-import { decodeQueryText, isSecretName } from '../redact.js'
+// the import script, the environment panel): never with its password, in whichever form
+// node-postgres reads one. A URL that does not parse, or parses only by reading part of its user
+// info as a port, a path, a query or a fragment, is not shown at all: nothing of it is repeated.
+import { decodeQueryText, isSecretName, URL_PASSWORD_MASK } from '../redact.js'
 
-const MASK = '***'
+const MASK = URL_PASSWORD_MASK
 /** node-postgres reads `postgres://user:pw@/db?host=/socket` by parsing it with this host put in. */
 const DUMMY_HOST = '___DUMMY___'
 
@@ -19,6 +21,18 @@ function maskPairs (part: string, lead: '?' | '#'): string {
   }).join('&')
 }
 
+/** What every place shows in place of a database URL that cannot be parsed. */
+export const UNPARSABLE_DATABASE_URL = '(a database URL that cannot be parsed)'
+
+/**
+ * Whether the URL parsed only by cutting its user info short: an unencoded '/', '?' or '#' in a
+ * password ends the authority there, and the '@' meant to end the user info lands in the path, the
+ * query or the fragment (`postgres://u:1234/pw@host/db` parses with host "u", port 1234).
+ */
+function userInfoCutShort (parsed: URL): boolean {
+  return parsed.pathname.includes('@') || parsed.search.includes('@') || parsed.hash.includes('@')
+}
+
 function masked (parsed: URL): string {
   if (parsed.password !== '') parsed.password = MASK
   parsed.search = maskPairs(parsed.search, '?')
@@ -32,11 +46,11 @@ function masked (parsed: URL): string {
  */
 export function withoutPassword (url: string): string {
   const parsed = parseUrl(url)
-  if (parsed !== null) return masked(parsed)
+  if (parsed !== null) return userInfoCutShort(parsed) ? UNPARSABLE_DATABASE_URL : masked(parsed)
   // As node-postgres does for an empty host ("@/"): parsed with a placeholder, shown without it.
   const withHost = url.includes('@/') ? parseUrl(url.replace('@/', `@${DUMMY_HOST}/`)) : null
-  if (withHost !== null) return masked(withHost).replace(`@${DUMMY_HOST}/`, '@/')
-  return '(a database URL that cannot be parsed)'
+  if (withHost !== null && !userInfoCutShort(withHost)) return masked(withHost).replace(`@${DUMMY_HOST}/`, '@/')
+  return UNPARSABLE_DATABASE_URL
 }
 
 function parseUrl (text: string): URL | null {

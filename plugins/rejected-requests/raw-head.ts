@@ -14,7 +14,10 @@ import { METHODS } from 'node:http'
 export interface RawHead {
   /** The method as sent; '' when it could not be read. */
   method: string
-  /** The request target as sent (cut at MAX_TEXT characters); '' when it could not be read. */
+  /**
+   * The request target as sent (its first MAX_TEXT bytes), every byte outside visible ASCII
+   * percent-encoded: '' when it could not be read.
+   */
   target: string
   /** The header lines that could be read, by lower-case name (repeats joined with ", "). */
   headers: Record<string, string>
@@ -28,10 +31,32 @@ const MAX_HEADERS = 100
 
 const escapeRegExp = (text: string): string => text.replace(/[-[\]{}()*+?.,\\^$|#]/g, '\\$&')
 // A request line of a method Node knows; the line may be cut by the end of the packet.
-const REQUEST_LINE = new RegExp(`(${METHODS.map(escapeRegExp).join('|')}) (\\S+)(?: HTTP/[^\\r\\n]{0,16}(?:\\r?\\n|$)|$)`, 'g')
+// The target runs to ASCII whitespace: \S would stop at byte 0xA0 (U+00A0 in Latin-1, a space to JS).
+const REQUEST_LINE = new RegExp(`(${METHODS.map(escapeRegExp).join('|')}) ([^ \\t\\r\\n\\f\\v]+)(?: HTTP/[^\\r\\n]{0,16}(?:\\r?\\n|$)|$)`, 'g')
 const HEADER_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*$/
 
 const cut = (text: string, max: number): string => text.length <= max ? text : `${text.slice(0, max)}…[${text.length - max} more characters]`
+
+/** A byte the stored target keeps as it is: visible ASCII. */
+const VISIBLE_ASCII = /^[\x21-\x7e]*$/
+const OUTSIDE_VISIBLE_ASCII = /[^\x21-\x7e]/g
+
+/**
+ * A target read as Latin-1 (one character per byte) as a URL may hold it: every byte outside
+ * visible ASCII percent-encoded. The parser rejects such bytes, so they reach a profile only from
+ * here: as text, UTF-8 `/café` became the mojibake `/cafÃ©` and a byte that is no UTF-8 a
+ * replacement character; encoded, the listing shows `/caf%C3%A9` and `/%FF`, which search decodes.
+ */
+function percentEncodedBytes (latin1: string): string {
+  if (VISIBLE_ASCII.test(latin1)) return latin1
+  return latin1.replace(OUTSIDE_VISIBLE_ASCII, character => `%${character.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)
+}
+
+/** The target's first MAX_TEXT bytes, encoded; the count of the bytes left out after them. */
+function keptTarget (latin1: string): string {
+  const kept = percentEncodedBytes(latin1.slice(0, MAX_TEXT))
+  return latin1.length <= MAX_TEXT ? kept : `${kept}…[${latin1.length - MAX_TEXT} more characters]`
+}
 
 /** The header lines from `text` up to the blank line that ends the head (or the end of the text). */
 function readHeaders (text: string): Record<string, string> {
@@ -72,7 +97,7 @@ export function readRawHead (earlier: Buffer | undefined, packet: unknown, bytes
   if (last === null) return { method: '', target: '', headers: {} }
   return {
     method: last[1] ?? '',
-    target: cut(last[2] ?? '', MAX_TEXT),
+    target: keptTarget(last[2] ?? ''),
     headers: readHeaders(text.slice(last.index + last[0].length))
   }
 }

@@ -51,3 +51,24 @@ t.test('a hook, a handler and a log call that throw: each answered, the server k
   t.ok(lines.some(line => line.includes(`"req":{"${UNSERIALIZABLE}":"RangeError"}`)), 'the marker is logged')
   t.ok(lines.some(line => line.includes(`"err":{"${UNSERIALIZABLE}":"RangeError"}`)), 'the marker is logged for the error')
 })
+
+t.test('every console line is redacted as the profiles are: the message, the call\'s fields, an error\'s message and fields, the request\'s host, method and address', async t => {
+  const secret = 'log-line-secret-0123456789'
+  const lines: string[] = []
+  const app = await buildApp(testConfig(t, { LOG_LEVEL: 'info', PROFILER_SECRET: secret, TRUST_PROXY: 'on' }), { logStream: { write: line => { lines.push(line) } } })
+  t.teardown(async () => { await app.close() })
+  app.get('/test/log-secret', async request => {
+    request.log.info({ target: `/x?q=${secret}`, nested: { list: [`a ${secret}`] } }, `seen %s and ${secret}`, secret)
+    request.log.error({ err: Object.assign(new Error(`cannot reach ${secret}`), { input: `postgres://u:${secret}@h/db` }) }, 'a failure')
+    return { ok: true }
+  })
+  const res = await app.inject({ url: '/test/log-secret', headers: { host: secret, 'x-forwarded-for': secret } })
+  t.equal(res.statusCode, 200)
+  const text = lines.join('\n')
+  t.match(text, '"host":"[redacted]"')
+  t.match(text, '"remoteAddress":"[redacted]"', 'the address X-Forwarded-For gave, behind a trusted proxy')
+  t.match(text, '"msg":"seen [redacted] and [redacted]"')
+  t.match(text, '"message":"cannot reach [redacted]"')
+  t.notOk(text.includes(secret), 'the secret is in no line')
+  t.notOk(text.includes('0123456789'), 'nor any part of it')
+})

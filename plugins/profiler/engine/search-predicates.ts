@@ -23,6 +23,26 @@ export class SqlParameters {
   }
 }
 
+const NON_ASCII = /[\u{80}-\u{10FFFF}]+/gu
+const utf8 = new TextEncoder()
+
+/**
+ * A URL term as stored URLs spell it: every character outside ASCII as the percent-encoding of its
+ * UTF-8 bytes, upper-case hex (`café` -> `caf%C3%A9`). No stored URL holds such a character: Node's
+ * parser refuses one in a target, the rejected-requests plugin stores the bytes of a refused one
+ * percent-encoded, and Fastify's inject encodes them. So a decoded term finds the URL it names, on
+ * every engine and through the same indexes (the encoded term is ASCII, its trigrams too). A term
+ * written encoded is searched as written. A lone surrogate (no character) is U+FFFD's bytes.
+ */
+function urlTermAsStored (term: string): string {
+  return term.replace(NON_ASCII, run => Array.from(utf8.encode(run), byte => `%${byte.toString(16).toUpperCase()}`).join(''))
+}
+
+/** The filters with their URL term (if any) spelled as stored URLs are (urlTermAsStored). */
+export function withUrlTermAsStored (filters: SearchFilters): SearchFilters {
+  return filters.url === undefined ? filters : { ...filters, url: urlTermAsStored(filters.url) }
+}
+
 /** Substring filters an engine's index lookup has answered exactly, so that the rows need no check. */
 export interface AnsweredByKey { ip: boolean, url: boolean }
 

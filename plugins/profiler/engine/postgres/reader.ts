@@ -13,7 +13,7 @@ import type { MissingWindow } from '../../stats/missing.js'
 import type { StoreReader, StoreTarget, WindowStats } from '../contract.js'
 import { rollupPeriodsQuery, type RollupDialect } from '../rollup-periods.js'
 import { PROCESS_JOIN, PROFILE_COLUMNS, SUMMARY_COLUMNS, toStoredProfile, toSummary, type ProfileRow, type SummaryRow } from '../profile-rows.js'
-import { filterTerms, SqlParameters, type SqlDialect } from '../search-predicates.js'
+import { filterTerms, SqlParameters, withUrlTermAsStored, type SqlDialect } from '../search-predicates.js'
 
 const POSTGRES: SqlDialect = { placeholder: n => `$${n}`, position: (haystack, needle) => `strpos(${haystack}, ${needle})` }
 const POSTGRES_ROLLUPS: RollupDialect = { ...POSTGRES, sum: column => `sum(${column})::bigint`, histograms: "string_agg(histogram, ''::bytea)" }
@@ -86,7 +86,7 @@ export class PostgresReader implements StoreReader {
   }
 
   async search (given: SearchFilters): Promise<ProfileSummary[]> {
-    const filters = withoutNulUrl(given)
+    const filters = withoutNulUrl(withUrlTermAsStored(given))
     if (filters === null) return []
     const key = await this.searchKey(filters)
     if (key !== null && key.values.length === 0) return []

@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3'
 import type { ProfileSummary, SearchFilters, StoredProfile } from '../../profile.js'
 import { PROCESS_JOIN, PROFILE_COLUMNS, SUMMARY_COLUMNS, toStoredProfile, toSummary, type ProfileRow, type SummaryRow } from '../profile-rows.js'
-import { filterTerms, SqlParameters, type SqlDialect } from '../search-predicates.js'
+import { filterTerms, SqlParameters, withUrlTermAsStored, type SqlDialect } from '../search-predicates.js'
 import { HOUR_MS, MINUTE_MS, windowRanges, WindowTotals, type WindowRow } from '../../stats/rollup.js'
 import { trendPeriods, type PeriodRow, type RollupRange } from '../../stats/trend.js'
 import type { MissingWindow } from '../../stats/missing.js'
@@ -88,7 +88,8 @@ export class ProfileSearch {
     this.statements = prepareReadStatements(db)
   }
 
-  search (filters: SearchFilters): ProfileSummary[] {
+  search (given: SearchFilters): ProfileSummary[] {
+    const filters = withUrlTermAsStored(given)
     const key = this.searchKey(filters)
     if (key === null) return this.runSearch(filters, null).map(toSummary)
     if (key.values.length === 0) return []

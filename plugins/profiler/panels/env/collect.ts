@@ -1,6 +1,7 @@
 // Runs in the writer thread, once per process: what the environment panel shows. The configuration
-// is redacted by name (PROFILER_SECRET's field, any secret-named one), database URLs lose their
-// password (shown as ***, as everywhere else), then every value goes through the redactor as any
+// is redacted by name (PROFILER_SECRET's field, any secret-named one), every URL goes through the
+// one rule that shows a database URL (lib/postgres/url.ts: its password as ***, and one that does not
+// parse as "cannot be parsed", never in part), then every value goes through the redactor as any
 // other field (the secret's value, tokens, card numbers wherever they appear).
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -12,8 +13,12 @@ import type { ProcessContext } from '../panel.js'
 import { checkoutCommit } from './checkout.js'
 import type { EnvData } from './schema.js'
 
-/** A URL with user info (`scheme://user:password@...`): its password is masked. */
-const URL_WITH_USER_INFO = /^[a-z][a-z0-9+.-]*:\/\/[^\s/?#]*@/i
+/**
+ * A URL (`scheme://...`). Every one is shown as a database URL is, not only those whose user info
+ * looks well formed: a password with an unencoded '/', '#' or '?' hides its '@' from any pattern
+ * of user info, and was shown whole.
+ */
+const SCHEME_URL = /^[a-z][a-z0-9+.-]*:\/\//i
 
 function versionOf (packageJson: string): string {
   return (JSON.parse(readFileSync(packageJson, 'utf8')) as { version?: string }).version ?? ''
@@ -22,7 +27,7 @@ function versionOf (packageJson: string): string {
 /** A configuration value as JSON shows it: patterns as their source, URLs without their password. */
 function plain (value: unknown): unknown {
   if (value instanceof RegExp) return value.toString()
-  if (typeof value === 'string') return URL_WITH_USER_INFO.test(value) ? withoutPassword(value) : value
+  if (typeof value === 'string') return SCHEME_URL.test(value) ? withoutPassword(value) : value
   if (Array.isArray(value)) return value.map(plain)
   return value
 }
