@@ -130,8 +130,9 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
     })
   }
 
-  // Routing misses (404, 405) are no route: their answers get the same compression here, after
-  // the profiler's onSend (which reads the answer before it is compressed, as on routes).
+  // Routing misses (404, 405) are no route, so compress's route hook never sees them: they are
+  // compressed here with the same settings, after the profiler's onSend (which reads the answer
+  // before it is compressed, as on routes).
   await app.register(missCompression, COMPRESSION)
 
   app.log.info(profilerStatus(config))

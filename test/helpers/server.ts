@@ -24,14 +24,15 @@ export interface RunningServer {
  * log line, so LOG_LEVEL stays info. Load shedding is off unless the test sets MAX_EVENT_LOOP_DELAY:
  * beside CI's CPU hog, with three test files at a time, a loop stalled for a second (a slow start,
  * a 1 MiB body) would answer a test's next requests 503 (test/plugins/load-shedding.test.ts is
- * about shedding; test/helpers/app.ts turns it off for the same reason).
+ * about shedding; test/helpers/app.ts turns it off for the same reason). `preloads`: node options
+ * before the entry point (`--import=...`), as a user adds an instrumentation.
  */
-export async function startServer (t: Test, env: Record<string, string> = {}): Promise<RunningServer> {
+export async function startServer (t: Test, env: Record<string, string> = {}, preloads: string[] = []): Promise<RunningServer> {
   if (env.LOG_LEVEL !== undefined) throw new Error('startServer reads the port from the info log: do not set LOG_LEVEL')
   const dir = freshDir(t, 'server-')
   // As `npm start` runs it, unless the test chooses the heap itself (NODE_OPTIONS).
   const options = env.NODE_OPTIONS === undefined ? START_NODE_OPTIONS : []
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [...nodeArgs, ...options, join(packageRoot, 'dist', 'server.js')], {
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [...nodeArgs, ...options, ...preloads, join(packageRoot, 'dist', 'server.js')], {
     env: {
       PATH: process.env.PATH ?? '',
       PORT: '0',

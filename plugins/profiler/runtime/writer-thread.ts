@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads'
+import { threadWithoutPreloads } from '../../../lib/thread-preloads.js'
 import type { WriterMessage, WriterRequest, WriterSettings } from './writer-protocol.js'
 import { PROFILER_THREAD_LIMITS } from '../thread-heap.js'
 import { WriterClient } from './writer-client.js'
@@ -61,7 +62,7 @@ export class WriterThread extends WriterClient {
 
   private start (): void {
     this.down = null
-    const worker = new Worker(WORKER_URL, { workerData: this.settings, resourceLimits: PROFILER_THREAD_LIMITS })
+    const worker = new Worker(WORKER_URL, { workerData: this.settings, resourceLimits: PROFILER_THREAD_LIMITS, ...threadWithoutPreloads() })
     let failure = ''
     worker.on('message', (message: WriterMessage) => {
       // A thread that writes again has lived through what killed the last one: back to 1 s.

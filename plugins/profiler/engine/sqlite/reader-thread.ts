@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads'
+import { threadWithoutPreloads } from '../../../../lib/thread-preloads.js'
 import type { ProfileSummary, SearchFilters, StoredProfile } from '../../profile.js'
 import { isStorageFault } from '../../../../lib/sqlite/faults.js'
 import type { PeriodRow, RollupRange } from '../../stats/trend.js'
@@ -35,7 +36,7 @@ export class SqliteReaderThread implements StoreReader {
 
   /** Starts the worker, which opens (and migrates) the file; `onMigrated` hears the versions when migrations ran. */
   static async open (target: Extract<StoreTarget, { engine: 'sqlite' }>, onMigrated: (message: string) => void): Promise<SqliteReaderThread> {
-    const worker = new Worker(WORKER_URL, { workerData: target, resourceLimits: PROFILER_THREAD_LIMITS })
+    const worker = new Worker(WORKER_URL, { workerData: target, resourceLimits: PROFILER_THREAD_LIMITS, ...threadWithoutPreloads() })
     const opened = await new Promise<ReaderAnswer>((resolve, reject) => {
       worker.once('message', resolve)
       worker.once('error', reject)

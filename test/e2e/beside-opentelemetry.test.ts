@@ -1,0 +1,124 @@
+// The service beside the ecosystem's tracing (issue 39): started with each usual instrumentation
+// preloaded, it answers as it does without one (status, headers, body, compression of answers and
+// of routing misses, X-Debug-Token, Server-Timing, every panel), with the profiler on and off.
+// Real child processes (dist/server.js), real HTTP on loopback; nothing is exported anywhere (an
+// in-memory span exporter, OTEL_*_EXPORTER=none, a Sentry transport that drops every envelope).
+import { join } from 'node:path'
+import t, { type Test } from 'tap'
+import { packageRoot } from '../../paths.js'
+import { startServer, type RunningServer } from '../helpers/server.js'
+import { waitFor } from '../helpers/wait-for.js'
+
+// Ten servers started in all (two without any set-up, shared; two for each set-up), one set-up at a
+// time: a start with a preload takes seconds on a loaded machine.
+t.setTimeout(300_000)
+
+const telemetry = (file: string): string => `--import=${join(packageRoot, 'dist', 'test', 'helpers', 'telemetry', file)}`
+
+/** What OpenTelemetry's SDK reads: no exporter, no resource detector that would ask a cloud's metadata address. */
+const OTEL_OFFLINE = {
+  OTEL_TRACES_EXPORTER: 'none',
+  OTEL_METRICS_EXPORTER: 'none',
+  OTEL_LOGS_EXPORTER: 'none',
+  OTEL_NODE_RESOURCE_DETECTORS: 'none'
+}
+
+interface SetUp { name: string, preloads: string[], env?: Record<string, string> }
+
+const SET_UPS: SetUp[] = [
+  { name: '@fastify/otel with registerOnInitialization and a NodeTracerProvider', preloads: [telemetry('fastify-otel-on-initialization.js')] },
+  { name: '@fastify/otel registered as a plugin', preloads: [telemetry('fastify-otel-plugin.js')] },
+  // Its README's way: --require of the register module (CommonJS), which also hooks ES modules.
+  { name: 'the @opentelemetry/auto-instrumentations-node register preload', preloads: ['--require=@opentelemetry/auto-instrumentations-node/register'], env: OTEL_OFFLINE },
+  { name: '@sentry/node 10 with tracing, its ESM instrument file', preloads: [telemetry('sentry-instrument.js')] }
+]
+
+const BROWSER = { accept: 'text/html', 'accept-encoding': 'gzip, deflate, br' }
+const JSON_BODY = { 'content-type': 'application/json' }
+
+/** The requests compared: the two routes, an error page of a route, routing misses (404, 405, 301), a large answer. */
+const REQUESTS: Array<{ method: string, path: string, headers?: Record<string, string>, body?: string }> = [
+  { method: 'POST', path: '/monitor/MonitorPooling' },
+  { method: 'POST', path: '/ccenter/getConseillerByCode', headers: JSON_BODY, body: '{"code":"ADV1001"}' },
+  { method: 'POST', path: '/ccenter/getConseillerByCode', headers: { ...JSON_BODY, ...BROWSER }, body: '{"code":"NOPE"}' },
+  { method: 'GET', path: '/nowhere', headers: { accept: 'text/html', 'accept-encoding': 'gzip' } },
+  { method: 'GET', path: '/nowhere', headers: BROWSER },
+  { method: 'GET', path: '/nowhere?x=1' },
+  { method: 'DELETE', path: '/monitor/MonitorPooling', headers: BROWSER },
+  { method: 'GET', path: '/monitor/MonitorPooling/', headers: BROWSER },
+  { method: 'GET', path: '/openapi.json', headers: { 'accept-encoding': 'br' } }
+]
+
+const COMPARED_HEADERS = ['content-type', 'content-encoding', 'vary', 'allow', 'location', 'content-security-policy']
+
+interface Answer { status: number, headers: Record<string, string | undefined>, body: string, token: string | null }
+
+/** An answer with what differs between two runs (address, token, durations) put in words. */
+async function answer (server: RunningServer, request: typeof REQUESTS[number]): Promise<Answer> {
+  const res = await fetch(server.address + request.path, { method: request.method, headers: request.headers ?? {}, body: request.body ?? null, redirect: 'manual' })
+  const token = res.headers.get('x-debug-token')
+  const blank = (text: string): string => {
+    const words = text.replaceAll(server.address, 'ADDRESS')
+      .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, 'TIME')
+      .replace(/"uptimeSeconds":\d+/g, '"uptimeSeconds":N')
+    return token === null ? words : words.replaceAll(token, 'TOKEN')
+  }
+  // fetch decodes br and gzip: a body that was not what its Content-Encoding says would fail here.
+  const body = blank(await res.text())
+  const headers: Record<string, string | undefined> = {}
+  for (const name of COMPARED_HEADERS) headers[name] = res.headers.get(name) === null ? undefined : blank(String(res.headers.get(name)))
+  headers['x-debug-token-link'] = res.headers.get('x-debug-token-link') === null ? undefined : blank(String(res.headers.get('x-debug-token-link')))
+  // Server-Timing's entries by name and description (their durations vary from run to run).
+  headers['server-timing'] = res.headers.get('server-timing')?.replace(/;dur=[\d.]+/g, ';dur=N')
+  return { status: res.status, headers, body, token }
+}
+
+/** Every panel of a profile: its JSON (the panels it has) and each panel's page as a browser gets it. */
+async function panels (server: RunningServer, token: string): Promise<{ names: string[], pages: number[], status: number, route: unknown }> {
+  const url = `${server.address}/_profiler/${token}`
+  // Profiles are written in the background (the writer thread): wait until this one can be read.
+  await waitFor(async () => (await fetch(url, { headers: { accept: 'application/json' } })).status === 200, { what: `profile ${token}` })
+  const res = await fetch(url, { headers: { accept: 'application/json' } })
+  const profile = await res.json() as { status: number, panels: Record<string, { route?: unknown }> }
+  const names = Object.keys(profile.panels).sort()
+  const pages: number[] = []
+  for (const name of names) pages.push((await fetch(`${server.address}/_profiler/${token}?panel=${name}`, { headers: { 'accept-encoding': 'gzip' } })).status)
+  return { names, pages, status: profile.status, route: profile.panels.router?.route ?? null }
+}
+
+/** The same requests to a server without the set-up and to one with it: the same answers, the same panels. */
+async function compare (t: Test, plain: RunningServer, setUp: SetUp, profiler: 'on' | 'off'): Promise<void> {
+  const traced = await startServer(t, { PROFILER: profiler, ...setUp.env }, setUp.preloads)
+  const profiled: string[] = []
+  for (const request of REQUESTS) {
+    const what = `${request.method} ${request.path} (${JSON.stringify(request.headers ?? {})})`
+    const expected = await answer(plain, request)
+    const actual = await answer(traced, request)
+    t.same({ ...actual, token: actual.token !== null }, { ...expected, token: expected.token !== null }, what)
+    if (actual.token !== null) profiled.push(actual.token)
+    if (actual.token !== null && expected.token !== null) t.same(await panels(traced, actual.token), await panels(plain, expected.token), `${what}: its panels`)
+  }
+  // The API document is not profiled; every other answer is, with the profiler on.
+  t.equal(profiled.length, profiler === 'on' ? REQUESTS.length - 1 : 0, 'X-Debug-Token on every profiled answer')
+  t.equal(await traced.stop(), 0, 'exits 0 after a graceful close')
+  t.notMatch(traced.log(), /Cannot start|"level":[56]0/, 'no start failure, no error logged')
+}
+
+// The servers without any set-up, one a profiler mode, answer every set-up's test.
+const plain = new Map<'on' | 'off', Promise<RunningServer>>()
+const without = async (profiler: 'on' | 'off'): Promise<RunningServer> => {
+  let server = plain.get(profiler)
+  if (server === undefined) {
+    server = startServer(t, { PROFILER: profiler, ...OTEL_OFFLINE })
+    plain.set(profiler, server)
+  }
+  return await server
+}
+
+for (const setUp of SET_UPS) {
+  t.test(`beside ${setUp.name}: started, it answers as without it, the profiler on and off`, { buffered: true }, async t => {
+    for (const profiler of ['on', 'off'] as const) {
+      await t.test(`PROFILER=${profiler}`, async t => { await compare(t, await without(profiler), setUp, profiler) })
+    }
+  })
+}
