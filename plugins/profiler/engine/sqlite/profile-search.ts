@@ -60,6 +60,7 @@ function prepareReadStatements (db: Database) {
       FROM profile_route_stats WHERE span_ms = @span AND start_ms >= @from AND start_ms < @to AND (@deployment IS NULL OR deployment = @deployment)
       GROUP BY method, route, status`).raw(),
     allTokens: db.prepare('SELECT token FROM profiles').pluck(),
+    minutesCoarsened: db.prepare('SELECT minutes_before_ms FROM profile_statistics_coarsened').pluck(),
     deployments: db.prepare('SELECT name FROM profile_deployments ORDER BY name').pluck(),
     countAll: db.prepare('SELECT count(*) FROM profiles').pluck(),
     pageCount: db.prepare('PRAGMA page_count').pluck(),
@@ -111,7 +112,7 @@ export class ProfileSearch {
    * the minutes before the window's first whole hour, then the hours, each added up by SQLite.
    */
   routeStats (nowMs: number, windowMs: number, deployment?: string): { fromMs: number, routes: RouteStats[] } {
-    const { fromMs, minutes, hoursFrom } = windowRanges(nowMs, windowMs)
+    const { fromMs, minutes, hoursFrom } = windowRanges(nowMs, windowMs, this.statements.minutesCoarsened.get() as number)
     const totals = new WindowTotals()
     for (const [span, from, to] of [[MINUTE_MS, minutes[0], minutes[1]], [HOUR_MS, hoursFrom, Number.MAX_SAFE_INTEGER]] as const) {
       // The histograms come as hex (group_concat joins text): back to bytes.
