@@ -6,7 +6,7 @@
 import t from 'tap'
 import { STATISTICS_SHARE } from '../../plugins/profiler/engine/retention-policy.js'
 import { buildTestApp } from '../helpers/app.js'
-import { listProfiles, statsJson } from '../helpers/profiler.js'
+import { listProfiles, profilerHtml, statsJson } from '../helpers/profiler.js'
 import { seedStatistics, statisticsBytes, statisticsRows } from '../helpers/seeded-statistics.js'
 import { storeEngines } from '../helpers/store-engines.js'
 
@@ -82,6 +82,23 @@ for (const engine of engines) {
       const week = await statsJson(app, '?window=7d')
       t.ok(week.routes.length > 1, `the 7d window still has the seeded routes' hours (${week.routes.length} lines)`)
       t.match((await app.inject({ url: '/_profiler/empty/search/results?limit=1', headers: { accept: 'application/json' } })).json(), { store: { state: 'ok' } })
+    })
+
+    t.test('the current hour\'s statistics alone over the bound: the listing says the bound cannot be kept, and why', async t => {
+      const env = { ...await engine.fresh(t), PROFILER_DEPLOYMENT: 'seeded' }
+      const first = await buildTestApp(t, env)
+      await first.close()
+      // 3,000 keys seen this hour and the one before (hour rows only): the current hour is never coarsened.
+      await seedStatistics(env, { keys: 3000, minuteDays: 0, hourDays: 1 / 24, deployment: 'seeded', nowMs: Date.now() })
+      const bound = 1024 * 1024
+      const app = await buildTestApp(t, { ...env, PROFILER_MAX_BYTES: String(bound) })
+      const token = (await app.inject({ url: '/missing' })).headers['x-debug-token'] as string
+      await app.profileStore.prune()
+      const listing = (await app.inject({ url: '/_profiler/empty/search/results?limit=1', headers: { accept: 'application/json' } })).json()
+      t.match(listing.store, { state: 'over-bound', since: String, reason: /route statistics take [\d.]+ MiB, over their share \(25%\)/ }, `the listing says why: ${String(listing.store.reason)}`)
+      t.match(await profilerHtml(app, '/empty/search/results'), /The profile store is over its byte bound since [^<]*the route statistics take/, 'and so does the page')
+      t.equal((await app.inject({ url: `/_profiler/${token}`, headers: { accept: 'application/json' } })).statusCode, 200, 'the profile is kept')
+      t.ok(await statisticsRows(env) >= 3000, 'the current hour\'s rows stay')
     })
   })
 }

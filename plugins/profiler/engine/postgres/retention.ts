@@ -17,7 +17,7 @@ const VACUUM_EVERY_MS = 250
 const REGROWTH = 0.02
 /** The side tables rows are deleted from, vacuumed with the partitions. */
 const SIDE_TABLES = ['profile_tokens', 'profile_urls', 'profile_ips', 'profile_processes', 'profile_route_stats', 'profile_statistics_stamps', 'profile_horizon']
-/** How often the statistics' live rows are counted while they are not being coarsened (a count(*) of the table). */
+/** How often the statistics' live rows are counted while they are over 90% of their share on disk and not being coarsened (a count(*) of the table). */
 const STATISTICS_MEASURE_MS = 10_000
 /** One instance prunes at a time (the others skip their step). */
 const RETENTION_LOCK = 0x72657465
@@ -149,8 +149,6 @@ export class PostgresRetention extends Retention {
    */
   private async coarsen (client: pg.PoolClient, now: number): Promise<boolean> {
     const { statistics } = this
-    if (!statistics.coarsening && !statistics.deleted && Date.now() - statistics.checkedAt < STATISTICS_MEASURE_MS) return false
-    statistics.checkedAt = Date.now()
     const share = statisticsShare(this.limits)
     statistics.bytes = await statisticsBytes(client)
     if (statistics.bytes <= share.start) {
@@ -158,6 +156,9 @@ export class PostgresRetention extends Retention {
       statistics.deleted = false
       return false
     }
+    // Over it on disk: the live rows are counted (a read of the whole table), every 10 s unless coarsening goes on.
+    if (!statistics.coarsening && !statistics.deleted && Date.now() - statistics.checkedAt < STATISTICS_MEASURE_MS) return false
+    statistics.checkedAt = Date.now()
     const rows = Number((await client.query<{ n: number }>('SELECT count(*)::bigint AS n FROM profile_route_stats')).rows[0]?.n ?? 0)
     statistics.rowBytes ??= statistics.bytes / Math.max(1, rows)
     const live = rows * statistics.rowBytes
@@ -279,6 +280,7 @@ export class PostgresRetention extends Retention {
 
   /** Steps until every bound holds (waiting for the lock, not skipping); returns the steps taken. */
   async runUntilWithinBounds (now = Date.now()): Promise<number> {
+    this.statistics.checkedAt = -Infinity
     let steps = 0
     while (await this.step(now, { wait: true })) steps++
     return steps

@@ -103,6 +103,8 @@ interface DeletedProfile { token: string, urlId: number, ip: string }
 export class ProfileWriter {
   /** Rows in `profiles`, kept in step by writes and prunes (counting a large table is slow). */
   count: number
+  /** Rollup rows written (inserted or updated) since the writer opened: the statistics' growth, at most. */
+  rollupRowsWritten = 0
   private readonly statements: ReturnType<typeof prepareWriteStatements>
   private readonly urlIds = new Map<string, number>()
   private readonly knownIps = new Set<string>()
@@ -292,6 +294,7 @@ export class ProfileWriter {
   private addToRollups (requests: CountedRequest[]): void {
     for (const delta of rollupDeltas(requests)) {
       this.statements.putRollup.run(rollupParams(delta, addDelta(this.readRollup(delta), delta)))
+      this.rollupRowsWritten++
     }
   }
 

@@ -16,6 +16,8 @@ const COMPACT_PAGES = 256
  * key and minute, so a figure 10 s old is as good.
  */
 const STATISTICS_MEASURE_MS = 10_000
+/** Or sooner, once the writer has written this many rollup rows since (each may be a new one). */
+const STATISTICS_MEASURE_ROWS = 1_000
 
 /**
  * Keeps the SQLite store within its bounds (retention-policy.ts): the oldest rows are deleted, one
@@ -27,7 +29,7 @@ export class SqliteRetention extends Retention {
   private urlSweepCursor = 0
   private lastIpSweep = 0
   /** The statistics' bytes as last measured, when (performance.now()), and whether they are being coarsened. */
-  private readonly statistics = { bytes: 0, rows: 0, measuredAt: 0, coarsening: false }
+  private readonly statistics = { bytes: 0, rows: 0, measuredAt: 0, rowsWrittenAt: 0, coarsening: false }
   /** While pruning for size: the profiles it never goes below (profilesFloor, set when it began). */
   private sizeFloor: number | undefined
   private boundKind: BoundKind | null = null
@@ -68,6 +70,7 @@ export class SqliteRetention extends Retention {
 
   /** Steps until every bound holds and nothing is left to reclaim; returns the steps taken. */
   runUntilWithinBounds (now = Date.now()): number {
+    this.measureStatistics()
     let steps = 0
     while (this.step(now)) steps++
     return steps
@@ -106,7 +109,7 @@ export class SqliteRetention extends Retention {
 
   private measureStatistics (): number {
     const { bytes, rows } = this.writer.statisticsSize()
-    Object.assign(this.statistics, { bytes, rows, measuredAt: performance.now() })
+    Object.assign(this.statistics, { bytes, rows, measuredAt: performance.now(), rowsWrittenAt: this.writer.rollupRowsWritten })
     return bytes
   }
 
@@ -116,7 +119,8 @@ export class SqliteRetention extends Retention {
    */
   private coarsen (now: number): boolean {
     const { statistics } = this
-    const due = statistics.coarsening || performance.now() - statistics.measuredAt >= STATISTICS_MEASURE_MS
+    const due = statistics.coarsening || performance.now() - statistics.measuredAt >= STATISTICS_MEASURE_MS ||
+      this.writer.rollupRowsWritten - statistics.rowsWrittenAt >= STATISTICS_MEASURE_ROWS
     const bytes = due ? this.measureStatistics() : statistics.bytes
     const share = statisticsShare(this.limits)
     if (bytes <= (statistics.coarsening ? share.target : share.start)) {
