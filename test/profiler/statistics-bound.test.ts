@@ -4,13 +4,24 @@
 // statistics alone hold several times the whole bound (30 days of the rows the writer writes, for
 // the keys of a service's routes), restarted at a 5 MiB bound, then traffic.
 import t from 'tap'
+import { openStoreWriter } from '../../plugins/profiler/engine/open-writer.js'
 import { STATISTICS_SHARE } from '../../plugins/profiler/engine/retention-policy.js'
 import { buildTestApp } from '../helpers/app.js'
 import { listProfiles, profilerHtml, statsJson } from '../helpers/profiler.js'
 import { seedStatistics, statisticsBytes, statisticsRows } from '../helpers/seeded-statistics.js'
-import { storeEngines } from '../helpers/store-engines.js'
+import { storeEngines, storeTarget } from '../helpers/store-engines.js'
 
 const engines = storeEngines(t)
+
+/**
+ * Creates (migrates) a store as the writer opens it, without an app: on a cluster just started,
+ * under load, the first app's migrations outlasted Fastify's plugin timeout.
+ */
+async function createStore (env: Record<string, string>): Promise<void> {
+  const limits = { maxProfiles: 1000, maxAgeMs: 86_400_000, maxBytes: 1024 ** 3, statsMaxAgeMs: 30 * 86_400_000 }
+  const writer = await openStoreWriter(storeTarget(env), 'seeded', limits, 3_600_000, { onDeleted: () => {}, onError: () => {}, onTaken: () => {}, onBound: () => {} })
+  await writer.close()
+}
 const BOUND = 5 * 1024 * 1024
 const REQUESTS = 1500
 
@@ -19,9 +30,8 @@ for (const engine of engines) {
   t.test(engine.name, { skip: engine.skip, buffered: true }, async t => {
     t.test('statistics larger than the whole bound: the profiles stay, the statistics are coarsened into their share', async t => {
       const env = { ...await engine.fresh(t), PROFILER_DEPLOYMENT: 'seeded' }
-      // The store is created (migrated) by a first instance, then filled as 30 days of traffic on 28 keys would have.
-      const first = await buildTestApp(t, env)
-      await first.close()
+      // The store is created (migrated) by a first writer, then filled as 30 days of traffic on 28 keys would have.
+      await createStore(env)
       const rows = await seedStatistics(env, { keys: 28, minuteDays: 2, hourDays: 30, deployment: 'seeded', nowMs: Date.now() })
       const seededBytes = await statisticsBytes(env)
       t.comment(`${engine.name}: ${rows} statistics rows seeded, ${seededBytes} bytes (${Math.round(seededBytes / 28)} a key)`)
@@ -62,8 +72,7 @@ for (const engine of engines) {
 
     t.test('30 days of hour rows for 300 route keys: the bound holds, the profiles stay above the floor', async t => {
       const env = { ...await engine.fresh(t), PROFILER_DEPLOYMENT: 'seeded' }
-      const first = await buildTestApp(t, env)
-      await first.close()
+      await createStore(env)
       // Scaled to run in seconds: a route a minute each (small histograms), the last hour of minute rows.
       const rows = await seedStatistics(env, { keys: 300, minuteDays: 1 / 24, hourDays: 30, deployment: 'seeded', nowMs: Date.now(), perMinute: 1 })
       const seededBytes = await statisticsBytes(env)
@@ -86,8 +95,7 @@ for (const engine of engines) {
 
     t.test('the current hour\'s statistics alone over the bound: the listing says the bound cannot be kept, and why', async t => {
       const env = { ...await engine.fresh(t), PROFILER_DEPLOYMENT: 'seeded' }
-      const first = await buildTestApp(t, env)
-      await first.close()
+      await createStore(env)
       // 3,000 keys seen this hour and the one before (hour rows only): the current hour is never coarsened.
       await seedStatistics(env, { keys: 3000, minuteDays: 0, hourDays: 1 / 24, deployment: 'seeded', nowMs: Date.now() })
       const bound = 1024 * 1024

@@ -78,7 +78,7 @@ export function rowsOver (excessBytes: number, rowBytes: number): number {
 }
 
 /** The tables of the route statistics (what their share of the bound counts). */
-export const STATISTICS_TABLES = ['profile_route_stats', 'profile_statistics_stamps', 'profile_deployments'] as const
+export const STATISTICS_TABLES = ['profile_route_stats', 'profile_statistics_stamps', 'profile_statistics_coarsened', 'profile_deployments'] as const
 
 /**
  * What coarsening deletes at `nowMs`, in this order, each the oldest whole periods first: minute

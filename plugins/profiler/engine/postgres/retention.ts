@@ -57,7 +57,7 @@ export class PostgresRetention extends Retention {
    * VACUUM FULL gives it back); whether they are being coarsened, rows were deleted since the last
    * VACUUM FULL, and one is due (after the step's transaction).
    */
-  private readonly statistics = { bytes: 0, rowBytes: undefined as number | undefined, checkedAt: -Infinity, coarsening: false, deleted: false, compact: false }
+  private readonly statistics = { bytes: 0, rows: 0, rowBytes: undefined as number | undefined, checkedAt: -Infinity, coarsening: false, deleted: false, compact: false }
   private boundKind: BoundKind | null = null
 
   constructor (
@@ -159,21 +159,24 @@ export class PostgresRetention extends Retention {
     // Over it on disk: the live rows are counted (a read of the whole table), every 10 s unless coarsening goes on.
     if (!statistics.coarsening && !statistics.deleted && Date.now() - statistics.checkedAt < STATISTICS_MEASURE_MS) return false
     statistics.checkedAt = Date.now()
-    const rows = Number((await client.query<{ n: number }>('SELECT count(*)::bigint AS n FROM profile_route_stats')).rows[0]?.n ?? 0)
-    statistics.rowBytes ??= statistics.bytes / Math.max(1, rows)
-    const live = rows * statistics.rowBytes
+    // While coarsening goes on, the rows counted at its start less those it deleted (no count per step).
+    if (!statistics.coarsening) statistics.rows = Number((await client.query<{ n: number }>('SELECT count(*)::bigint AS n FROM profile_route_stats')).rows[0]?.n ?? 0)
+    statistics.rowBytes ??= statistics.bytes / Math.max(1, statistics.rows)
+    const live = statistics.rows * statistics.rowBytes
     if (live > (statistics.coarsening ? share.target : share.start)) {
       const deleted = await coarsenStatistics(client, now, rowsOver(live - share.target, statistics.rowBytes))
       statistics.coarsening = deleted > 0
       if (deleted > 0) {
+        statistics.rows -= deleted
         statistics.deleted = true
-        this.deletedSinceVacuum += deleted
         return true
       }
     }
-    // Coarsened enough (or nothing older than the current hour left): the space goes back once.
+    // Coarsened enough (or nothing older than the current hour left): the space goes back once
+    // (VACUUM FULL), or, within the share on disk, is made reusable by the next plain VACUUM.
     statistics.coarsening = false
     statistics.compact = statistics.deleted && statistics.bytes > share.bound
+    if (statistics.deleted && !statistics.compact) this.deletedSinceVacuum++
     statistics.deleted = false
     return statistics.compact
   }
