@@ -126,7 +126,7 @@ export async function postgresStore (dataDir: string): Promise<BenchStore> {
   }
   const seed = async (name: string, count: number, options: SeedOptions): Promise<number> => {
     const writer = await PostgresWriter.open({ engine: 'postgres', url: cluster.urlOf(name) }, 'bench', UNBOUNDED_LIMITS, 3_600_000,
-      { onDeleted: () => {}, onError: () => {}, onTaken: () => {} })
+      { onDeleted: () => {}, onError: () => {}, onTaken: () => {}, onBound: () => {} })
     try {
       return await seedProfiles(writer, count, options)
     } finally {

@@ -22,10 +22,13 @@ const ProfileSummarySchema = Type.Object({
 })
 export type ProfileSummary = Static<typeof ProfileSummarySchema>
 
-/** What the operator sees of the store: taking writes, or failing since when and why. */
+/**
+ * What the operator sees of the store: taking writes, failing since when and why, or over
+ * PROFILER_MAX_BYTES since when and why (retention has nothing left it may delete: docs/profiler.md, Retention).
+ */
 const StoreHealthSchema = Type.Object({
-  state: Type.Union([Type.Literal('ok'), Type.Literal('failing')]),
-  /** ISO time the current fault began, or null. */
+  state: Type.Union([Type.Literal('ok'), Type.Literal('failing'), Type.Literal('over-bound')]),
+  /** ISO time the current fault (or the state over the bound) began, or null. */
   since: Type.Union([Type.String(), Type.Null()]),
   reason: Type.Union([Type.String(), Type.Null()]),
   /** Profiles that could not be stored since the process started. */

@@ -17,7 +17,7 @@ const JSON_ACCEPT = { accept: 'application/json' }
 /** The store's writer, as the writer thread opens it (deployment A), closed when the test ends. */
 async function openWriter (t: Test, env: Record<string, string>, maxProfiles: number): Promise<StoreWriter> {
   const limits = { maxProfiles, maxAgeMs: 86_400_000, maxBytes: 1024 ** 3, statsMaxAgeMs: 30 * 86_400_000 }
-  const writer = await openStoreWriter(storeTarget(env), 'A', limits, 3_600_000, { onDeleted: () => {}, onError: () => {}, onTaken: () => {} })
+  const writer = await openStoreWriter(storeTarget(env), 'A', limits, 3_600_000, { onDeleted: () => {}, onError: () => {}, onTaken: () => {}, onBound: () => {} })
   t.teardown(async () => { await writer.close() })
   return writer
 }

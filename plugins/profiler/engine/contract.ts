@@ -96,6 +96,11 @@ export interface WriterEvents {
   onError: (message: string) => void
   /** Tokens another writer of a shared store took first. */
   onTaken: (tokens: string[]) => void
+  /**
+   * The store is over PROFILER_MAX_BYTES with nothing left that retention may delete (why), or
+   * holds it again (null): told once per change.
+   */
+  onBound: (reason: string | null) => void
 }
 
 /** Every write of a store, in the writer thread. */

@@ -26,7 +26,21 @@ export class StoreHealth {
   private droppedAtFault = 0
   private statisticsDroppedAtFault = 0
 
+  /** Since when, and why, the store is over its byte bound with nothing left that retention may delete. */
+  private overBoundSince: { at: number, reason: string } | null = null
+
   constructor (private readonly log: HealthLog, private readonly counts: () => HealthCounts) {}
+
+  /** The writer says the store cannot keep its byte bound (why), or keeps it again (null); logged once each way. */
+  overBound (reason: string | null): void {
+    if (reason === null) {
+      if (this.overBoundSince !== null) this.log.info('profiler: the profile store is within PROFILER_MAX_BYTES again')
+      this.overBoundSince = null
+      return
+    }
+    if (this.overBoundSince === null) this.log.error(`profiler: the profile store cannot keep its byte bound: ${reason}`)
+    this.overBoundSince = { at: this.overBoundSince?.at ?? Date.now(), reason }
+  }
 
   get failing (): boolean {
     return this.failingSince !== null
@@ -61,6 +75,10 @@ export class StoreHealth {
     if (this.failingSince === null && writeWaitingSince !== null && now - writeWaitingSince >= STALLED_AFTER_MS) {
       const seconds = ((now - writeWaitingSince) / 1000).toFixed(1)
       return { state: 'failing', since: new Date(writeWaitingSince).toISOString(), reason: `a write has waited ${seconds} s for the store (locked by another connection, or too slow)`, dropped, queued, statisticsDropped }
+    }
+    const over = this.overBoundSince
+    if (this.failingSince === null && over !== null) {
+      return { state: 'over-bound', since: new Date(over.at).toISOString(), reason: over.reason, dropped, queued, statisticsDropped }
     }
     return {
       state: this.failingSince === null ? 'ok' : 'failing',

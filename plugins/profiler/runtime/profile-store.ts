@@ -83,6 +83,8 @@ export class ProfileStore {
       this.count = message.count
     } else if (message.type === 'taken') {
       for (const token of message.tokens) this.reservations.reserve(token)
+    } else if (message.type === 'bound') {
+      this.health.overBound(message.reason)
     }
   }
 

@@ -53,4 +53,6 @@ export type WriterMessage =
   | { type: 'deleted', tokens: string[], count: number }
   /** Tokens other instances sharing the store have claimed: not to be drawn here. */
   | { type: 'taken', tokens: string[] }
+  /** The store is over PROFILER_MAX_BYTES with nothing left that retention may delete, and why; null: it holds the bound again. */
+  | { type: 'bound', reason: string | null }
   | { type: 'error', message: string }

@@ -21,7 +21,8 @@ export function startWriterService (settings: WriterSettings, send: (message: Wr
   const events = {
     onDeleted: (tokens: string[], count: number) => { send({ type: 'deleted', tokens, count }) },
     onError: (message: string) => { send({ type: 'error', message }) },
-    onTaken: (tokens: string[]) => { send({ type: 'taken', tokens }) }
+    onTaken: (tokens: string[]) => { send({ type: 'taken', tokens }) },
+    onBound: (reason: string | null) => { send({ type: 'bound', reason }) }
   }
   let store: StoreWriter | null = null
   const redactor = new Redactor(settings.redaction)

@@ -262,14 +262,17 @@ const MINUTE_WINDOW_MAX_MS = 86_400_000
 
 /**
  * Which rows make up a window ending now: up to a day, minute rows up to the first whole hour, then
- * hour rows; a longer window (7d, 30d) starts at the hour its start falls in, and reads hours only.
+ * hour rows; a longer window (7d, 30d) starts at the hour its start falls in, and reads hours only,
+ * and so does a shorter one whose first minutes were given up to the statistics' share of the
+ * bytes (every minute row before `minutesBeforeMs` is gone: profile_statistics_coarsened).
  */
-export function windowRanges (nowMs: number, windowMs: number): { fromMs: number, minutes: [number, number], hoursFrom: number } {
-  if (windowMs > MINUTE_WINDOW_MAX_MS) {
+export function windowRanges (nowMs: number, windowMs: number, minutesBeforeMs = 0): { fromMs: number, minutes: [number, number], hoursFrom: number } {
+  const minuteFrom = Math.floor((nowMs - windowMs) / MINUTE_MS) * MINUTE_MS
+  if (windowMs > MINUTE_WINDOW_MAX_MS || minuteFrom < minutesBeforeMs) {
     const fromMs = Math.floor((nowMs - windowMs) / HOUR_MS) * HOUR_MS
     return { fromMs, minutes: [fromMs, fromMs], hoursFrom: fromMs }
   }
-  const fromMs = Math.floor((nowMs - windowMs) / MINUTE_MS) * MINUTE_MS
+  const fromMs = minuteFrom
   const firstHour = Math.ceil(fromMs / HOUR_MS) * HOUR_MS
   return { fromMs, minutes: [fromMs, firstHour], hoursFrom: firstHour }
 }

@@ -1,5 +1,6 @@
 import type pg from 'pg'
 import { ID_SLOTS_PER_MS } from '../../profile.js'
+import { STATISTICS_TABLES } from '../retention-policy.js'
 
 /** The partitioned tables of the PostgreSQL store; each partition of one has its twin in the other. */
 const TABLES = ['profiles', 'profile_data'] as const
@@ -73,9 +74,19 @@ export class Partitions {
   }
 }
 
+/** The tables beside the partitions that the store's bytes count (the statistics' among them). */
+const SIDE_TABLES = ['profile_tokens', 'profile_urls', 'profile_ips', 'profile_processes', 'profile_horizon', ...STATISTICS_TABLES]
+
 /** Bytes the store takes on disk: every partition of both tables with its indexes and TOAST, the token claims, the distinct URLs and IPs, the per-process panels and the route statistics (as the SQLite file holds them all). */
 export async function storeBytes (pool: pg.Pool | pg.PoolClient): Promise<number> {
   const { rows } = await pool.query<{ bytes: number | null }>(`SELECT sum(pg_total_relation_size(c.oid))::bigint AS bytes FROM pg_class c
-    WHERE c.relkind = 'r' AND (c.relname ~ '^(profiles|profile_data)_p[0-9]+$' OR c.relname IN ('profile_tokens', 'profile_urls', 'profile_ips', 'profile_processes', 'profile_route_stats'))`)
+    WHERE c.relkind = 'r' AND (c.relname ~ '^(profiles|profile_data)_p[0-9]+$' OR c.relname = ANY ($1::text[]))`, [SIDE_TABLES])
+  return Number(rows[0]?.bytes ?? 0)
+}
+
+/** Bytes the route statistics' tables take on disk, with their indexes and TOAST (their share of the bound counts these). */
+export async function statisticsBytes (pool: pg.Pool | pg.PoolClient): Promise<number> {
+  const { rows } = await pool.query<{ bytes: number | null }>(`SELECT sum(pg_total_relation_size(c.oid))::bigint AS bytes FROM pg_class c
+    WHERE c.relkind = 'r' AND c.relname = ANY ($1::text[])`, [[...STATISTICS_TABLES]])
   return Number(rows[0]?.bytes ?? 0)
 }

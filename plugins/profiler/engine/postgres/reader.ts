@@ -147,7 +147,8 @@ export class PostgresReader implements StoreReader {
 
   /** As on SQLite: the rollup rows of the minutes before the window's first whole hour, then the hours (a primary-key range each), of every deployment or one. */
   async routeStats (nowMs: number, windowMs: number, deployment?: string): Promise<WindowStats> {
-    const { fromMs, minutes, hoursFrom } = windowRanges(nowMs, windowMs)
+    const coarsened = await this.query<{ ms: number }>('SELECT minutes_before_ms AS ms FROM profile_statistics_coarsened', [])
+    const { fromMs, minutes, hoursFrom } = windowRanges(nowMs, windowMs, Number(coarsened[0]?.ms ?? 0))
     // Added up per route and method, or status (sums of bigint are numeric: cast back to be numbers).
     const sql = `SELECT method, route, status, sum(count)::bigint, sum(status_1xx)::bigint, sum(status_2xx)::bigint, sum(status_3xx)::bigint,
       sum(status_4xx)::bigint, sum(status_5xx)::bigint, sum(sum_ms), max(max_ms), string_agg(histogram, ''::bytea), sum(kept)::bigint

@@ -2,9 +2,10 @@ import type pg from 'pg'
 import type { RetentionLimits } from '../contract.js'
 import { inTransaction } from '../../../../lib/postgres/pool.js'
 import { ID_SLOTS_PER_MS } from '../../profile.js'
-import { storeBytes, type Partition, type Partitions } from './partitions.js'
-import { deleteExpiredRollups } from './rollups.js'
-import { bytesTarget, countExcess, firstKeptId, PRUNE_BATCH as BATCH, Retention, STATISTICS_STAMP_MAX_AGE_MS } from '../retention-policy.js'
+import { statisticsBytes, storeBytes, type Partition, type Partitions } from './partitions.js'
+import { coarsenStatistics, deleteExpiredRollups } from './rollups.js'
+import { countExcess, firstKeptId, PRUNE_BATCH as BATCH, profilesBytesTarget, Retention, rowsOver, STATISTICS_STAMP_MAX_AGE_MS, statisticsShare } from '../retention-policy.js'
+import { boundReason, type BoundKind } from '../store-bound.js'
 
 /** Token claims deleted per sweep step: a short transaction. */
 const TOKEN_SWEEP = 5_000
@@ -15,7 +16,9 @@ const VACUUM_EVERY_MS = 250
 /** Growth past the bytes a held count took that lowers the count again, as a share of the bound. */
 const REGROWTH = 0.02
 /** The side tables rows are deleted from, vacuumed with the partitions. */
-const SIDE_TABLES = ['profile_tokens', 'profile_urls', 'profile_ips', 'profile_processes', 'profile_route_stats', 'profile_horizon']
+const SIDE_TABLES = ['profile_tokens', 'profile_urls', 'profile_ips', 'profile_processes', 'profile_route_stats', 'profile_statistics_stamps', 'profile_horizon']
+/** How often the statistics' live rows are counted while they are over 90% of their share on disk and not being coarsened (a count(*) of the table). */
+const STATISTICS_MEASURE_MS = 10_000
 /** One instance prunes at a time (the others skip their step). */
 const RETENTION_LOCK = 0x72657465
 
@@ -27,6 +30,8 @@ export interface RetentionEvents {
   /** Profiles pruned (their tokens are free again), with the stored count after. */
   onDeleted: (tokens: string[], count: number) => void
   onError: (err: unknown) => void
+  /** Over PROFILER_MAX_BYTES with nothing left to delete (why), or within it again (null); once per change. */
+  onBound: (reason: string | null) => void
 }
 
 /**
@@ -46,6 +51,14 @@ export class PostgresRetention extends Retention {
   private lastVacuum = 0
   private stopped = false
   private readonly vacuumPartitions = new Set<number>()
+  /**
+   * The statistics: their bytes as last measured; the bytes a row took when the table was last
+   * compact (their size does not fall as rows are deleted: VACUUM makes the space reusable, only
+   * VACUUM FULL gives it back); whether they are being coarsened, rows were deleted since the last
+   * VACUUM FULL, and one is due (after the step's transaction).
+   */
+  private readonly statistics = { bytes: 0, rows: 0, rowBytes: undefined as number | undefined, checkedAt: -Infinity, coarsening: false, deleted: false, compact: false }
+  private boundKind: BoundKind | null = null
 
   constructor (
     private readonly pool: pg.Pool,
@@ -81,6 +94,8 @@ export class PostgresRetention extends Retention {
       // The statistics stamps of stopped sources (a handful of rows, read whole).
       const staleStamps = await client.query('DELETE FROM profile_statistics_stamps WHERE written_ms < $1', [now - STATISTICS_STAMP_MAX_AGE_MS])
       if ((staleStamps.rowCount ?? 0) > 0) return true
+      // Their share of the bytes: coarsened, never paid for with profiles.
+      if (await this.coarsen(client, now)) return true
       const partitions = await this.partitions.list(client)
       const oldest = partitions[0]
       if (oldest === undefined) return await this.sweepTokens(client)
@@ -98,14 +113,81 @@ export class PostgresRetention extends Retention {
         if (oldest.highId <= currentLow && await this.countOf(client, oldest) <= excess) return await this.dropPartition(client, oldest)
         return await this.deleteOldest(client, Number.MAX_SAFE_INTEGER, Math.min(excess, BATCH))
       }
-      const bytes = await storeBytes(client)
-      if (bytes <= bytesTarget(limits)) return await this.sweepTokens(client)
+      const { profiles, target } = await this.profilesBytes(client)
+      if (profiles <= target) return await this.sweepTokens(client)
       // A past partition goes whole when at least half of the profiles stay; else the oldest rows go.
       if (oldest.highId <= currentLow && await this.countOf(client, oldest) <= this.count / 2) return await this.dropPartition(client, oldest)
-      return await this.pruneForSize(client, bytes)
+      return await this.pruneForSize(client, profiles, target)
     })
+    if (this.statistics.compact && !this.stopped) {
+      // The rows coarsening deleted are given back to the file system: the table is rewritten
+      // (an exclusive lock for as long as it takes to copy the rows left: within their share).
+      this.statistics.compact = false
+      this.statistics.rowBytes = undefined
+      // Measured again at the next step (the bytes a row takes now that the table is compact).
+      this.statistics.checkedAt = -Infinity
+      await this.pool.query('VACUUM FULL profile_route_stats')
+      return true
+    }
     if (this.deletedSinceVacuum > 0 && (!removed || Date.now() - this.lastVacuum >= VACUUM_EVERY_MS)) await this.vacuum()
+    if (!removed && !this.stopped) await this.checkBound()
     return removed
+  }
+
+  /** The bytes of everything but the statistics (the profiles and what goes with them), and their target (profilesBytesTarget). */
+  private async profilesBytes (client: pg.Pool | pg.PoolClient): Promise<{ profiles: number, target: number }> {
+    const [bytes, statistics] = await Promise.all([storeBytes(client), statisticsBytes(client)])
+    this.statistics.bytes = statistics
+    return { profiles: bytes - statistics, target: profilesBytesTarget(this.limits, statistics) }
+  }
+
+  /**
+   * Over 90% of their share, the statistics lose their oldest whole periods (minute rows first), a
+   * batch per step, until their live rows (counted, at the bytes a row took when the table was last
+   * compact) are down to 80%; then, when the table itself is still over the share, it is compacted
+   * (VACUUM FULL, after this step's transaction). Looked at every 10 s while there is nothing to do.
+   */
+  private async coarsen (client: pg.PoolClient, now: number): Promise<boolean> {
+    const { statistics } = this
+    const share = statisticsShare(this.limits)
+    statistics.bytes = await statisticsBytes(client)
+    if (statistics.bytes <= share.start) {
+      statistics.coarsening = false
+      statistics.deleted = false
+      return false
+    }
+    // Over it on disk: the live rows are counted (a read of the whole table), every 10 s unless coarsening goes on.
+    if (!statistics.coarsening && !statistics.deleted && Date.now() - statistics.checkedAt < STATISTICS_MEASURE_MS) return false
+    statistics.checkedAt = Date.now()
+    // While coarsening goes on, the rows counted at its start less those it deleted (no count per step).
+    if (!statistics.coarsening) statistics.rows = Number((await client.query<{ n: number }>('SELECT count(*)::bigint AS n FROM profile_route_stats')).rows[0]?.n ?? 0)
+    statistics.rowBytes ??= statistics.bytes / Math.max(1, statistics.rows)
+    const live = statistics.rows * statistics.rowBytes
+    if (live > (statistics.coarsening ? share.target : share.start)) {
+      const deleted = await coarsenStatistics(client, now, rowsOver(live - share.target, statistics.rowBytes))
+      statistics.coarsening = deleted > 0
+      if (deleted > 0) {
+        statistics.rows -= deleted
+        statistics.deleted = true
+        return true
+      }
+    }
+    // Coarsened enough (or nothing older than the current hour left): the space goes back once
+    // (VACUUM FULL), or, within the share on disk, is made reusable by the next plain VACUUM.
+    statistics.coarsening = false
+    statistics.compact = statistics.deleted && statistics.bytes > share.bound
+    if (statistics.deleted && !statistics.compact) this.deletedSinceVacuum++
+    statistics.deleted = false
+    return statistics.compact
+  }
+
+  /** Tells whether the store is over its bound with nothing left that retention may delete, and why (once per change). */
+  private async checkBound (): Promise<void> {
+    const [used, statistics] = await Promise.all([storeBytes(this.pool), statisticsBytes(this.pool)])
+    const kind = used <= this.limits.maxBytes ? null : statistics > statisticsShare(this.limits).bound ? 'statistics' : 'floor'
+    if (kind === this.boundKind) return
+    this.boundKind = kind
+    this.events.onBound(kind === null ? null : boundReason(kind, { used, statistics, profiles: this.count, limits: this.limits }))
   }
 
   /**
@@ -118,9 +200,8 @@ export class PostgresRetention extends Retention {
     if (incoming === 0) return
     // The bytes per profile are told apart from the empty store's only once it holds a batch's worth.
     if (this.budget === undefined && this.count >= incoming) {
-      const bytes = await storeBytes(this.pool)
+      const { profiles: bytes, target } = await this.profilesBytes(this.pool)
       const perProfile = bytes / this.count
-      const target = bytesTarget(this.limits)
       if (bytes + incoming * perProfile <= target) return
       this.holdAt(Math.floor(target / perProfile))
     }
@@ -165,10 +246,10 @@ export class PostgresRetention extends Retention {
    * first count held, so that bytes held by something else never empty the store. A dropped partition
    * ends the hold.
    */
-  private async pruneForSize (client: pg.PoolClient, bytes: number): Promise<boolean> {
+  private async pruneForSize (client: pg.PoolClient, bytes: number, target: number): Promise<boolean> {
     let budget = this.budget
     if (budget === undefined) {
-      this.holdAt(Math.floor(this.count * bytesTarget(this.limits) / bytes))
+      this.holdAt(Math.floor(this.count * target / bytes))
       budget = this.budget as NonNullable<typeof this.budget>
     } else if (budget.settledBytes !== undefined && bytes > budget.settledBytes + this.limits.maxBytes * REGROWTH) {
       budget.count = Math.max(budget.floor, Math.floor(this.count * budget.settledBytes / bytes))
@@ -197,11 +278,12 @@ export class PostgresRetention extends Retention {
     if (existing.length > 0) await this.pool.query(`VACUUM (SKIP_LOCKED) ${existing.join(', ')}`)
     // The first vacuum once the held count is reached: the bytes now are what that count takes.
     const budget = this.budget
-    if (budget?.reached === true && budget.settledBytes === undefined) budget.settledBytes = await storeBytes(this.pool)
+    if (budget?.reached === true && budget.settledBytes === undefined) budget.settledBytes = (await this.profilesBytes(this.pool)).profiles
   }
 
   /** Steps until every bound holds (waiting for the lock, not skipping); returns the steps taken. */
   async runUntilWithinBounds (now = Date.now()): Promise<number> {
+    this.statistics.checkedAt = -Infinity
     let steps = 0
     while (await this.step(now, { wait: true })) steps++
     return steps

@@ -1,5 +1,6 @@
 import type pg from 'pg'
-import { addDelta, expiredRollups, HOUR_MS, fromStoredValues, rollupDeltas, toStoredValues, type CountedRequest, type RollupKey, type StoredRollupRow } from '../../stats/rollup.js'
+import { statisticsCoarsening } from '../retention-policy.js'
+import { addDelta, MINUTE_MS, expiredRollups, HOUR_MS, fromStoredValues, rollupDeltas, toStoredValues, type CountedRequest, type RollupKey, type StoredRollupRow } from '../../stats/rollup.js'
 
 /** The rollup columns, aliased as StoredRollupRow names them (what the writer reads back). */
 const ROLLUP_COLUMNS = `span_ms AS "spanMs", start_ms AS "startMs", deployment, method, route, status, count, kept,
@@ -42,6 +43,24 @@ export async function addToRollups (client: pg.PoolClient, requests: CountedRequ
     updated.map(r => r.count), updated.map(r => r.c1), updated.map(r => r.c2), updated.map(r => r.c3), updated.map(r => r.c4), updated.map(r => r.c5),
     updated.map(r => r.sumMs), updated.map(r => r.maxMs), updated.map(r => Buffer.from(r.histogram)), updated.map(r => r.kept)
   ])
+}
+
+/**
+ * Deletes the oldest whole periods of the statistics, about `limit` rows, in the order coarsening
+ * gives (statisticsCoarsening), as on SQLite; returns how many went (0: nothing is left that may go).
+ */
+export async function coarsenStatistics (client: pg.PoolClient, nowMs: number, limit: number): Promise<number> {
+  for (const { spanMs, beforeMs } of statisticsCoarsening(nowMs)) {
+    const { rows } = await client.query<{ through: number | null, deleted: number }>(`WITH gone AS (DELETE FROM profile_route_stats WHERE span_ms = $1 AND start_ms <= coalesce(
+      (SELECT start_ms FROM profile_route_stats WHERE span_ms = $1 AND start_ms < $2 ORDER BY start_ms LIMIT 1 OFFSET $3), $2::bigint - 1) RETURNING start_ms)
+      SELECT max(start_ms) AS through, count(*)::int AS deleted FROM gone`, [spanMs, beforeMs, limit - 1])
+    const { through, deleted } = rows[0] ?? { through: null, deleted: 0 }
+    if (deleted === 0 || through === null) continue
+    // How far minutes are given up (in the step's transaction): windows that would start there start at the whole hour.
+    if (spanMs === MINUTE_MS) await client.query('UPDATE profile_statistics_coarsened SET minutes_before_ms = GREATEST(minutes_before_ms, $1)', [Number(through) + MINUTE_MS])
+    return deleted
+  }
+  return 0
 }
 
 /** Deletes up to `limit` rollup rows past the statistics' bound at `nowMs` (as on SQLite); returns how many went. */

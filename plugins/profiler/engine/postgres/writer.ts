@@ -171,7 +171,8 @@ export class PostgresWriter implements StoreWriter {
       const partitions = new Partitions(target.partitionMs ?? DEFAULT_PARTITION_MS)
       const retention = new PostgresRetention(pool, partitions, limits, {
         onDeleted: events.onDeleted,
-        onError: err => { events.onError(`pruning failed: ${(err as Error).message}`) }
+        onError: err => { events.onError(`pruning failed: ${(err as Error).message}`) },
+        onBound: events.onBound
       })
       retention.count = Number((await pool.query<{ n: number }>('SELECT count(*)::bigint AS n FROM profiles')).rows[0]?.n ?? 0)
       retention.start(intervalMs)

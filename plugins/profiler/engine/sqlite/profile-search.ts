@@ -69,6 +69,7 @@ function prepareReadStatements (db: Database) {
       FROM profile_statistics_missing WHERE start_ms > @from - span_ms AND start_ms <= @to AND (@deployment IS NULL OR deployment = @deployment)
       GROUP BY 1, 2 ORDER BY 2, 1`),
     allTokens: db.prepare('SELECT token FROM profiles').pluck(),
+    minutesCoarsened: db.prepare('SELECT minutes_before_ms FROM profile_statistics_coarsened').pluck(),
     deployments: db.prepare('SELECT name FROM profile_deployments ORDER BY name').pluck(),
     countAll: db.prepare('SELECT count(*) FROM profiles').pluck(),
     pageCount: db.prepare('PRAGMA page_count').pluck(),
@@ -121,7 +122,7 @@ export class ProfileSearch {
    * the minutes before the window's first whole hour, then the hours, each added up by SQLite.
    */
   routeStats (nowMs: number, windowMs: number, deployment?: string): WindowStats {
-    const { fromMs, minutes, hoursFrom } = windowRanges(nowMs, windowMs)
+    const { fromMs, minutes, hoursFrom } = windowRanges(nowMs, windowMs, this.statements.minutesCoarsened.get() as number)
     const totals = new WindowTotals()
     for (const [span, from, to] of [[MINUTE_MS, minutes[0], minutes[1]], [HOUR_MS, hoursFrom, Number.MAX_SAFE_INTEGER]] as const) {
       // The histograms come as hex (group_concat joins text): back to bytes.

@@ -3,7 +3,8 @@ import type { Database } from 'better-sqlite3'
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../profile.js'
 import type { StatisticsStamp, WriteResult } from '../contract.js'
 import type { MissingWindow } from '../../stats/missing.js'
-import { addDelta, HOUR_MS, countedRequest, countedStatisticsOnly, emptyValues, expiredRollups, fromStoredValues, rollupDeltas, toStoredValues, type CountedRequest, type RollupKey, type RollupRow, type RollupValues, type StatisticsOnly, type StoredRollupValues } from '../../stats/rollup.js'
+import { STATISTICS_TABLES, statisticsCoarsening } from '../retention-policy.js'
+import { addDelta, HOUR_MS, MINUTE_MS, countedRequest, countedStatisticsOnly, emptyValues, expiredRollups, fromStoredValues, rollupDeltas, toStoredValues, type CountedRequest, type RollupKey, type RollupRow, type RollupValues, type StatisticsOnly, type StoredRollupValues } from '../../stats/rollup.js'
 
 /** Recently used URL ids and IPs kept in memory, so that repeated URLs cost no lookup. */
 const CACHE_SIZE = 5_000
@@ -80,7 +81,14 @@ function prepareRollupStatements (db: Database) {
       ON CONFLICT (deployment, span_ms, start_ms) DO UPDATE SET count = count + excluded.count`),
     // With the rollups' bound: the tallies of periods that ended before the hour rows kept.
     deleteExpiredMissing: db.prepare(`DELETE FROM profile_statistics_missing WHERE (deployment, span_ms, start_ms) IN (
-      SELECT deployment, span_ms, start_ms FROM profile_statistics_missing WHERE start_ms <= ? - span_ms LIMIT ?)`)
+      SELECT deployment, span_ms, start_ms FROM profile_statistics_missing WHERE start_ms <= ? - span_ms LIMIT ?)`),
+    // Coarsening: the start of the n-th oldest row of a span before a time, then every row of that
+    // span up to it (whole periods: every key of a period goes together, so the oldest period left is whole).
+    nthOldestRollupStart: db.prepare('SELECT start_ms FROM profile_route_stats WHERE span_ms = ? AND start_ms < ? ORDER BY start_ms LIMIT 1 OFFSET ?').pluck(),
+    deleteRollupsThrough: db.prepare('DELETE FROM profile_route_stats WHERE span_ms = ? AND start_ms <= ?'),
+    minutesCoarsened: db.prepare('UPDATE profile_statistics_coarsened SET minutes_before_ms = max(minutes_before_ms, ?)'),
+    // The b-trees' pages (dbstat, aggregated per b-tree): ~10 µs a page, so it is read now and then (retention.ts).
+    btreeSize: db.prepare("SELECT coalesce(sum(pgsize), 0) AS bytes, coalesce(sum(ncell), 0) AS cells FROM dbstat('main', 1) WHERE name = ?")
   }
 }
 
@@ -102,11 +110,15 @@ interface DeletedProfile { token: string, urlId: number, ip: string }
 export class ProfileWriter {
   /** Rows in `profiles`, kept in step by writes and prunes (counting a large table is slow). */
   count: number
+  /** Rollup rows written (inserted or updated) since the writer opened: the statistics' growth, at most. */
+  rollupRowsWritten = 0
   private readonly statements: ReturnType<typeof prepareWriteStatements>
   private readonly urlIds = new Map<string, number>()
   private readonly knownIps = new Set<string>()
   private readonly insertBatch: (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[], stamp: StatisticsStamp | undefined, missing: MissingWindow[]) => WriteResult
   private readonly deleteBatch: (throughId: number) => string[]
+  /** The b-trees of the statistics' tables (the tables and their indexes). */
+  private readonly statisticsBtrees: string[]
 
   /**
    * `onDeleted` hears the tokens of pruned profiles (the request thread keeps a set of tokens in use);
@@ -114,6 +126,8 @@ export class ProfileWriter {
    */
   constructor (private readonly db: Database, private readonly onDeleted: (tokens: string[]) => void = () => {}, private readonly deployment = hostname()) {
     this.statements = prepareWriteStatements(db)
+    this.statisticsBtrees = db.prepare(`SELECT name FROM sqlite_schema WHERE type IN ('table', 'index') AND tbl_name IN (${STATISTICS_TABLES.map(() => '?').join(', ')})`)
+      .pluck().all(...STATISTICS_TABLES) as string[]
     db.prepare('INSERT OR IGNORE INTO profile_deployments (name) VALUES (?)').run(deployment)
     db.prepare("UPDATE profiles SET deployment = ? WHERE deployment = ''").run(deployment)
     this.count = this.statements.countAll.get() as number
@@ -288,6 +302,7 @@ export class ProfileWriter {
   private addToRollups (requests: CountedRequest[]): void {
     for (const delta of rollupDeltas(requests)) {
       this.statements.putRollup.run(rollupParams(delta, addDelta(this.readRollup(delta), delta)))
+      this.rollupRowsWritten++
     }
   }
 
@@ -303,6 +318,41 @@ export class ProfileWriter {
     const hoursKeptFrom = (expiredRollups(nowMs, statsMaxAgeMs).at(-1)?.startThroughMs ?? 0) + HOUR_MS
     if (deleted < limit) deleted += this.statements.deleteExpiredMissing.run(hoursKeptFrom, limit - deleted).changes
     return deleted
+  }
+
+  /**
+   * Deletes the oldest whole periods of the statistics, about `limit` rows, in the order coarsening
+   * gives (statisticsCoarsening); returns how many went (0: nothing is left that may go).
+   */
+  coarsenStatistics (nowMs: number, limit: number): number {
+    for (const { spanMs, beforeMs } of statisticsCoarsening(nowMs)) {
+      const through = (this.statements.nthOldestRollupStart.get(spanMs, beforeMs, limit - 1) as number | undefined) ?? beforeMs - 1
+      const deleted = this.coarsenThrough(spanMs, through)
+      if (deleted > 0) return deleted
+    }
+    return 0
+  }
+
+  /** Deletes a span's rows through a period's start, and notes how far minutes are given up, in one transaction. */
+  private readonly coarsenThrough = (spanMs: number, throughMs: number): number => this.db.transaction(() => {
+    const deleted = this.statements.deleteRollupsThrough.run(spanMs, throughMs).changes
+    if (deleted > 0 && spanMs === MINUTE_MS) this.statements.minutesCoarsened.run(throughMs + MINUTE_MS)
+    return deleted
+  })()
+
+  /**
+   * Bytes the statistics' tables and indexes take in the file (their pages), and about how many
+   * rollup rows they hold (the cells of its b-tree, its few interior ones included).
+   */
+  statisticsSize (): { bytes: number, rows: number } {
+    let bytes = 0
+    let rows = 0
+    for (const name of this.statisticsBtrees) {
+      const size = this.statements.btreeSize.get(name) as { bytes: number, cells: number }
+      bytes += size.bytes
+      if (name === 'profile_route_stats') rows = size.cells
+    }
+    return { bytes, rows }
   }
 
   private readRollup (key: RollupKey): RollupValues {

@@ -1,37 +1,47 @@
 import type { ProfileWriter } from './profile-writer.js'
 import type { RetentionLimits } from '../contract.js'
-import { bytesTarget, countExcess, firstKeptId, PRUNE_BATCH as BATCH, Retention, STATISTICS_STAMP_MAX_AGE_MS } from '../retention-policy.js'
+import { countExcess, firstKeptId, PRUNE_BATCH as BATCH, profilesBytesTarget, profilesFloor, Retention, rowsOver, STATISTICS_STAMP_MAX_AGE_MS, statisticsShare, type StoreBound } from '../retention-policy.js'
+import { boundReason, type BoundKind } from '../store-bound.js'
 
 /** The most profiles makeRoom deletes for one batch. */
 const MAKE_ROOM_WINDOW = 4 * BATCH
 /** Free pages returned to the file system per step. */
 const RECLAIM_PAGES = 1024
 const IP_SWEEP_INTERVAL_MS = 60_000
-/** Steps in a row that deleted profiles for size without lowering the bytes before pruning for size stops. */
-const STALL_STEPS = 4
 /** Pages of URL-index merging per step that deleted profiles (an incremental 'optimize'). */
 const COMPACT_PAGES = 256
+/**
+ * How often the statistics' bytes are measured while they are not being coarsened: dbstat reads
+ * each of their pages (measured: 70 ms for 28 MB, 7,000 pages), and they grow by a row or two per
+ * key and minute, so a figure 10 s old is as good.
+ */
+const STATISTICS_MEASURE_MS = 10_000
+/** Or sooner, once the writer has written this many rollup rows since (each may be a new one). */
+const STATISTICS_MEASURE_ROWS = 1_000
 
 /**
  * Keeps the SQLite store within its bounds (retention-policy.ts): the oldest rows are deleted, one
- * small batch per step, and freed pages go back to the file system.
+ * small batch per step, and freed pages go back to the file system. The statistics' bytes are
+ * measured apart from the rest (their b-trees' pages): over their share they are coarsened, and the
+ * profiles are pruned for size against what is left of the bound, never for the statistics.
  */
 export class SqliteRetention extends Retention {
   private urlSweepCursor = 0
   private lastIpSweep = 0
-  /**
-   * Set when pruning for size deleted profiles without lowering the bytes used (the rest is not
-   * profiles): pruning for size then waits until the store holds more profiles than at that point,
-   * instead of deleting every profile (what scanner traffic once made it do).
-   */
-  private bytesStalledAtCount: number | undefined
+  /** The statistics' bytes as last measured, when (performance.now()), and whether they are being coarsened. */
+  private readonly statistics = { bytes: 0, rows: 0, measuredAt: 0, rowsWrittenAt: 0, coarsening: false }
+  /** While pruning for size: the profiles it never goes below (profilesFloor, set when it began). */
+  private sizeFloor: number | undefined
+  private boundKind: BoundKind | null = null
 
   constructor (
     private readonly writer: ProfileWriter,
     private readonly limits: RetentionLimits,
-    private readonly onError: (err: unknown) => void = () => {}
+    private readonly onError: (err: unknown) => void = () => {},
+    private readonly onBound: (bound: StoreBound) => void = () => {}
   ) {
     super()
+    this.measureStatistics()
   }
 
   protected onStepError (err: unknown): void {
@@ -40,46 +50,50 @@ export class SqliteRetention extends Retention {
 
   /** One step; returns true when it deleted or reclaimed something (more may be left). */
   step (now = Date.now()): boolean {
-    // The statistics' own bound first: a primary-key range probe per span, nothing when none expired;
-    // then the stamps of stopped sources (a handful of rows, read whole).
+    // The statistics' own bounds first: their age (a primary-key range probe per span, nothing when
+    // none expired), the stamps of stopped sources (a handful of rows), then their share of the bytes.
     if (this.writer.deleteExpiredRollups(now, this.limits.statsMaxAgeMs, BATCH) > 0) return true
     if (this.writer.deleteStaleStamps(now, STATISTICS_STAMP_MAX_AGE_MS) > 0) return true
+    if (this.coarsen(now)) return true
     this.writer.recount()
     const through = this.pruneTarget(now)
     if (through !== undefined) {
-      const before = this.writer.usedBytes()
       this.writer.deleteThrough(through)
       this.writer.compactUrlIndex(COMPACT_PAGES)
       this.reclaim()
-      // A merge of the URL index may grow the file for a step before it frees the old segments:
-      // only several steps in a row without a gain stop pruning for size.
-      if (this.prunedForSize) this.stepsWithoutGain = this.writer.usedBytes() >= before ? this.stepsWithoutGain + 1 : 0
-      if (this.stepsWithoutGain >= STALL_STEPS) this.bytesStalledAtCount = this.writer.count
       return true
     }
     if (this.reclaim()) return true
+    this.checkBound()
     return this.sweepOrphans(now)
   }
 
   /** Steps until every bound holds and nothing is left to reclaim; returns the steps taken. */
   runUntilWithinBounds (now = Date.now()): number {
+    this.measureStatistics()
     let steps = 0
     while (this.step(now)) steps++
     return steps
   }
 
   /**
-   * Before a batch of `incomingBytes` is written, in its transaction: when it would take the store
-   * past the byte target, the oldest profiles whose panels hold as many bytes go first, and the
-   * batch reuses their pages, so that the file does not grow for it. A batch can hold 4 MiB of
-   * profiles (64 KiB bodies each): written first and pruned after, that overshot an 8 MiB bound by
-   * 40% (the soak). At most MAKE_ROOM_WINDOW profiles go per batch.
+   * Before a batch of `incomingBytes` is written, in its transaction: when it would take the
+   * profiles past their bytes target, the oldest profiles whose panels hold as many bytes go first,
+   * and the batch reuses their pages, so that the file does not grow for it. A batch can hold 4 MiB
+   * of profiles (64 KiB bodies each): written first and pruned after, that overshot an 8 MiB bound
+   * by 40% (the soak). At most MAKE_ROOM_WINDOW profiles go per batch, never below the floor.
    */
   makeRoom (incomingBytes: number): void {
     const { writer, limits } = this
-    const over = writer.usedBytes() + incomingBytes - bytesTarget(limits)
+    const statistics = this.statistics.bytes
+    const profilesBytes = writer.usedBytes() - statistics
+    const target = profilesBytesTarget(limits, statistics)
+    const over = profilesBytes + incomingBytes - target
     if (over <= 0 || writer.count === 0) return
-    const through = writer.idFreeing(over, MAKE_ROOM_WINDOW)
+    const floor = this.sizeFloor ?? profilesFloor(writer.count, profilesBytes, target)
+    const window = Math.min(MAKE_ROOM_WINDOW, writer.count - floor)
+    if (window <= 0) return
+    const through = writer.idFreeing(over, window)
     if (through !== undefined) writer.deleteThrough(through)
   }
 
@@ -93,12 +107,35 @@ export class SqliteRetention extends Retention {
     }
   }
 
-  private prunedForSize = false
-  private stepsWithoutGain = 0
+  private measureStatistics (): number {
+    const { bytes, rows } = this.writer.statisticsSize()
+    Object.assign(this.statistics, { bytes, rows, measuredAt: performance.now(), rowsWrittenAt: this.writer.rollupRowsWritten })
+    return bytes
+  }
 
-  /** The newest id to delete through in this step, or undefined when every bound holds. */
+  /**
+   * Over 90% of their share, the statistics lose their oldest whole periods (minute rows first),
+   * a batch per step, down to 80%: measured again after each step while that goes on.
+   */
+  private coarsen (now: number): boolean {
+    const { statistics } = this
+    const due = statistics.coarsening || performance.now() - statistics.measuredAt >= STATISTICS_MEASURE_MS ||
+      this.writer.rollupRowsWritten - statistics.rowsWrittenAt >= STATISTICS_MEASURE_ROWS
+    const bytes = due ? this.measureStatistics() : statistics.bytes
+    const share = statisticsShare(this.limits)
+    if (bytes <= (statistics.coarsening ? share.target : share.start)) {
+      statistics.coarsening = false
+      return false
+    }
+    statistics.coarsening = this.writer.coarsenStatistics(now, rowsOver(bytes - share.target, bytes / Math.max(1, statistics.rows))) > 0
+    // Nothing left that may go: the statistics stay over their share (checkBound says so when the store is over its bound).
+    if (!statistics.coarsening) return false
+    this.reclaim()
+    return true
+  }
+
+  /** The newest id to delete through in this step, or undefined when every bound holds (or pruning for size is at its floor). */
   private pruneTarget (now: number): number | undefined {
-    this.prunedForSize = false
     const { writer, limits } = this
     const oldest = writer.oldestId()
     if (oldest === undefined) return undefined
@@ -106,24 +143,27 @@ export class SqliteRetention extends Retention {
     if (oldest <= expiredThrough) return Math.min(expiredThrough, writer.nthOldestId(BATCH) ?? expiredThrough)
     const excess = countExcess(limits, writer.count)
     if (excess > 0) return writer.nthOldestId(Math.min(excess, BATCH))
-    const used = writer.usedBytes()
-    const target = bytesTarget(limits)
-    if (used <= target) {
-      this.bytesStalledAtCount = undefined
-      this.stepsWithoutGain = 0
+    const statistics = this.statistics.bytes
+    const profilesBytes = writer.usedBytes() - statistics
+    const target = profilesBytesTarget(limits, statistics)
+    if (profilesBytes <= target || writer.count === 0) {
+      this.sizeFloor = undefined
+      return undefined
     }
-    const stalledAt = this.bytesStalledAtCount
-    // Stalled: only what arrived since goes, so the count stays where deleting stopped paying.
-    if (used > target && stalledAt !== undefined) {
-      return writer.count > stalledAt ? writer.nthOldestId(Math.min(writer.count - stalledAt, BATCH)) : undefined
-    }
-    if (used > target && writer.count > 0) {
-      this.prunedForSize = true
-      const bytesPerProfile = used / writer.count
-      const excess = Math.ceil((used - target) / bytesPerProfile)
-      return writer.nthOldestId(Math.max(1, Math.min(excess, BATCH, writer.count)))
-    }
-    return undefined
+    this.sizeFloor ??= profilesFloor(writer.count, profilesBytes, target)
+    const room = writer.count - this.sizeFloor
+    if (room <= 0) return undefined
+    const over = Math.ceil((profilesBytes - target) / (profilesBytes / writer.count))
+    return writer.nthOldestId(Math.max(1, Math.min(over, BATCH, room)))
+  }
+
+  /** Tells whether the store is over its bound with nothing left that retention may delete, and why (once per change). */
+  private checkBound (): void {
+    const used = this.writer.usedBytes()
+    const kind = used <= this.limits.maxBytes ? null : this.statistics.bytes > statisticsShare(this.limits).bound ? 'statistics' : 'floor'
+    if (kind === this.boundKind) return
+    this.boundKind = kind
+    this.onBound(kind === null ? null : boundReason(kind, { used, statistics: this.statistics.bytes, profiles: this.writer.count, limits: this.limits }))
   }
 
   private reclaim (): boolean {

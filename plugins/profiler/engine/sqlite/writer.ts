@@ -27,13 +27,13 @@ export class SqliteWriter implements StoreWriter {
     })
   }
 
-  static open (target: Extract<StoreTarget, { engine: 'sqlite' }>, deployment: string, limits: RetentionLimits, intervalMs: number, events: Pick<WriterEvents, 'onDeleted' | 'onError'>): SqliteWriter {
+  static open (target: Extract<StoreTarget, { engine: 'sqlite' }>, deployment: string, limits: RetentionLimits, intervalMs: number, events: Pick<WriterEvents, 'onDeleted' | 'onError' | 'onBound'>): SqliteWriter {
     const { db } = openProfileDatabase(target.path, target.busyTimeoutMs)
     // 16 MiB of page cache for the writer (SQLite's default is 2 MiB): the indexes' hot pages of a
     // large store stay in memory between batches.
     db.pragma(`cache_size = ${-16 * 1024}`)
     const writer: ProfileWriter = new ProfileWriter(db, tokens => { events.onDeleted(tokens, writer.count) }, deployment)
-    const retention = new SqliteRetention(writer, limits, err => { events.onError(`pruning failed: ${(err as Error).message}`) })
+    const retention = new SqliteRetention(writer, limits, err => { events.onError(`pruning failed: ${(err as Error).message}`) }, events.onBound)
     retention.start(intervalMs)
     return new SqliteWriter(db, writer, retention, () => { retention.stop(); db.close() })
   }
