@@ -82,6 +82,10 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
     keepAliveTimeout: config.keepAliveTimeoutMs,
     // A missing Host is answered by routing-errors (Node's own 400 has no body and no profile).
     http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: 1000, requireHostHeader: false },
+    // A plugin's start is given a minute, not avvio's 10 s: the profiler's starts threads and opens
+    // and migrates its store, which on a busy 2-core machine (or with a tracing SDK preloaded) took
+    // over 10 s and refused the whole start for nothing. A plugin that never calls back still fails.
+    pluginTimeout: 60_000,
     ajv: {
       customOptions: {
         // No type coercion: {"code": true} is a 400 that names the field, not the code "true".
