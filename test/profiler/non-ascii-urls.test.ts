@@ -5,14 +5,31 @@
 // percent-encoded, never as mojibake (`/cafÃ©`), and found by the decoded term too.
 import fc from 'fast-check'
 import t from 'tap'
-import { listeningApp } from '../helpers/app.js'
+import BetterSqlite3 from 'better-sqlite3'
+import { buildTestApp, listeningApp } from '../helpers/app.js'
+import { queryOn } from '../helpers/postgres.js'
 import { listProfiles } from '../helpers/profiler.js'
 import { rawAnswer } from '../helpers/raw-http.js'
-import { storeEngines } from '../helpers/store-engines.js'
+import { storeEngines, storeTarget } from '../helpers/store-engines.js'
+
+/** A statement run on a store with a connection of its own (its rows, if any). */
+async function onStore (env: Record<string, string>, sql: string): Promise<unknown[]> {
+  const target = storeTarget(env)
+  if (target.engine === 'postgres') return await queryOn(target.url, sql)
+  const db = new BetterSqlite3(target.path)
+  try {
+    const statement = db.prepare(sql)
+    return statement.reader ? statement.all() : (statement.run(), [])
+  } finally {
+    db.close()
+  }
+}
 
 /** A character's UTF-8 bytes as escapes, each hex digit in the case `upper` picks. */
 const escape = (char: string, upper: (i: number) => boolean): string =>
   [...Buffer.from(char, 'utf8')].map((byte, i) => { const hex = byte.toString(16).padStart(2, '0'); return `%${upper(i) ? hex.toUpperCase() : hex}` }).join('')
+
+const isControl = (char: string): boolean => { const code = char.codePointAt(0) ?? 0; return code < 0x20 || code === 0x7f }
 
 const rawGet = (target: Buffer): Buffer => Buffer.concat([Buffer.from('GET '), target, Buffer.from(' HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')])
 
@@ -104,13 +121,29 @@ for (const engine of storeEngines(t)) {
         await app.inject({ url })
         // The decoded term: a % (and an ASCII control character) written escaped, as search forms keep them,
         // and a leading ! too (else it negates).
-        const term = [...text].map((char, i) => char === '%' || /[\x00-\x1f\x7f]/.test(char) || (i === 0 && char === '!') ? escape(char, () => true) : char).join('')
+        const term = [...text].map((char, i) => char === '%' || isControl(char) || (i === 0 && char === '!') ? escape(char, () => true) : char).join('')
         const found = (await listProfiles(app, `url=${encodeURIComponent(term)}&limit=100`)).map(p => p.url)
         if (!found.includes(`http://localhost${url}`)) throw new Error(`${JSON.stringify(term)} did not find ${url} (found ${JSON.stringify(found)})`)
         const negated = (await listProfiles(app, `url=!${encodeURIComponent(term)}&limit=100`)).map(p => p.url)
         if (negated.includes(`http://localhost${url}`)) throw new Error(`!${JSON.stringify(term)} found ${url}`)
       }), { numRuns: 40, seed: 3708 })
       t.pass('40 generated paths found by their decoded term')
+    })
+
+    t.test('a URL stored before the search form (migration 011 / 012) is found by the decoded term once a new request to it is stored', async t => {
+      const store = await engine.fresh(t)
+      const first = await buildTestApp(t, store)
+      for (const url of ['/old%c3%a9/x', '/plain/old']) await first.inject({ url })
+      await first.profileStore.flush()
+      await first.close()
+      // The row as the code before the migration left it: no form, the index holding the URL as sent.
+      await onStore(store, 'UPDATE profile_urls SET search_url = NULL')
+      t.same(await onStore(store, 'SELECT url FROM profile_urls WHERE search_url IS NOT NULL'), [], 'no URL has a form')
+      const app = await buildTestApp(t, store)
+      t.same((await listProfiles(app, `url=${encodeURIComponent('oldé')}`)).map(p => p.url), [], 'searched as sent until then')
+      await app.inject({ url: '/old%c3%a9/x' })
+      t.same((await listProfiles(app, `url=${encodeURIComponent('oldé')}`)).map(p => p.url), ['http://localhost/old%c3%a9/x', 'http://localhost/old%c3%a9/x'], 'both profiles, the older one too')
+      t.same(await onStore(store, 'SELECT search_url FROM profile_urls WHERE search_url IS NOT NULL'), [{ search_url: 'http://localhost/oldé/x' }], 'a form kept only where it differs from the URL')
     })
   })
 }
