@@ -1,6 +1,7 @@
 // The search filters as SQL, written once for both engines: each engine names its placeholders
 // and its substring function, and adds the index lookups only it has (see each engine's search).
 import { idRangeOf, type SearchFilters } from '../profile.js'
+import { urlSearchForm } from './url-search-form.js'
 
 /** What differs between the engines' SQL for the same filter. */
 export interface SqlDialect {
@@ -8,6 +9,11 @@ export interface SqlDialect {
   placeholder: (n: number) => string
   /** An expression that is the 1-based position of `needle` in `haystack`, 0 when absent (instr, strpos). */
   position: (haystack: string, needle: string) => string
+  /**
+   * The search form of the URL of `profiles p` (url-search-form.ts), read from the distinct URLs'
+   * table. Only a URL holding a `%` can differ from its form: the others are not looked up.
+   */
+  urlSearchForm: string
 }
 
 /** A statement's parameters, in the order their placeholders appear in its text. */
@@ -23,24 +29,9 @@ export class SqlParameters {
   }
 }
 
-const NON_ASCII = /[\u{80}-\u{10FFFF}]+/gu
-const utf8 = new TextEncoder()
-
-/**
- * A URL term as stored URLs spell it: every character outside ASCII as the percent-encoding of its
- * UTF-8 bytes, upper-case hex (`café` -> `caf%C3%A9`). No stored URL holds such a character: Node's
- * parser refuses one in a target, the rejected-requests plugin stores the bytes of a refused one
- * percent-encoded, and Fastify's inject encodes them. So a decoded term finds the URL it names, on
- * every engine and through the same indexes (the encoded term is ASCII, its trigrams too). A term
- * written encoded is searched as written. A lone surrogate (no character) is U+FFFD's bytes.
- */
-function urlTermAsStored (term: string): string {
-  return term.replace(NON_ASCII, run => Array.from(utf8.encode(run), byte => `%${byte.toString(16).toUpperCase()}`).join(''))
-}
-
-/** The filters with their URL term (if any) spelled as stored URLs are (urlTermAsStored). */
-export function withUrlTermAsStored (filters: SearchFilters): SearchFilters {
-  return filters.url === undefined ? filters : { ...filters, url: urlTermAsStored(filters.url) }
+/** The filters with their URL term (if any) in the search form URLs are searched in (urlSearchForm). */
+export function withUrlTermSearchForm (filters: SearchFilters): SearchFilters {
+  return filters.url === undefined ? filters : { ...filters, url: urlSearchForm(filters.url) }
 }
 
 /** Substring filters an engine's index lookup has answered exactly, so that the rows need no check. */
@@ -48,7 +39,8 @@ export interface AnsweredByKey { ip: boolean, url: boolean }
 
 /**
  * The WHERE terms of every filter, on `profiles p`, to be joined with AND in this order (each adds
- * its parameters as it goes). Substrings are compared as they are (case-sensitive, a NUL included).
+ * its parameters as it goes). Substrings are compared as they are (case-sensitive, a NUL included);
+ * a URL term is compared with the URL's search form, so it must be in that form too (withUrlTermSearchForm).
  */
 export function filterTerms (filters: SearchFilters, params: SqlParameters, dialect: SqlDialect, answered: AnsweredByKey): string[] {
   const terms = [`p.type = ${params.add(filters.type)}`]
@@ -57,7 +49,7 @@ export function filterTerms (filters: SearchFilters, params: SqlParameters, dial
   if (filters.statusCode !== undefined) terms.push(`p.status_code = ${params.add(filters.statusCode)}`)
   if (filters.ip !== undefined && !answered.ip) terms.push(`${dialect.position('p.ip', params.add(filters.ip))} > 0`)
   if (filters.url !== undefined && !answered.url) {
-    terms.push(`${dialect.position('p.url', params.add(filters.url))} ${filters.urlNegated === true ? '=' : '>'} 0`)
+    terms.push(`${dialect.position(dialect.urlSearchForm, params.add(filters.url))} ${filters.urlNegated === true ? '=' : '>'} 0`)
   }
   if (filters.route === null) terms.push('p.route IS NULL')
   else if (filters.route !== undefined) terms.push(`p.route = ${params.add(filters.route)}`)

@@ -13,9 +13,14 @@ import type { MissingWindow } from '../../stats/missing.js'
 import type { StoreReader, StoreTarget, WindowStats } from '../contract.js'
 import { rollupPeriodsQuery, type RollupDialect } from '../rollup-periods.js'
 import { PROCESS_JOIN, PROFILE_COLUMNS, SUMMARY_COLUMNS, toStoredProfile, toSummary, type ProfileRow, type SummaryRow } from '../profile-rows.js'
-import { filterTerms, SqlParameters, withUrlTermAsStored, type SqlDialect } from '../search-predicates.js'
+import { filterTerms, SqlParameters, withUrlTermSearchForm, type SqlDialect } from '../search-predicates.js'
 
-const POSTGRES: SqlDialect = { placeholder: n => `$${n}`, position: (haystack, needle) => `strpos(${haystack}, ${needle})` }
+const POSTGRES: SqlDialect = {
+  placeholder: n => `$${n}`,
+  position: (haystack, needle) => `strpos(${haystack}, ${needle})`,
+  urlSearchForm: `CASE WHEN strpos(p.url, '%') = 0 THEN p.url ELSE coalesce(
+    (SELECT coalesce(u.search_url, u.url) FROM profile_urls u WHERE u.hash = hashtextextended(p.url, 0) AND u.url = p.url), p.url) END`
+}
 const POSTGRES_ROLLUPS: RollupDialect = { ...POSTGRES, sum: column => `sum(${column})::bigint`, histograms: "string_agg(histogram, ''::bytea)" }
 const DETAIL = `SELECT ${PROFILE_COLUMNS} FROM profiles p JOIN profile_data d ON d.token = p.token AND d.id = p.id ${PROCESS_JOIN}`
 /** pg_trgm answers LIKE '%term%' through its index from 3 characters on. */
@@ -23,12 +28,15 @@ const MIN_TRIGRAM_LENGTH = 3
 /** A substring that matches at most this many distinct URLs (or IPs) is answered value by value. */
 const MAX_KEYED_LOOKUPS = 100
 
-/** The distinct values a substring filter matches (URL hashes as text: bigint), with their first and last profile id. */
-interface SearchKey { column: 'url' | 'ip', values: string[], firstIds: number[], lastIds: number[] }
-interface KeyRow { value: string, first_id: number, last_id: number }
+/**
+ * The distinct values a substring filter matches (URL hashes as text: bigint), with their first and
+ * last profile id; for URLs, each URL too (the rows read are those of exactly that URL).
+ */
+interface SearchKey { column: 'url' | 'ip', values: string[], urls: string[], firstIds: number[], lastIds: number[] }
+interface KeyRow { value: string, url?: string, first_id: number, last_id: number }
 
 function searchKey (column: SearchKey['column'], rows: KeyRow[]): SearchKey {
-  return { column, values: rows.map(row => row.value), firstIds: rows.map(row => row.first_id), lastIds: rows.map(row => row.last_id) }
+  return { column, values: rows.map(row => row.value), urls: rows.map(row => row.url ?? ''), firstIds: rows.map(row => row.first_id), lastIds: rows.map(row => row.last_id) }
 }
 
 /** A LIKE pattern that matches `text` anywhere, literally (%, _ and \ escaped). */
@@ -86,23 +94,24 @@ export class PostgresReader implements StoreReader {
   }
 
   async search (given: SearchFilters): Promise<ProfileSummary[]> {
-    const filters = withoutNulUrl(withUrlTermAsStored(given))
+    const filters = withoutNulUrl(withUrlTermSearchForm(given))
     if (filters === null) return []
     const key = await this.searchKey(filters)
     if (key !== null && key.values.length === 0) return []
     const params = new SqlParameters(POSTGRES)
-    // Substrings are checked on every row read (after a keyed lookup too: a URL hash could collide).
-    const where = filterTerms(filters, params, POSTGRES, { ip: key?.column === 'ip', url: false })
+    // An IP substring is answered by its keys; a URL's keys are the URLs whose search form holds
+    // the term, and the rows read are those of exactly these URLs (a URL hash could collide).
+    const where = filterTerms(filters, params, POSTGRES, { ip: key?.column === 'ip', url: key?.column === 'url' })
     const limit = params.add(filters.limit)
     if (key === null) {
       return (await this.query<SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM profiles p WHERE ${where.join(' AND ')} ORDER BY p.id DESC LIMIT ${limit}`, params.values)).map(toSummary)
     }
     // Few matching values: the newest rows of each, through its (value, id) index and only in the
     // partitions between its first and last profile, then merged.
-    const keys = `${params.add(key.values)}::${key.column === 'ip' ? 'text' : 'bigint'}[], ${params.add(key.firstIds)}::bigint[], ${params.add(key.lastIds)}::bigint[]`
-    const column = key.column === 'ip' ? 'p.ip' : 'hashtextextended(p.url, 0)'
-    const sql = `SELECT x.* FROM unnest(${keys}) AS k (value, first_id, last_id)
-      CROSS JOIN LATERAL (SELECT ${SUMMARY_COLUMNS} FROM profiles p WHERE ${column} = k.value AND p.id BETWEEN k.first_id AND k.last_id
+    const keys = `${params.add(key.values)}::${key.column === 'ip' ? 'text' : 'bigint'}[], ${params.add(key.urls)}::text[], ${params.add(key.firstIds)}::bigint[], ${params.add(key.lastIds)}::bigint[]`
+    const column = key.column === 'ip' ? 'p.ip = k.value' : 'hashtextextended(p.url, 0) = k.value AND p.url = k.url'
+    const sql = `SELECT x.* FROM unnest(${keys}) AS k (value, url, first_id, last_id)
+      CROSS JOIN LATERAL (SELECT ${SUMMARY_COLUMNS} FROM profiles p WHERE ${column} AND p.id BETWEEN k.first_id AND k.last_id
         AND ${where.join(' AND ')} ORDER BY p.id DESC LIMIT ${limit}) x
       ORDER BY x.id DESC LIMIT ${limit}`
     return (await this.query<SummaryRow>(sql, params.values)).map(toSummary)
@@ -115,8 +124,10 @@ export class PostgresReader implements StoreReader {
    */
   private async searchKey (filters: SearchFilters): Promise<SearchKey | null> {
     if (filters.url !== undefined && filters.urlNegated !== true && filters.url.length >= MIN_TRIGRAM_LENGTH) {
-      const rows = await this.query<KeyRow>(`SELECT hash::text AS value, first_id, last_id FROM profile_urls WHERE url LIKE $1 AND strpos(url, $2) > 0
-        LIMIT ${MAX_KEYED_LOOKUPS + 1}`, [containing(narrowingPart(filters.url)), filters.url])
+      // The trigram index holds each URL's search form (migration 012), as the term is.
+      const rows = await this.query<KeyRow>(`SELECT hash::text AS value, url, first_id, last_id FROM profile_urls
+        WHERE coalesce(search_url, url) LIKE $1 AND strpos(coalesce(search_url, url), $2) > 0 LIMIT ${MAX_KEYED_LOOKUPS + 1}`,
+      [containing(narrowingPart(filters.url)), filters.url])
       if (rows.length <= MAX_KEYED_LOOKUPS) return searchKey('url', rows)
     }
     if (filters.ip !== undefined && filters.ip.length >= MIN_TRIGRAM_LENGTH) {

@@ -9,6 +9,7 @@ import type { RetentionLimits, StatisticsStamp, StoreTarget, StoreWriter, WriteR
 import { DEFAULT_PARTITION_MS, Partitions } from './partitions.js'
 import { PostgresRetention } from './retention.js'
 import { addToRollups } from './rollups.js'
+import { storedSearchForm } from '../url-search-form.js'
 import { countedRequest, countedStatisticsOnly, type StatisticsOnly } from '../../stats/rollup.js'
 import type { MissingWindow } from '../../stats/missing.js'
 
@@ -25,10 +26,16 @@ const NO_PARTITION = '23514'
  * once lock them in the same order.
  */
 async function upsertSearchKeys (client: pg.PoolClient, ids: number[], urls: string[], ips: string[]): Promise<void> {
-  await client.query(`INSERT INTO profile_urls (hash, url, first_id, last_id)
-    SELECT hashtextextended(url, 0), min(url), min(id), max(id) FROM unnest($1::bigint[], $2::text[]) AS t (id, url) GROUP BY 1 ORDER BY 1
-    ON CONFLICT (hash) DO UPDATE SET first_id = LEAST(profile_urls.first_id, excluded.first_id), last_id = GREATEST(profile_urls.last_id, excluded.last_id)
-      WHERE excluded.first_id < profile_urls.first_id OR excluded.last_id > profile_urls.last_id`, [ids, urls])
+  // Each URL with its search form (url-search-form.ts), which the trigram index holds (migration 012);
+  // a row written before that migration gets its form when its URL comes again.
+  const forms = new Map(urls.map(url => [url, storedSearchForm(url)]))
+  await client.query(`INSERT INTO profile_urls (hash, url, search_url, first_id, last_id)
+    SELECT hashtextextended(url, 0), (array_agg(url ORDER BY url))[1], (array_agg(search_url ORDER BY url))[1], min(id), max(id)
+    FROM unnest($1::bigint[], $2::text[], $3::text[]) AS t (id, url, search_url) GROUP BY 1 ORDER BY 1
+    ON CONFLICT (hash) DO UPDATE SET first_id = LEAST(profile_urls.first_id, excluded.first_id), last_id = GREATEST(profile_urls.last_id, excluded.last_id),
+        search_url = CASE WHEN profile_urls.url = excluded.url THEN excluded.search_url ELSE profile_urls.search_url END
+      WHERE excluded.first_id < profile_urls.first_id OR excluded.last_id > profile_urls.last_id
+        OR (profile_urls.url = excluded.url AND profile_urls.search_url IS DISTINCT FROM excluded.search_url)`, [ids, urls, urls.map(url => forms.get(url))])
   await client.query(`INSERT INTO profile_ips (ip, first_id, last_id)
     SELECT ip, min(id), max(id) FROM unnest($1::bigint[], $2::text[]) AS t (id, ip) GROUP BY 1 ORDER BY 1
     ON CONFLICT (ip) DO UPDATE SET first_id = LEAST(profile_ips.first_id, excluded.first_id), last_id = GREATEST(profile_ips.last_id, excluded.last_id)

@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3'
 import type { ProfileSummary, SearchFilters, StoredProfile } from '../../profile.js'
 import { PROCESS_JOIN, PROFILE_COLUMNS, SUMMARY_COLUMNS, toStoredProfile, toSummary, type ProfileRow, type SummaryRow } from '../profile-rows.js'
-import { filterTerms, SqlParameters, withUrlTermAsStored, type SqlDialect } from '../search-predicates.js'
+import { filterTerms, SqlParameters, withUrlTermSearchForm, type SqlDialect } from '../search-predicates.js'
 import { HOUR_MS, MINUTE_MS, windowRanges, WindowTotals, type WindowRow } from '../../stats/rollup.js'
 import { trendPeriods, type PeriodRow, type RollupRange } from '../../stats/trend.js'
 import type { MissingWindow } from '../../stats/missing.js'
@@ -20,7 +20,11 @@ const MIN_TRIGRAM_LENGTH = 3
 
 type Key = { column: 'url_id', values: number[] } | { column: 'ip', values: string[] } | { column: 'url_set', values: number[] }
 
-const SQLITE: SqlDialect = { placeholder: () => '?', position: (haystack, needle) => `instr(${haystack}, ${needle})` }
+const SQLITE: SqlDialect = {
+  placeholder: () => '?',
+  position: (haystack, needle) => `instr(${haystack}, ${needle})`,
+  urlSearchForm: "CASE WHEN instr(p.url, '%') = 0 THEN p.url ELSE coalesce((SELECT coalesce(u.search_url, u.url) FROM profile_urls u WHERE u.id = p.url_id), p.url) END"
+}
 const SQLITE_ROLLUPS: RollupDialect = { ...SQLITE, sum: column => `sum(${column})`, histograms: "group_concat(hex(histogram), '')" }
 
 /**
@@ -49,9 +53,10 @@ function prepareReadStatements (db: Database) {
   return {
     byToken: db.prepare(`${detail} WHERE p.token = ?`),
     newest: db.prepare(`${detail} WHERE p.type = ? ORDER BY p.id DESC LIMIT 1`),
-    // Candidates from a few of the term's trigrams, then the exact (case-sensitive) substring test.
+    // Candidates from a few of the term's trigrams, then the exact (case-sensitive) substring test,
+    // both on the URL's search form (the index holds that form: migration 011).
     matchingUrls: db.prepare(`SELECT u.id FROM profile_urls_fts f JOIN profile_urls u ON u.id = f.rowid
-      WHERE profile_urls_fts MATCH ? AND instr(u.url, ?) > 0 LIMIT ${MAX_URL_SET + 1}`).pluck(),
+      WHERE profile_urls_fts MATCH ? AND instr(coalesce(u.search_url, u.url), ?) > 0 LIMIT ${MAX_URL_SET + 1}`).pluck(),
     matchingIps: db.prepare(`SELECT ip FROM profile_ips WHERE instr(ip, ?) > 0 LIMIT ${MAX_KEYED_LOOKUPS + 1}`).pluck(),
     older: db.prepare('SELECT token FROM profiles WHERE type = ? AND id < (SELECT id FROM profiles WHERE token = ?) ORDER BY id DESC LIMIT 1').pluck(),
     newer: db.prepare('SELECT token FROM profiles WHERE type = ? AND id > (SELECT id FROM profiles WHERE token = ?) ORDER BY id LIMIT 1').pluck(),
@@ -90,7 +95,7 @@ export class ProfileSearch {
   }
 
   search (given: SearchFilters): ProfileSummary[] {
-    const filters = withUrlTermAsStored(given)
+    const filters = withUrlTermSearchForm(given)
     const key = this.searchKey(filters)
     if (key === null) return this.runSearch(filters, null).map(toSummary)
     if (key.values.length === 0) return []

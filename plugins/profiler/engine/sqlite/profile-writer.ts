@@ -4,6 +4,7 @@ import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../profile.js'
 import type { StatisticsStamp, WriteResult } from '../contract.js'
 import type { MissingWindow } from '../../stats/missing.js'
 import { STATISTICS_TABLES, statisticsCoarsening } from '../retention-policy.js'
+import { storedSearchForm } from '../url-search-form.js'
 import { addDelta, HOUR_MS, MINUTE_MS, countedRequest, countedStatisticsOnly, emptyValues, expiredRollups, fromStoredValues, rollupDeltas, toStoredValues, type CountedRequest, type RollupKey, type RollupRow, type RollupValues, type StatisticsOnly, type StoredRollupValues } from '../../stats/rollup.js'
 
 /** Recently used URL ids and IPs kept in memory, so that repeated URLs cost no lookup. */
@@ -23,8 +24,10 @@ function prepareWriteStatements (db: Database) {
     // Retention deletes the oldest profiles first: a row whose newest profile is older than the oldest left is named by none.
     deleteUnusedProcesses: db.prepare(`DELETE FROM profile_processes
       WHERE last_id < coalesce((SELECT id FROM profiles ORDER BY id LIMIT 1), 9223372036854775807)`),
-    findUrl: db.prepare('SELECT id FROM profile_urls WHERE url = ?').pluck(),
-    insertUrl: db.prepare('INSERT INTO profile_urls (url) VALUES (?)'),
+    findUrl: db.prepare('SELECT id, search_url AS searchUrl FROM profile_urls WHERE url = ?'),
+    // The URL's search form (url-search-form.ts) is what the trigram index holds (triggers of migration 011).
+    insertUrl: db.prepare('INSERT INTO profile_urls (url, search_url) VALUES (?, ?)'),
+    setSearchUrl: db.prepare('UPDATE profile_urls SET search_url = ? WHERE id = ?'),
     insertIp: db.prepare('INSERT OR IGNORE INTO profile_ips (ip) VALUES (?)'),
     storedAs: db.prepare('SELECT id, deployment FROM profiles WHERE token = ?'),
     countAll: db.prepare('SELECT count(*) FROM profiles').pluck(),
@@ -363,7 +366,11 @@ export class ProfileWriter {
   private urlIdOf (url: string): number {
     const cached = this.urlIds.get(url)
     if (cached !== undefined) return cached
-    const id = (this.statements.findUrl.get(url) as number | undefined) ?? Number(this.statements.insertUrl.run(url).lastInsertRowid)
+    const found = this.statements.findUrl.get(url) as { id: number, searchUrl: string | null } | undefined
+    const searchUrl = storedSearchForm(url)
+    // A URL stored before migration 011 has no form yet: set now (the trigger moves its index entry).
+    if (found !== undefined && found.searchUrl !== searchUrl) this.statements.setSearchUrl.run(searchUrl, found.id)
+    const id = found?.id ?? Number(this.statements.insertUrl.run(url, searchUrl).lastInsertRowid)
     if (this.urlIds.size >= CACHE_SIZE) this.urlIds.clear()
     this.urlIds.set(url, id)
     return id
