@@ -136,7 +136,9 @@ export class PostgresRetention extends Retention {
 
   /** The bytes of everything but the statistics (the profiles and what goes with them), and their target (profilesBytesTarget). */
   private async profilesBytes (client: pg.Pool | pg.PoolClient): Promise<{ profiles: number, target: number }> {
-    const [bytes, statistics] = await Promise.all([storeBytes(client), statisticsBytes(client)])
+    // One after the other: on a pool client two queries at once are deprecated in node-postgres (pg@9 refuses them).
+    const bytes = await storeBytes(client)
+    const statistics = await statisticsBytes(client)
     this.statistics.bytes = statistics
     return { profiles: bytes - statistics, target: profilesBytesTarget(this.limits, statistics) }
   }
