@@ -16,7 +16,7 @@ import { waitFor } from '../helpers/wait-for.js'
 t.setTimeout(300_000)
 
 const SCANNER_PROFILES = 3000
-const POLLS = 600
+const POLLS = 300
 const PAGE_CLIENTS = 8
 const ROUNDS = 3
 /**
