@@ -4,6 +4,7 @@ import { isAbsolute, join } from 'node:path'
 import envSchema from 'env-schema'
 import { Type, type Static } from 'typebox'
 import { packageRoot } from './paths.js'
+import { traceLink } from './lib/trace-context.js'
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 /** A comma-separated list of names (header or field names), possibly empty. */
@@ -16,11 +17,13 @@ const DURATION = '^([0-9]+)(ms|s|m|h|d)$'
 const SIZE = '^([0-9]+)(B|KiB|MiB|GiB)?$'
 const DURATION_RULE = 'must be a duration such as 500ms, 90s, 30m, 12h or 2d'
 
-/** The variables that name the profile store, and how long it keeps statistics: all that the profiler's command line reads. */
+/** The variables that name the profile store, how long it keeps statistics, and the tracing UI's link: all that the profiler's command line reads. */
 const STORE_VARIABLES = {
   PROFILER_DATABASE_PATH: Type.String({ minLength: 1, default: 'var/profiler.sqlite' }),
   PROFILER_DATABASE_URL: Type.Optional(Type.String({ pattern: POSTGRES_URL, description: POSTGRES_URL_RULE })),
-  PROFILER_STATS_MAX_AGE: Type.String({ pattern: DURATION, default: '30d', description: DURATION_RULE })
+  PROFILER_STATS_MAX_AGE: Type.String({ pattern: DURATION, default: '30d', description: DURATION_RULE }),
+  // Issue 39: a profile's trace id links to the user's tracing UI (Jaeger, Tempo, Honeycomb...).
+  PROFILER_TRACE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]*\\{traceId\\}[^\\s]*$', description: 'must be an http(s) URL holding {traceId}, such as http://localhost:16686/trace/{traceId}' }))
 }
 const StoreEnvSchema = Type.Object(STORE_VARIABLES)
 
@@ -68,6 +71,7 @@ const EnvSchema = Type.Object({
   PROFILER_DATABASE_URL: STORE_VARIABLES.PROFILER_DATABASE_URL,
   DATABASE_URL: Type.Optional(Type.String({ pattern: POSTGRES_URL, description: POSTGRES_URL_RULE })),
   PROFILER_DEPLOYMENT: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$', description: 'must be a name of up to 64 letters, digits, dots, dashes, underscores or colons' })),
+  PROFILER_TRACE_URL: STORE_VARIABLES.PROFILER_TRACE_URL,
   PROFILER_PARTITION: Type.String({ pattern: '^[1-9][0-9]*(s|m|h|d)$', default: '1h', description: 'must be a duration such as 15m, 1h or 1d' }),
   // Where the profiler's writer runs: its own thread, or the request thread (tests, one-thread CPU profiles).
   PROFILER_WRITER: Type.Union([Type.Literal('thread'), Type.Literal('inline')], { default: 'thread' }),
@@ -129,6 +133,8 @@ export interface Config {
   profilerDeployment: string
   /** PostgreSQL store: the width of a time partition (retention drops whole partitions). */
   profilerPartitionMs: number
+  /** A link to the tracing UI with `{traceId}` where a profile's trace id goes; null: trace ids are shown without a link. */
+  profilerTraceUrl: string | null
   /** Where the profiler's writer runs: 'thread' (its own, the default) or 'inline' (the request thread). */
   profilerWriter: Env['PROFILER_WRITER']
   /** Server timeouts in milliseconds (0: none): whole request, headers, idle keep-alive, idle socket. */
@@ -231,6 +237,13 @@ function validated<T> (schema: typeof EnvSchema | typeof StoreEnvSchema, env: Re
 }
 
 /** Where the profile store is: a file that the writer thread and the pages can both open, or PostgreSQL, not both. */
+/** PROFILER_TRACE_URL, checked once its pattern holds: still a URL with a trace id in it. */
+function traceUrlOf (template: string | undefined): string | null {
+  if (template === undefined) return null
+  if (!URL.canParse(traceLink(template, '0'.repeat(32)))) throw new ConfigError('Invalid environment: PROFILER_TRACE_URL is not a URL once {traceId} is filled in')
+  return template
+}
+
 function checkStore (path: string, env: Record<string, string | undefined>): void {
   // The reader and the writer thread would each open their own, different in-memory database.
   if (path === ':memory:') {
@@ -246,7 +259,7 @@ function eitherUrlOrPath (env: Record<string, string | undefined>, url: string, 
 }
 
 /** What the profiler's command line needs: where the store is, and the version its exports name. */
-export type StoreConfig = Pick<Config, 'profilerDatabasePath' | 'profilerDatabaseUrl' | 'profilerStatsMaxAgeMs' | 'version'>
+export type StoreConfig = Pick<Config, 'profilerDatabasePath' | 'profilerDatabaseUrl' | 'profilerStatsMaxAgeMs' | 'profilerTraceUrl' | 'version'>
 
 /**
  * Reads and validates only the variables that name the profile store: the command line reads
@@ -260,6 +273,7 @@ export function loadStoreConfig (env: Record<string, string | undefined> = proce
     profilerDatabasePath: resolvePath(parsed.PROFILER_DATABASE_PATH),
     profilerDatabaseUrl: parsed.PROFILER_DATABASE_URL ?? null,
     profilerStatsMaxAgeMs: parseDuration(parsed.PROFILER_STATS_MAX_AGE),
+    profilerTraceUrl: traceUrlOf(parsed.PROFILER_TRACE_URL),
     version: readVersion()
   }
 }
@@ -310,6 +324,7 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     databaseUrl: parsed.DATABASE_URL ?? null,
     profilerDeployment: parsed.PROFILER_DEPLOYMENT ?? hostname(),
     profilerPartitionMs: parseDuration(parsed.PROFILER_PARTITION),
+    profilerTraceUrl: traceUrlOf(parsed.PROFILER_TRACE_URL),
     profilerWriter: parsed.PROFILER_WRITER,
     requestTimeoutMs,
     headersTimeoutMs,

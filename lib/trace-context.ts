@@ -67,3 +67,8 @@ export function traceContextOf (headers: Record<string, string | string[] | unde
   const joined = Array.isArray(state) ? state.join(',') : state
   return { ...ids, traceState: joined === undefined ? null : parseTracestate(joined) }
 }
+
+/** A tracing UI's link template (PROFILER_TRACE_URL) with a trace id in place of each `{traceId}`. */
+export function traceLink (template: string, traceId: string): string {
+  return template.replaceAll('{traceId}', encodeURIComponent(traceId))
+}

@@ -23,6 +23,8 @@ export interface ProfileRecord {
   /** Log lines at warn, and at error or above, the request wrote (0 when absent). */
   logWarnings?: number
   logErrors?: number
+  /** The W3C trace id of the trace the request belongs to (the request panel's `trace`); absent: none. */
+  traceId?: string
 }
 
 /**
@@ -60,6 +62,8 @@ export interface SearchFilters {
   minQueryMs?: number
   /** Requests that logged at least one line at this level or above (the logs panel's counts). */
   minLevel?: 'warn' | 'error'
+  /** The profiles of one trace (32 lowercase hex digits). */
+  traceId?: string
   type: string
   limit: number
 }

@@ -18,7 +18,9 @@ const ProfileSummarySchema = Type.Object({
   queryMs: Type.Number(),
   /** Log lines at warn, and at error or above, the request wrote (the logs panel). */
   warnings: Type.Integer(),
-  errors: Type.Integer()
+  errors: Type.Integer(),
+  /** The W3C trace id of the trace the request belongs to (its OpenTelemetry span or traceparent); null: none. */
+  traceId: Type.Union([Type.String(), Type.Null()])
 })
 export type ProfileSummary = Static<typeof ProfileSummarySchema>
 
@@ -76,4 +78,5 @@ const { panels, ...storedFields } = StoredProfileSchema.properties
  * A profile's JSON: the stored profile, the status text and the panel shown (`panels` holds only it
  * when one was asked for), and what this instance keeps.
  */
-export const ProfileResponseSchema = Type.Object({ ...storedFields, statusText: Type.String(), panel: Type.String(), panels, kept: KeptSchema })
+/** `traceUrl`: the profile's trace in the tracing UI (PROFILER_TRACE_URL), null without a trace id or a URL. */
+export const ProfileResponseSchema = Type.Object({ ...storedFields, statusText: Type.String(), panel: Type.String(), panels, traceUrl: Type.Union([Type.String(), Type.Null()]), kept: KeptSchema })

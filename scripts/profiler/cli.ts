@@ -67,6 +67,7 @@ function withFilters (command: Command, { token }: { token: boolean }): Command 
     .option('--min-queries <n>', "ran at least this many statements on the advisors' database")
     .option('--min-query-ms <ms>', 'spent at least this many milliseconds in them, all together')
     .option('--min-level <level>', 'logged at least one line at this level or above: warn or error')
+    .option('--trace-id <id>', 'the requests of one distributed trace: its W3C trace id (32 hex digits)')
     .option('--json', 'JSON for machines')
 }
 
@@ -98,7 +99,7 @@ function buildProgram ({ env, stdout, stderr, stdin, interrupted }: ProfilerIo):
     .addOption(new Option('--panel <name>', 'the panel to show (default: exception when there was one, else request)').choices(PANEL_NAMES))
     .option('--json', 'JSON for machines (the page\'s JSON: every panel, or the one asked for)')
     .action(async (token: string, options: { panel?: string, json?: boolean }) => {
-      const { profile, panel, json } = await withStore(env, reader => showProfile(reader, token, options.panel))
+      const { profile, panel, json } = await withStore(env, reader => showProfile(reader, token, options.panel, config(env).profilerTraceUrl))
       write(options.json === true ? `${JSON.stringify(json)}\n` : profileText(profile, panel, colour))
     })
 

@@ -142,7 +142,8 @@ export function profileText (profile: StoredProfile, panel: string, colour: bool
     ['Duration', `${profile.durationMs} ms`],
     ['Database', `${profile.queries} ${profile.queries === 1 ? 'query' : 'queries'} in ${profile.queryMs} ms`],
     ['Route', printable(profile.route ?? '(none)')],
-    ['Logs', `${profile.warnings} warning(s), ${profile.errors} error(s)`]
+    ['Logs', `${profile.warnings} warning(s), ${profile.errors} error(s)`],
+    ['Trace', printable(profile.traceId ?? '(none)')]
   ]
   const summary = fields.map(([name, value]) => `${name.padEnd(10)}${value}`).join('\n')
   return `${summary}\n\n[${panel}]\n${printableJson(profile.panels[panel])}\n`

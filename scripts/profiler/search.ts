@@ -24,6 +24,8 @@ export interface SearchOptions {
   minQueryMs?: string
   /** [min_level] warn or error: requests that logged at that level or above. */
   minLevel?: string
+  /** [trace_id] the profiles of one W3C trace. */
+  traceId?: string
 }
 
 /** The command line's spelling of each page parameter, for error messages (`Invalid "--status" parameter ...`). */
@@ -37,7 +39,8 @@ export const OPTION_NAMES: ParameterNames = {
   limit: '--limit',
   min_queries: '--min-queries',
   min_query_ms: '--min-query-ms',
-  min_level: '--min-level'
+  min_level: '--min-level',
+  trace_id: '--trace-id'
 }
 
 /** The MCP tools' spelling: their argument names. */
@@ -51,7 +54,8 @@ export const ARGUMENT_NAMES: ParameterNames = {
   limit: 'limit',
   min_queries: 'minQueries',
   min_query_ms: 'minQueryMs',
-  min_level: 'minLevel'
+  min_level: 'minLevel',
+  trace_id: 'traceId'
 }
 
 /** The page's validation and semantics, on our option names; throws the page's 400 (a usage error here). */
@@ -67,12 +71,13 @@ export function searchFilters (options: SearchOptions, names: ParameterNames): S
     deployment: options.deployment,
     min_queries: options.minQueries,
     min_query_ms: options.minQueryMs,
-    min_level: options.minLevel
+    min_level: options.minLevel,
+    trace_id: options.traceId
   }, names)
 }
 
-function summaryOf ({ token, ip, method, url, status, time, durationMs, deployment, queries, queryMs, warnings, errors }: ProfileSummary): ProfileSummary {
-  return { token, ip, method, url, status, time, durationMs, deployment, queries, queryMs, warnings, errors }
+function summaryOf ({ token, ip, method, url, status, time, durationMs, deployment, queries, queryMs, warnings, errors, traceId }: ProfileSummary): ProfileSummary {
+  return { token, ip, method, url, status, time, durationMs, deployment, queries, queryMs, warnings, errors, traceId }
 }
 
 /**

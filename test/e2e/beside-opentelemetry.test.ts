@@ -29,7 +29,8 @@ const SET_UPS: SetUp[] = [
   { name: '@fastify/otel with registerOnInitialization and a NodeTracerProvider', preloads: [telemetry('fastify-otel-on-initialization.js')] },
   { name: '@fastify/otel registered as a plugin', preloads: [telemetry('fastify-otel-plugin.js')] },
   // Its README's way: --require of the register module (CommonJS), which also hooks ES modules.
-  { name: 'the @opentelemetry/auto-instrumentations-node register preload', preloads: ['--require=@opentelemetry/auto-instrumentations-node/register'], env: OTEL_OFFLINE },
+  // Tracing, its spans exported over OTLP to a closed loopback port (discard: nothing listens).
+  { name: 'the @opentelemetry/auto-instrumentations-node register preload', preloads: ['--require=@opentelemetry/auto-instrumentations-node/register'], env: { ...OTEL_OFFLINE, OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' } },
   { name: '@sentry/node 10 with tracing, its ESM instrument file', preloads: [telemetry('sentry-instrument.js')] }
 ]
 
@@ -90,6 +91,30 @@ async function panels (server: RunningServer, token: string, pages: boolean): Pr
   return { names, pages: statuses, status: profile.status, route: profile.panels.router?.route ?? null }
 }
 
+/** A profile's trace, once it can be read. */
+async function traceOfProfile (server: RunningServer, headers: Record<string, string>): Promise<{ traceId: string | null, trace?: { traceId: string, parentSpanId: string, source: string } }> {
+  const res = await fetch(`${server.address}/monitor/MonitorPooling`, { method: 'POST', headers })
+  const url = `${server.address}/_profiler/${res.headers.get('x-debug-token') ?? ''}`
+  await waitFor(async () => (await fetch(url, { headers: { accept: 'application/json' } })).status === 200, { what: `profile at ${url}` })
+  const profile = await (await fetch(url, { headers: { accept: 'application/json' } })).json() as { traceId: string | null, panels: { request: { trace?: { traceId: string, parentSpanId: string, source: string } } } }
+  return { traceId: profile.traceId, trace: profile.panels.request.trace }
+}
+
+/**
+ * Issue 39: with OpenTelemetry active, a profile is in the trace of the span its request ran in,
+ * without any header; with a traceparent, that trace is the caller's (the SDK continues it), and the
+ * profile hangs under the SDK's span, not the caller's.
+ */
+async function sameTrace (t: Test, traced: RunningServer, sentry: boolean): Promise<void> {
+  const own = await traceOfProfile(traced, {})
+  t.match(own, { traceId: /^[0-9a-f]{32}$/, trace: { source: 'opentelemetry', parentSpanId: /^[0-9a-f]{16}$/ } }, 'no header: the profile is in the active span\'s trace')
+  // Sentry continues a caller's trace from its own sentry-trace header; OpenTelemetry from traceparent.
+  const caller: Record<string, string> = sentry ? { 'sentry-trace': '4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-1' } : { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' }
+  const continued = await traceOfProfile(traced, caller)
+  t.match(continued, { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', trace: { source: 'opentelemetry' } }, 'the caller\'s header: its trace, as the SDK continues it')
+  t.not(continued.trace?.parentSpanId, '00f067aa0ba902b7', 'under the span the SDK made for the request, not the caller\'s')
+}
+
 /** The same requests to a server without the set-up and to one with it: the same answers, the same panels. */
 async function compare (t: Test, plain: RunningServer, setUp: SetUp, profiler: 'on' | 'off'): Promise<void> {
   const traced = await startServer(t, { PROFILER: profiler, ...setUp.env }, setUp.preloads)
@@ -104,6 +129,7 @@ async function compare (t: Test, plain: RunningServer, setUp: SetUp, profiler: '
   }
   // The API document is not profiled; every other answer is, with the profiler on.
   t.equal(profiled.length, profiler === 'on' ? REQUESTS.length - 1 : 0, 'X-Debug-Token on every profiled answer')
+  if (profiler === 'on') await sameTrace(t, traced, setUp.name.includes('sentry'))
   t.equal(await traced.stop(), 0, 'exits 0 after a graceful close')
   t.notMatch(traced.log(), /Cannot start|"level":[56]0/, 'no start failure, no error logged')
 }

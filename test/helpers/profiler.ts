@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Test } from 'tap'
 
-export interface ListedProfile { token: string, ip: string, method: string, url: string, status: number, time: string, durationMs: number, deployment: string, queries: number, queryMs: number }
+export interface ListedProfile { token: string, ip: string, method: string, url: string, status: number, time: string, durationMs: number, deployment: string, queries: number, queryMs: number, traceId?: string | null }
 
 /** The Authorization header for the profiler pages, `secret` as the password. */
 export function basicAuth (secret: string, user = 'operator'): string {

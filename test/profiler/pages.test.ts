@@ -82,7 +82,7 @@ t.test('the listing as JSON', async t => {
   t.equal(res.statusCode, 200)
   const { results } = res.json()
   t.equal(results.length, 2)
-  t.same(Object.keys(results[0]), ['token', 'ip', 'method', 'url', 'status', 'time', 'durationMs', 'deployment', 'queries', 'queryMs', 'warnings', 'errors'])
+  t.same(Object.keys(results[0]), ['token', 'ip', 'method', 'url', 'status', 'time', 'durationMs', 'deployment', 'queries', 'queryMs', 'warnings', 'errors', 'traceId'])
   t.match(results[0], { method: 'GET', url: 'http://localhost/_profiler', status: 301, ip: '127.0.0.1' })
 })
 

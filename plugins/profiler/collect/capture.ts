@@ -3,6 +3,7 @@
 // shape.ts redacts it and the collectors turn it into panels. ARCHITECTURE.md: "onResponse
 // (capture, cheaply) -> bounded queue".
 import { roundMs } from '../units.js'
+import type { ActiveSpan } from './active-span.js'
 
 /** The rendered error and its causes, as plain data (not yet redacted). */
 export interface CapturedError {
@@ -63,6 +64,8 @@ export interface RequestCapture {
   /** The request thread's heap after the request (V8's figure: cheap). */
   heapUsedBytes: number
   droppedProfiles: number
+  /** The OpenTelemetry span the request ran in (collect/active-span.ts); absent or null: none. */
+  activeSpan?: ActiveSpan | null
   /**
    * What each panel's probe took of the request (panels/probe.ts), in the order of collect/probes.ts's
    * probedPanels; undefined when no probe ran (a request the HTTP parser rejected).

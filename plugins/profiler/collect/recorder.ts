@@ -11,6 +11,7 @@ import { MAX_BODY_BYTES, previewIfLarge, unparsedBody } from './body-preview.js'
 import type { Redactor } from '../../../lib/redact.js'
 import type { ProfileStore } from '../runtime/profile-store.js'
 import { uniqueToken } from './token.js'
+import { activeSpan, type ActiveSpan } from './active-span.js'
 import { keptByRule, sampleDraw, type SamplingOptions } from './sampling.js'
 import type { KeepHeader } from './keep-header.js'
 
@@ -27,6 +28,8 @@ interface ProfileState {
    */
   originMs: number
   responseText: string | undefined
+  /** The OpenTelemetry span the request runs in, read while its hooks run (null: none). */
+  activeSpan: ActiveSpan | null
 }
 
 declare module 'fastify' {
@@ -202,7 +205,7 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
   function keptState (request: FastifyRequest, sendStartMs: number, originMs: number, responseText: string | undefined): ProfileState {
     const token = uniqueToken(candidate => store.isTokenTaken(candidate), tokenSource)
     store.reserveToken(token)
-    request.profile = { token, origin: requestOrigin(request), handlerStartMs: request.profilerHandlerStartMs, sendStartMs, originMs, responseText }
+    request.profile = { token, origin: requestOrigin(request), handlerStartMs: request.profilerHandlerStartMs, sendStartMs, originMs, responseText, activeSpan: activeSpan(request) }
     return request.profile
   }
 
@@ -264,6 +267,7 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
         requestHeaders: request.headers,
         responseHeaders: reply.getHeaders(),
         responseText: state.responseText,
+        activeSpan: state.activeSpan,
         error: captureError(request.renderedError, statusCode >= 500 && !production),
         // V8's own figure: process.memoryUsage() also reads the RSS from /proc, ten times the cost.
         heapUsedBytes: getHeapStatistics().used_heap_size,

@@ -60,6 +60,9 @@ export function shapeProfile (capture: RequestCapture, redactor: Redactor, proce
     logWarnings: counts.logWarnings,
     logErrors: counts.logErrors
   }
+  // The request panel holds the whole trace; the row its id, for the search.
+  const trace = (collected.request as { trace?: { traceId: string } } | undefined)?.trace
+  if (trace !== undefined) record.traceId = trace.traceId
   if (process !== null) record.process = process
   return record
 }

@@ -57,6 +57,7 @@ export function filterTerms (filters: SearchFilters, params: SqlParameters, dial
   if (filters.minQueryMs !== undefined) terms.push(`p.query_ms >= ${params.add(filters.minQueryMs)}`)
   if (filters.minLevel === 'warn') terms.push('(p.log_warnings > 0 OR p.log_errors > 0)')
   else if (filters.minLevel === 'error') terms.push('p.log_errors > 0')
+  if (filters.traceId !== undefined) terms.push(`p.trace_id = ${params.add(filters.traceId)}`)
   if (filters.start !== undefined || filters.end !== undefined) {
     const { low, high } = idRangeOf(filters.start, filters.end)
     terms.push(`p.id BETWEEN ${params.add(low)} AND ${params.add(high)}`)

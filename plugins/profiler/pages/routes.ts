@@ -152,10 +152,11 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
     const profile = await findStoredProfile(store, request.params.token)
     const requested = request.query.panel
     const panel = choosePanel(profile, requested, PANEL_NAMES)
-    if (wantsJson(request)) return { ...profileJson(profile, panel, requested), kept }
+    const traceUrl = app.config.profilerTraceUrl
+    if (wantsJson(request)) return { ...profileJson(profile, panel, requested, traceUrl), kept }
     return html(reply, 'profiler/profile.hbs', {
       title: `${profile.method} ${profile.url} (${profile.token}) - Profiler`,
-      profile: profileSummary(profile),
+      profile: profileSummary(profile, traceUrl),
       standing: await routeStanding(store, profile),
       menu: panelMenu(profile, panel),
       // The panel's view may read more of the query than `panel` (the logs panel's `level`).

@@ -4,6 +4,7 @@ import { DEFAULT_LIMIT, MAX_LIMIT, type SearchQuery } from '../query/search-filt
 import { panels } from '../panels/index.js'
 import type { ViewSettings } from '../panels/panel.js'
 import { formatMs, listTime, statusClass } from '../units.js'
+import { traceLink } from '../../../lib/trace-context.js'
 
 export function resultRow (summary: ProfileSummary) {
   return { ...summary, statusClass: statusClass(summary.status), timeText: listTime(summary.time) }
@@ -22,12 +23,21 @@ export function searchForm (query: SearchQuery) {
     start: query.start ?? '',
     end: query.end ?? '',
     deployment: query.deployment ?? '',
+    trace_id: query.trace_id ?? '',
     limits: [DEFAULT_LIMIT, 50, MAX_LIMIT].map(value => ({ value, selected: String(value) === limit }))
   }
 }
 
-export function profileSummary (profile: StoredProfile) {
+/** The trace a profile belongs to, as its summary shows it: the id, the span it hangs under, a link to the tracing UI when one is set. */
+function traceOnPage (profile: StoredProfile, traceUrl: string | null) {
+  if (profile.traceId === null) return null
+  const trace = (profile.panels.request as { trace?: { parentSpanId: string, source: string } } | null | undefined)?.trace
+  return { id: profile.traceId, parentSpanId: trace?.parentSpanId ?? null, source: trace?.source ?? null, link: traceUrl === null ? null : traceLink(traceUrl, profile.traceId) }
+}
+
+export function profileSummary (profile: StoredProfile, traceUrl: string | null = null) {
   return {
+    trace: traceOnPage(profile, traceUrl),
     ...resultRow(profile),
     statusText: STATUS_CODES[profile.status] ?? '',
     isError: profile.status > 399,

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import { HttpError } from '../../../lib/http-error.js'
+import { traceLink } from '../../../lib/trace-context.js'
 import { TOKEN_PATTERN } from '../collect/token.js'
 import { exceptionPanel } from '../panels/exception.js'
 import { panelData } from '../panels/panel.js'
@@ -33,8 +34,17 @@ export function choosePanel (profile: StoredProfile, requested: string | undefin
   return panel
 }
 
-/** A profile as JSON: the summary, the panel shown, and every panel (or only the one asked for). */
-export function profileJson (profile: StoredProfile, panel: string, requested: string | undefined) {
+/**
+ * A profile as JSON: the summary, its trace in the tracing UI (`traceUrl`: PROFILER_TRACE_URL filled
+ * in, null without one or without a trace id), the panel shown, and every panel (or only the one asked for).
+ */
+export function profileJson (profile: StoredProfile, panel: string, requested: string | undefined, traceUrl: string | null) {
   const { panels, ...fields } = profile
-  return { ...fields, statusText: STATUS_CODES[profile.status] ?? '', panel, panels: requested === undefined ? panels : { [panel]: panels[panel] } }
+  return {
+    ...fields,
+    statusText: STATUS_CODES[profile.status] ?? '',
+    traceUrl: traceUrl === null || profile.traceId === null ? null : traceLink(traceUrl, profile.traceId),
+    panel,
+    panels: requested === undefined ? panels : { [panel]: panels[panel] }
+  }
 }

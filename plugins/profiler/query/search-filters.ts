@@ -17,14 +17,15 @@ export const SearchQuerySchema = Type.Object({
   deployment: Type.Optional(Type.String({ maxLength: 64 })),
   min_queries: Type.Optional(Type.String({ maxLength: 10 })),
   min_query_ms: Type.Optional(Type.String({ maxLength: 20 })),
-  min_level: Type.Optional(Type.String({ maxLength: 10 }))
+  min_level: Type.Optional(Type.String({ maxLength: 10 })),
+  trace_id: Type.Optional(Type.String({ maxLength: 64 }))
 })
 
 export type SearchQuery = Static<typeof SearchQuerySchema>
 
-/** The filters a search passes on, in Symfony's order (`route`, `deployment`, `min_queries`, `min_query_ms`, `min_level` are ours; the form has no field for them but `deployment`). */
+/** The filters a search passes on, in Symfony's order (`route`, `deployment`, `min_queries`, `min_query_ms`, `min_level`, `trace_id` are ours; the form has no field for them but `deployment` and `trace_id`). */
 export const SEARCH_PARAMETERS = ['ip', 'method', 'status_code', 'url', 'route', 'start', 'end', 'limit', 'type', 'deployment', 'min_queries', 'min_query_ms',
-  'min_level'] as const
+  'min_level', 'trace_id'] as const
 /** The `route` value that selects the requests no route matched (route patterns start with "/"). */
 export const NO_ROUTE = 'none'
 export const DEFAULT_LIMIT = 10
@@ -32,7 +33,7 @@ export const MAX_LIMIT = 100
 
 /** How a caller spells each parameter in its error messages (the command line says `--status`); the query's names by default. */
 export type ParameterNames = Partial<Record<'ip' | 'method' | 'status_code' | 'url' | 'route' | 'start' | 'end' | 'limit' | 'type' | 'min_queries' | 'min_query_ms' |
-  'min_level', string>>
+  'min_level' | 'trace_id', string>>
 
 export function invalid (name: string, expected: string, value: string): HttpError {
   return new HttpError(400, `Invalid "${name}" parameter "${value}": expected ${expected}`, { name: 'BadRequestError' })
@@ -134,6 +135,12 @@ export function parseSearchFilters (query: SearchQuery, names: ParameterNames = 
   if (minLevel !== undefined) {
     if (minLevel !== 'warn' && minLevel !== 'error') throw invalid(nameOf('min_level'), '"warn" or "error"', minLevel)
     filters.minLevel = minLevel
+  }
+  const traceId = given(query.trace_id)
+  if (traceId !== undefined) {
+    // Trace ids are written in lowercase (W3C); one pasted from a UI that shows them in capitals is the same id.
+    if (!/^[0-9a-fA-F]{32}$/.test(traceId)) throw invalid(nameOf('trace_id'), 'a W3C trace id: 32 hexadecimal digits', traceId)
+    filters.traceId = traceId.toLowerCase()
   }
   const start = given(query.start)
   if (start !== undefined) filters.start = parseTimeBound('start', start, nameOf('start'))

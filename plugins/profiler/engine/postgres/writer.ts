@@ -281,18 +281,18 @@ export class PostgresWriter implements StoreWriter {
       ])
       if (stored.length === 0) return 0
       await client.query(`INSERT INTO profiles (id, token, deployment, parent_token, type, ip, method, url, status_code, duration_ms, route,
-          query_count, query_ms, log_warnings, log_errors)
+          query_count, query_ms, log_warnings, log_errors, trace_id)
         SELECT id, token, $3, parent_token, type, ip, method, url, status_code, duration_ms, route,
-          query_count, query_ms, log_warnings, log_errors
+          query_count, query_ms, log_warnings, log_errors, trace_id
         FROM unnest($1::bigint[], $2::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::smallint[], $10::float8[], $11::text[],
-          $12::integer[], $13::float8[], $14::integer[], $15::integer[])
+          $12::integer[], $13::float8[], $14::integer[], $15::integer[], $16::text[])
           AS t (id, token, parent_token, type, ip, method, url, status_code, duration_ms, route,
-            query_count, query_ms, log_warnings, log_errors)`, [
+            query_count, query_ms, log_warnings, log_errors, trace_id)`, [
         stored.map(p => p.id), stored.map(p => p.token), this.deployment, stored.map(p => p.parentToken), stored.map(p => p.type),
         stored.map(p => noNul(p.ip)), stored.map(p => noNul(p.method)), stored.map(p => noNul(p.url)), stored.map(p => p.statusCode),
         stored.map(p => p.durationMs), stored.map(p => p.route === null ? null : noNul(p.route)),
         stored.map(p => p.queryCount ?? 0), stored.map(p => p.queryMs ?? 0),
-        stored.map(p => p.logWarnings ?? 0), stored.map(p => p.logErrors ?? 0)
+        stored.map(p => p.logWarnings ?? 0), stored.map(p => p.logErrors ?? 0), stored.map(p => p.traceId ?? null)
       ])
       await insertProfileData(client, stored)
       await upsertProcesses(client, stored)

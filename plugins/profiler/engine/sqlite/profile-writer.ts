@@ -14,8 +14,8 @@ function prepareWriteStatements (db: Database) {
   return {
     insertProfile: db.prepare(`
       INSERT INTO profiles (id, token, parent_token, type, ip, method, url, url_id, status_code, duration_ms, route, deployment,
-        query_count, query_ms, log_warnings, log_errors)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        query_count, query_ms, log_warnings, log_errors, trace_id)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT DO NOTHING`),
     insertPanels: db.prepare('INSERT INTO profile_data (profile_id, panels, process_key) VALUES (?, ?, ?)'),
     // The per-process panels once per content (migration 007), with the newest profile naming them.
@@ -398,7 +398,7 @@ export class ProfileWriter {
       // Positional parameters: binding by name costs a property lookup per column.
       const inserted = this.statements.insertProfile.run(id, profile.token, profile.parentToken, profile.type, profile.ip, profile.method,
         profile.url, urlId, profile.statusCode, profile.durationMs, profile.route, this.deployment,
-        profile.queryCount ?? 0, profile.queryMs ?? 0, profile.logWarnings ?? 0, profile.logErrors ?? 0)
+        profile.queryCount ?? 0, profile.queryMs ?? 0, profile.logWarnings ?? 0, profile.logErrors ?? 0, profile.traceId ?? null)
       if (inserted.changes === 1) {
         this.statements.insertPanels.run(id, profile.panels, profile.process?.key ?? null)
         return id

@@ -3,6 +3,7 @@ import { redactBodyText } from '../../../../lib/redact-body-text.js'
 import type { Redactor } from '../../../../lib/redact.js'
 import { storedBody } from '../../collect/body-preview.js'
 import type { RequestCapture } from '../../collect/capture.js'
+import { traceOf } from '../../collect/profile-trace.js'
 import type { CollectContext } from '../panel.js'
 import type { RawBody, RequestData } from './schema.js'
 
@@ -31,6 +32,7 @@ function rawBody ({ unparsedBody, bodyBytes, requestHeaders, error }: RequestCap
 /** Request / Response: query, body, headers, route and params; response status, headers and JSON body. */
 export function collectRequest ({ capture, url, responseBody, redactor }: CollectContext): RequestData {
   const statusCode = capture.statusCode
+  const trace = traceOf(capture)
   return {
     method: capture.method,
     url,
@@ -45,6 +47,7 @@ export function collectRequest ({ capture, url, responseBody, redactor }: Collec
       statusText: STATUS_CODES[statusCode] ?? '',
       headers: redactor.headers(capture.responseHeaders, PROFILER_HEADERS),
       body: responseBody === undefined ? null : redactor.fields(responseBody)
-    }
+    },
+    ...(trace === null ? {} : { trace })
   }
 }

@@ -25,6 +25,18 @@ const ResponseSchema = Type.Object({
   body: Type.Unknown()
 }, { additionalProperties: false })
 
+/**
+ * The trace the request belongs to (issue 39): the OpenTelemetry span it ran in, or the W3C
+ * traceparent it arrived with; `parentSpanId` is that span (the profile hangs under it).
+ */
+const TraceSchema = Type.Object({
+  traceId: Type.String({ pattern: '^[0-9a-f]{32}$' }),
+  parentSpanId: Type.String({ pattern: '^[0-9a-f]{16}$' }),
+  sampled: Type.Boolean(),
+  traceState: Type.Union([Type.String(), Type.Null()]),
+  source: Type.Union([Type.Literal('opentelemetry'), Type.Literal('traceparent')])
+}, { additionalProperties: false })
+
 export const RequestSchema = Type.Object({
   method: Type.String(),
   /** Absolute, as the client addressed it (secrets redacted). */
@@ -38,7 +50,9 @@ export const RequestSchema = Type.Object({
   /** Absent when every byte sent was parsed (or none was sent). */
   rawBody: Type.Optional(RawBodySchema),
   requestHeaders: HeadersSchema,
-  response: ResponseSchema
+  response: ResponseSchema,
+  /** Absent when the request carried no trace (and in profiles stored before issue 39). */
+  trace: Type.Optional(TraceSchema)
 }, { additionalProperties: false })
 
 export type RequestData = Static<typeof RequestSchema>
