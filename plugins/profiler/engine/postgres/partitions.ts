@@ -75,7 +75,7 @@ export class Partitions {
 }
 
 /** The tables beside the partitions that the store's bytes count (the statistics' among them). */
-const SIDE_TABLES = ['profile_tokens', 'profile_urls', 'profile_ips', 'profile_processes', 'profile_horizon', ...STATISTICS_TABLES]
+const SIDE_TABLES = ['profile_tokens', 'profile_urls', 'profile_ips', 'profile_processes', 'profile_horizon', 'profile_counts', ...STATISTICS_TABLES]
 
 /** Bytes the store takes on disk: every partition of both tables with its indexes and TOAST, the token claims, the distinct URLs and IPs, the per-process panels and the route statistics (as the SQLite file holds them all). */
 export async function storeBytes (pool: pg.Pool | pg.PoolClient): Promise<number> {
