@@ -95,7 +95,7 @@ async function storeFromBefore (t: Test, env: Record<string, string>, ids: numbe
       SELECT id, token, 'before', '10.9.0.1', 'GET', 'http://localhost/before', 200, 1.5 FROM unnest($1::bigint[], $2::text[]) AS t (id, token)`, [ids, tokens])
     await pool.query("INSERT INTO profile_data (id, token, panels) SELECT id, token, '{}' FROM unnest($1::bigint[], $2::text[]) AS t (id, token)", [ids, tokens])
     await pool.query('INSERT INTO profile_tokens (token, profile_id) SELECT token, id FROM unnest($1::bigint[], $2::text[]) AS t (id, token)', [ids, tokens])
-    await pool.query(`INSERT INTO profile_urls (hash, url, first_id, last_id) VALUES (hashtextextended('http://localhost/before', 0), 'http://localhost/before', $1, $2)`, [ids[0], ids.at(-1)])
+    await pool.query('INSERT INTO profile_urls (hash, url, first_id, last_id) VALUES (hashtextextended(\'http://localhost/before\', 0), \'http://localhost/before\', $1, $2)', [ids[0], ids.at(-1)])
     await pool.query("INSERT INTO profile_ips (ip, first_id, last_id) VALUES ('10.9.0.1', $1, $2)", [ids[0], ids.at(-1)])
   } finally {
     await pool.end()
