@@ -39,6 +39,16 @@ function integrity (path: string): string {
   }
 }
 
+/** What the profile store's own count says (migration 012), and the rows it holds. */
+function countAndRows (path: string): { counted: number, rows: number } {
+  const db = new BetterSqlite3(path, { readonly: true })
+  try {
+    return db.prepare('SELECT (SELECT profiles FROM profile_counts) AS counted, (SELECT count(*) FROM profiles) AS rows').get() as { counted: number, rows: number }
+  } finally {
+    db.close()
+  }
+}
+
 t.test('kill -9 under load: both databases intact, the service serves again, only the last moments are missing', async t => {
   const env = databaseEnv(t)
   const server = await startServer(t, env)
@@ -60,6 +70,8 @@ t.test('kill -9 under load: both databases intact, the service serves again, onl
 
   t.equal(integrity(env.DATABASE_PATH ?? ''), 'ok', 'business database: integrity_check ok')
   t.equal(integrity(env.PROFILER_DATABASE_PATH ?? ''), 'ok', 'profile store: integrity_check ok')
+  const afterKill = countAndRows(env.PROFILER_DATABASE_PATH ?? '')
+  t.equal(afterKill.counted, afterKill.rows, `the store's profile count is its rows: the batch the kill cut short went with its count (${afterKill.rows})`)
 
   const restarted: RunningServer = await startServer(t, env)
   const poll = await fetch(`${restarted.address}/monitor/MonitorPooling`, { method: 'POST' })

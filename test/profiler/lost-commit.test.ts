@@ -46,6 +46,8 @@ if (needsPostgres(t)) {
       t.equal(stored.length, kept, 'each kept profile stored once')
       t.equal(app.profileStore.dropped, 0, 'none counted as dropped')
       t.equal(app.profileStore.statisticsDropped, 0, 'no request left out of the statistics')
+      await app.profileStore.prune()
+      t.equal(app.profileStore.count, kept, 'the store counts each kept profile once (migration 013): the retried batch added nothing')
     })
   }
 }

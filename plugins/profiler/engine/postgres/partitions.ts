@@ -75,9 +75,9 @@ export class Partitions {
 }
 
 /** The tables beside the partitions that the store's bytes count (the statistics' among them). */
-const SIDE_TABLES = ['profile_tokens', 'profile_urls', 'profile_ips', 'profile_processes', 'profile_horizon', ...STATISTICS_TABLES]
+const SIDE_TABLES = ['profile_tokens', 'profile_urls', 'profile_ips', 'profile_processes', 'profile_horizon', 'profile_counts', ...STATISTICS_TABLES]
 
-/** Bytes the store takes on disk: every partition of both tables with its indexes and TOAST, the token claims, the distinct URLs and IPs, the per-process panels and the route statistics (as the SQLite file holds them all). */
+/** Bytes the store takes on disk: every partition of both tables with its indexes and TOAST, the token claims, the distinct URLs and IPs, the per-process panels, the profile counts and the route statistics (as the SQLite file holds them all). */
 export async function storeBytes (pool: pg.Pool | pg.PoolClient): Promise<number> {
   const { rows } = await pool.query<{ bytes: number | null }>(`SELECT sum(pg_total_relation_size(c.oid))::bigint AS bytes FROM pg_class c
     WHERE c.relkind = 'r' AND (c.relname ~ '^(profiles|profile_data)_p[0-9]+$' OR c.relname = ANY ($1::text[]))`, [SIDE_TABLES])

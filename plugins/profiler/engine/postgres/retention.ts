@@ -9,18 +9,38 @@ import { boundReason, type BoundKind } from '../store-bound.js'
 
 /** Token claims deleted per sweep step: a short transaction. */
 const TOKEN_SWEEP = 5_000
-/** A partition this far in the past gets no new rows: its count is read once. */
-const SEALED_AFTER_MS = 60_000
 /** Deleted rows are vacuumed at least this often while pruning goes on (and once it stops). */
 const VACUUM_EVERY_MS = 250
 /** Growth past the bytes a held count took that lowers the count again, as a share of the bound. */
 const REGROWTH = 0.02
 /** The side tables rows are deleted from, vacuumed with the partitions. */
-const SIDE_TABLES = ['profile_tokens', 'profile_urls', 'profile_ips', 'profile_processes', 'profile_route_stats', 'profile_statistics_stamps', 'profile_horizon']
+const SIDE_TABLES = ['profile_tokens', 'profile_urls', 'profile_ips', 'profile_processes', 'profile_route_stats', 'profile_statistics_stamps', 'profile_horizon', 'profile_counts']
 /** How often the statistics' live rows are counted while they are over 90% of their share on disk and not being coarsened (a count(*) of the table). */
 const STATISTICS_MEASURE_MS = 10_000
 /** One instance prunes at a time (the others skip their step). */
 const RETENTION_LOCK = 0x72657465
+
+/** The profiles the store holds: its partitions' counts added up (migration 013: every writer and pruner keeps them in step). */
+export async function storedCount (client: pg.Pool | pg.PoolClient): Promise<number> {
+  return Number((await client.query<{ n: number | null }>('SELECT sum(profiles)::bigint AS n FROM profile_counts')).rows[0]?.n ?? 0)
+}
+
+/**
+ * Adds to the partitions' counts, in the caller's transaction, one per profile id given (`sign`
+ * 1: inserted, -1: deleted); in partition order, so that instances adding at once lock the rows in
+ * the same order.
+ */
+export async function addToCounts (client: pg.PoolClient, partitions: Partitions, ids: number[], sign: 1 | -1): Promise<void> {
+  const counts = new Map<number, number>()
+  for (const id of ids) {
+    const n = partitions.numberOf(id)
+    counts.set(n, (counts.get(n) ?? 0) + sign)
+  }
+  if (counts.size === 0) return
+  const numbers = [...counts.keys()].sort((a, b) => a - b)
+  await client.query(`INSERT INTO profile_counts (partition, profiles) SELECT * FROM unnest($1::bigint[], $2::bigint[])
+    ON CONFLICT (partition) DO UPDATE SET profiles = profile_counts.profiles + excluded.profiles`, [numbers, numbers.map(n => counts.get(n))])
+}
 
 /** What a pruned profile leaves behind: its token (the route statistics keep counting its request). */
 const PRUNED_COLUMNS = 'id, token'
@@ -44,7 +64,6 @@ export interface RetentionEvents {
 export class PostgresRetention extends Retention {
   /** Stored profiles, all deployments, as of the last step. */
   count = 0
-  private readonly sealedCounts = new Map<number, number>()
   /** Pruning for size in the current partition: the count held, its floor, and the bytes it took once reached and vacuumed. */
   private budget: { count: number, floor: number, reached: boolean, settledBytes: number | undefined } | undefined
   private deletedSinceVacuum = 0
@@ -106,7 +125,7 @@ export class PostgresRetention extends Retention {
       if (oldestId !== null && oldestId < expiredBefore) return await this.deleteOldest(client, expiredBefore - 1, BATCH)
 
       const currentLow = this.partitions.of(this.partitions.numberOf(now * ID_SLOTS_PER_MS)).lowId
-      this.count = await this.countAll(client, partitions)
+      this.count = await storedCount(client)
       const excess = countExcess(limits, this.count)
       if (excess > 0) {
         // A whole past partition when it holds no more than the excess; else the oldest rows.
@@ -302,8 +321,10 @@ export class PostgresRetention extends Retention {
     await this.partitions.drop(client, partition)
     this.budget = undefined
     await this.raiseHorizon(client, partition.highId)
-    this.sealedCounts.delete(partition.n)
-    this.count = Math.max(0, this.count - rows.length)
+    // After the drop, which waited for every batch writing into the partition: their rows were
+    // counted here, and went with it. A batch after it recreates the partition, and its count.
+    await client.query('DELETE FROM profile_counts WHERE partition = $1', [partition.n])
+    this.count = await storedCount(client)
     this.report(rows.map(row => row.token))
     return true
   }
@@ -327,9 +348,8 @@ export class PostgresRetention extends Retention {
     await this.raiseHorizon(client, newest + 1)
     this.deletedSinceVacuum += rows.length
     for (const row of rows) this.vacuumPartitions.add(this.partitions.numberOf(row.id))
-    this.sealedCounts.delete(this.partitions.numberOf(newest))
-    this.sealedCounts.delete(this.partitions.numberOf(Math.min(...rows.map(row => row.id))))
-    this.count = Math.max(0, this.count - rows.length)
+    await addToCounts(client, this.partitions, rows.map(row => row.id), -1)
+    this.count = await storedCount(client)
     return rows.map(row => row.token)
   }
 
@@ -365,19 +385,9 @@ export class PostgresRetention extends Retention {
     return swept > 0
   }
 
-  /** Profiles in every partition: a sealed partition is counted once, the recent ones each time. */
-  private async countAll (client: pg.PoolClient, partitions: Partition[]): Promise<number> {
-    let total = 0
-    for (const partition of partitions) total += await this.countOf(client, partition)
-    return total
-  }
-
+  /** The profiles a partition holds (its row of profile_counts). */
   private async countOf (client: pg.PoolClient, partition: Partition): Promise<number> {
-    const cached = this.sealedCounts.get(partition.n)
-    if (cached !== undefined) return cached
-    const { rows } = await client.query<{ n: number }>(`SELECT count(*)::bigint AS n FROM profiles_p${partition.n}`)
-    const count = Number(rows[0]?.n ?? 0)
-    if (partition.highId <= (Date.now() - SEALED_AFTER_MS) * ID_SLOTS_PER_MS) this.sealedCounts.set(partition.n, count)
-    return count
+    const { rows } = await client.query<{ profiles: number }>('SELECT profiles FROM profile_counts WHERE partition = $1', [partition.n])
+    return Number(rows[0]?.profiles ?? 0)
   }
 }

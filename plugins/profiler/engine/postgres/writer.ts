@@ -7,7 +7,7 @@ import { profilerPostgresMigrationsDir } from '../../../../paths.js'
 import type { ProfileRecord } from '../../profile.js'
 import type { RetentionLimits, StatisticsStamp, StoreTarget, StoreWriter, WriteResult, WriterEvents } from '../contract.js'
 import { DEFAULT_PARTITION_MS, Partitions } from './partitions.js'
-import { PostgresRetention } from './retention.js'
+import { addToCounts, PostgresRetention, storedCount } from './retention.js'
 import { addToRollups } from './rollups.js'
 import { storedSearchForm } from '../url-search-form.js'
 import { countedRequest, countedStatisticsOnly, type StatisticsOnly } from '../../stats/rollup.js'
@@ -181,7 +181,7 @@ export class PostgresWriter implements StoreWriter {
         onError: err => { events.onError(`pruning failed: ${(err as Error).message}`) },
         onBound: events.onBound
       })
-      retention.count = Number((await pool.query<{ n: number }>('SELECT count(*)::bigint AS n FROM profiles')).rows[0]?.n ?? 0)
+      retention.count = await storedCount(pool)
       retention.start(intervalMs)
       const lastSeq = Number((await pool.query<{ seq: number | null }>('SELECT max(seq) AS seq FROM profile_tokens')).rows[0]?.seq ?? 0)
       const writer = new PostgresWriter(pool, deployment, partitions, retention, events.onTaken, lastSeq)
@@ -297,6 +297,8 @@ export class PostgresWriter implements StoreWriter {
       await insertProfileData(client, stored)
       await upsertProcesses(client, stored)
       await upsertSearchKeys(client, stored.map(p => p.id), stored.map(p => noNul(p.url)), stored.map(p => noNul(p.ip)))
+      // Last, so that the partitions' count rows are locked only while this transaction commits (migration 013).
+      await addToCounts(client, this.partitions, stored.map(p => p.id), 1)
       return stored.length
     })
     this.retention.count += written

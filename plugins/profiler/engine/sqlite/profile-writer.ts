@@ -30,7 +30,8 @@ function prepareWriteStatements (db: Database) {
     setSearchUrl: db.prepare('UPDATE profile_urls SET search_url = ? WHERE id = ?'),
     insertIp: db.prepare('INSERT OR IGNORE INTO profile_ips (ip) VALUES (?)'),
     storedAs: db.prepare('SELECT id, deployment FROM profiles WHERE token = ?'),
-    countAll: db.prepare('SELECT count(*) FROM profiles').pluck(),
+    // Kept by triggers with every insert and delete (migration 012): one row, not a count of the table.
+    storedCount: db.prepare('SELECT profiles FROM profile_counts WHERE id = 1').pluck(),
     oldestId: db.prepare('SELECT id FROM profiles ORDER BY id LIMIT 1').pluck(),
     nthOldestId: db.prepare('SELECT id FROM profiles ORDER BY id LIMIT 1 OFFSET ?').pluck(),
     // The oldest profiles' panel bytes added up, oldest first, over a window of them (octet_length
@@ -47,18 +48,20 @@ function prepareWriteStatements (db: Database) {
     // add tombstones that only a merge into one segment removes (measured: 31 MB left for 90 KB of
     // live index). A negative N merges even when few segments exist, N pages of work at a time.
     compactUrlIndex: db.prepare("INSERT INTO profile_urls_fts (profile_urls_fts, rank) VALUES ('merge', ?)"),
-    // The sweep looks at a window of URLs per step (a bounded number of index probes), not until
-    // it has found `limit` orphans: with none, that read every URL of the store each second.
+    // The sweep looks at a window of URLs (and of IPs) per step (a bounded number of index probes),
+    // not until it has found `limit` orphans: with none, that read every URL of the store each second.
     urlWindow: db.prepare('SELECT id FROM profile_urls WHERE id > ? ORDER BY id LIMIT ?').pluck(),
     orphanUrls: db.prepare(`DELETE FROM profile_urls WHERE id IN (
       SELECT u.id FROM profile_urls u WHERE u.id > ? AND u.id <= ? AND NOT EXISTS (SELECT 1 FROM profiles p WHERE p.url_id = u.id))
       RETURNING id, url`),
-    orphanIps: db.prepare('DELETE FROM profile_ips WHERE NOT EXISTS (SELECT 1 FROM profiles p WHERE p.ip = profile_ips.ip) RETURNING ip').pluck(),
+    // From an IP on (inclusive: a pass starts at ''), one more than the window: where the next one starts.
+    ipWindow: db.prepare('SELECT ip FROM profile_ips WHERE ip >= ? ORDER BY ip LIMIT ?').pluck(),
+    orphanIps: db.prepare(`DELETE FROM profile_ips WHERE ip >= ? AND ip <= ?
+      AND NOT EXISTS (SELECT 1 FROM profiles p WHERE p.ip = profile_ips.ip) RETURNING ip`).pluck(),
     ...prepareRollupStatements(db),
     ...prepareStampStatements(db),
     pageCount: db.prepare('PRAGMA page_count').pluck(),
-    freePages: db.prepare('PRAGMA freelist_count').pluck(),
-    pageSize: db.prepare('PRAGMA page_size').pluck()
+    freePages: db.prepare('PRAGMA freelist_count').pluck()
   }
 }
 
@@ -111,8 +114,16 @@ interface DeletedProfile { token: string, urlId: number, ip: string }
  * writer thread (writer-worker.ts); the benchmarks also use it directly to seed stores.
  */
 export class ProfileWriter {
-  /** Rows in `profiles`, kept in step by writes and prunes (counting a large table is slow). */
+  /** Rows in `profiles`, as the store's count (migration 012) last said, kept in step by this writer's writes and prunes meanwhile. */
   count: number
+  /**
+   * Whether the search side tables may hold URLs or IPs no profile uses (SqliteRetention sweeps
+   * them): a file written before their deletion went with the profiles', or a batch that rejected
+   * a profile after its URL and IP were noted. Deleted profiles take theirs along (deleteUnusedKeys).
+   */
+  mayHoldOrphans = true
+  /** The file's page size: it never changes once the file exists (WAL mode). */
+  private readonly pageSize: number
   /** Rollup rows written (inserted or updated) since the writer opened: the statistics' growth, at most. */
   rollupRowsWritten = 0
   private readonly statements: ReturnType<typeof prepareWriteStatements>
@@ -133,7 +144,8 @@ export class ProfileWriter {
       .pluck().all(...STATISTICS_TABLES) as string[]
     db.prepare('INSERT OR IGNORE INTO profile_deployments (name) VALUES (?)').run(deployment)
     db.prepare("UPDATE profiles SET deployment = ? WHERE deployment = ''").run(deployment)
-    this.count = this.statements.countAll.get() as number
+    this.count = this.statements.storedCount.get() as number
+    this.pageSize = db.pragma('page_size', { simple: true }) as number
     this.insertBatch = db.transaction((batch: ProfileRecord[], statisticsOnly: StatisticsOnly[], stamp: StatisticsStamp | undefined, missing: MissingWindow[]) => {
       const result: WriteResult = { written: 0, rejected: [] }
       // Every request of the batch is counted, its profile stored or not (a token taken elsewhere);
@@ -151,6 +163,7 @@ export class ProfileWriter {
         counted.push(countedRequest(profile, this.deployment, id !== null))
         if (id === null) {
           result.rejected.push(profile.token)
+          this.mayHoldOrphans = true
           continue
         }
         result.written++
@@ -173,9 +186,9 @@ export class ProfileWriter {
     })
   }
 
-  /** Counts the profiles the file holds (other processes may write to the same file). */
+  /** The profiles the file holds, read from its count (other processes may write to the same file). */
   recount (): number {
-    this.count = this.statements.countAll.get() as number
+    this.count = this.statements.storedCount.get() as number
     return this.count
   }
 
@@ -281,15 +294,28 @@ export class ProfileWriter {
     return { deleted: rows.length, nextAfterId: ids.length < window ? 0 : last }
   }
 
-  deleteOrphanIps (): number {
-    const ips = this.statements.orphanIps.all() as string[]
-    for (const ip of ips) this.knownIps.delete(ip)
-    return ips.length
+  /**
+   * Looks at the next `window` IPs from `from` on (inclusive) and deletes those no profile uses any
+   * more; returns where the next window starts (null when the end was reached).
+   */
+  deleteOrphanIps (from: string, window: number): { deleted: number, nextFrom: string | null } {
+    const ips = this.statements.ipWindow.all(from, window + 1) as string[]
+    const last = ips.at(Math.min(ips.length, window) - 1)
+    if (last === undefined) return { deleted: 0, nextFrom: null }
+    const deleted = this.statements.orphanIps.all(from, last) as string[]
+    for (const ip of deleted) this.knownIps.delete(ip)
+    return { deleted: deleted.length, nextFrom: ips[window] ?? null }
   }
 
-  /** Bytes the database uses, free pages excluded (what pruning can act on). */
+  /** Bytes the database uses, free pages excluded (what pruning can act on), and its free pages: one read of each. */
+  pages (): { usedBytes: number, freePages: number } {
+    const freePages = this.freePageCount()
+    return { usedBytes: ((this.statements.pageCount.get() as number) - freePages) * this.pageSize, freePages }
+  }
+
+  /** Bytes the database uses, free pages excluded. */
   usedBytes (): number {
-    return ((this.statements.pageCount.get() as number) - this.freePageCount()) * (this.statements.pageSize.get() as number)
+    return this.pages().usedBytes
   }
 
   freePageCount (): number {

@@ -7,7 +7,6 @@ import { boundReason, type BoundKind } from '../store-bound.js'
 const MAKE_ROOM_WINDOW = 4 * BATCH
 /** Free pages returned to the file system per step. */
 const RECLAIM_PAGES = 1024
-const IP_SWEEP_INTERVAL_MS = 60_000
 /** Pages of URL-index merging per step that deleted profiles (an incremental 'optimize'). */
 const COMPACT_PAGES = 256
 /**
@@ -26,8 +25,11 @@ const STATISTICS_MEASURE_ROWS = 1_000
  * profiles are pruned for size against what is left of the bound, never for the statistics.
  */
 export class SqliteRetention extends Retention {
-  private urlSweepCursor = 0
-  private lastIpSweep = 0
+  /**
+   * The orphan sweep's pass over the URLs and the IPs (a window of each per step) while one goes
+   * on: where each goes on from, null once it reached the end.
+   */
+  private sweep: { urlsAfter: number | null, ipsFrom: string | null } = { urlsAfter: null, ipsFrom: null }
   /** The statistics' bytes as last measured, when (performance.now()), and whether they are being coarsened. */
   private readonly statistics = { bytes: 0, rows: 0, measuredAt: 0, rowsWrittenAt: 0, coarsening: false }
   /** While pruning for size: the profiles it never goes below (profilesFloor, set when it began). */
@@ -56,16 +58,18 @@ export class SqliteRetention extends Retention {
     if (this.writer.deleteStaleStamps(now, STATISTICS_STAMP_MAX_AGE_MS) > 0) return true
     if (this.coarsen(now)) return true
     this.writer.recount()
-    const through = this.pruneTarget(now)
+    // The file's size, read once for the step (nothing below writes before it returns, or it reads again).
+    const { usedBytes, freePages } = this.writer.pages()
+    const through = this.pruneTarget(now, usedBytes)
     if (through !== undefined) {
       this.writer.deleteThrough(through)
       this.writer.compactUrlIndex(COMPACT_PAGES)
       this.reclaim()
       return true
     }
-    if (this.reclaim()) return true
-    this.checkBound()
-    return this.sweepOrphans(now)
+    if (this.reclaim(freePages)) return true
+    this.checkBound(usedBytes)
+    return this.sweepOrphans()
   }
 
   /** Steps until every bound holds and nothing is left to reclaim; returns the steps taken. */
@@ -135,7 +139,7 @@ export class SqliteRetention extends Retention {
   }
 
   /** The newest id to delete through in this step, or undefined when every bound holds (or pruning for size is at its floor). */
-  private pruneTarget (now: number): number | undefined {
+  private pruneTarget (now: number, usedBytes: number): number | undefined {
     const { writer, limits } = this
     const oldest = writer.oldestId()
     if (oldest === undefined) return undefined
@@ -144,7 +148,7 @@ export class SqliteRetention extends Retention {
     const excess = countExcess(limits, writer.count)
     if (excess > 0) return writer.nthOldestId(Math.min(excess, BATCH))
     const statistics = this.statistics.bytes
-    const profilesBytes = writer.usedBytes() - statistics
+    const profilesBytes = usedBytes - statistics
     const target = profilesBytesTarget(limits, statistics)
     if (profilesBytes <= target || writer.count === 0) {
       this.sizeFloor = undefined
@@ -158,28 +162,42 @@ export class SqliteRetention extends Retention {
   }
 
   /** Tells whether the store is over its bound with nothing left that retention may delete, and why (once per change). */
-  private checkBound (): void {
-    const used = this.writer.usedBytes()
+  private checkBound (used: number): void {
     const kind = used <= this.limits.maxBytes ? null : this.statistics.bytes > statisticsShare(this.limits).bound ? 'statistics' : 'floor'
     if (kind === this.boundKind) return
     this.boundKind = kind
     this.onBound(kind === null ? null : boundReason(kind, { used, statistics: this.statistics.bytes, profiles: this.writer.count, limits: this.limits }))
   }
 
-  private reclaim (): boolean {
-    const free = this.writer.freePageCount()
+  private reclaim (free = this.writer.freePageCount()): boolean {
     if (free === 0) return false
     this.writer.reclaim(Math.min(free, RECLAIM_PAGES))
     return true
   }
 
-  /** URLs and IPs that no profile uses any more leave the search side tables. */
-  private sweepOrphans (now: number): boolean {
-    const { deleted, nextAfterId } = this.writer.deleteOrphanUrls(this.urlSweepCursor, BATCH)
-    this.urlSweepCursor = nextAfterId
-    if (now - this.lastIpSweep >= IP_SWEEP_INTERVAL_MS) {
-      this.lastIpSweep = now
-      this.writer.deleteOrphanIps()
+  /**
+   * URLs and IPs that no profile uses any more leave the search side tables: a pass over both, a
+   * window of each per step, only while the writer says some may be left (ProfileWriter.mayHoldOrphans:
+   * deleted profiles take theirs along, so a store at its count bound, pruning with every batch,
+   * sweeps nothing). A hint while a pass goes on starts another once it ends.
+   */
+  private sweepOrphans (): boolean {
+    const { sweep, writer } = this
+    if (sweep.urlsAfter === null && sweep.ipsFrom === null) {
+      if (!writer.mayHoldOrphans) return false
+      writer.mayHoldOrphans = false
+      Object.assign(sweep, { urlsAfter: 0, ipsFrom: '' })
+    }
+    let deleted = 0
+    if (sweep.urlsAfter !== null) {
+      const urls = writer.deleteOrphanUrls(sweep.urlsAfter, BATCH)
+      sweep.urlsAfter = urls.nextAfterId === 0 ? null : urls.nextAfterId
+      deleted += urls.deleted
+    }
+    if (sweep.ipsFrom !== null) {
+      const ips = writer.deleteOrphanIps(sweep.ipsFrom, BATCH)
+      sweep.ipsFrom = ips.nextFrom
+      deleted += ips.deleted
     }
     return deleted > 0
   }
