@@ -1,5 +1,8 @@
 import BetterSqlite3 from 'better-sqlite3'
 import t from 'tap'
+import { panels as declared } from '../../plugins/profiler/panels/index.js'
+import { decodeStored } from '../../plugins/profiler/stored-codec.js'
+import { toStoredPanels } from '../../plugins/profiler/stored-panels.js'
 import { buildTestApp } from '../helpers/app.js'
 import { profileJson } from '../helpers/profiler.js'
 
@@ -7,7 +10,7 @@ const storedPanels = (app: { config: { profilerDatabasePath: string } }, token: 
   const db = new BetterSqlite3(app.config.profilerDatabasePath, { readonly: true })
   try {
     const row = db.prepare('SELECT d.panels FROM profiles p JOIN profile_data d ON d.profile_id = p.id WHERE p.token = ?').pluck().get(token) as string
-    return JSON.parse(row)
+    return decodeStored(row) as Record<string, any>
   } finally {
     db.close()
   }
@@ -78,4 +81,32 @@ t.test('a profile stored whole (seeded, or written before panels were stored wit
   const whole = await profileJson(app, token)
   t.equal(JSON.stringify(whole.panels), JSON.stringify(shown.panels), 'the same panels, key for key and in the same order')
   t.equal(storedPanels(app, token).request.method, 'POST', 'stored as it came')
+})
+
+t.test('profiles stored by the release before the compact records (panels as JSON) still show as they did', async t => {
+  const app = await buildTestApp(t)
+  const requests = [
+    { method: 'POST' as const, url: '/ccenter/getConseillerByCode?x=1', headers: { 'content-type': 'application/json' }, payload: '{"code":"ADV1001"}' },
+    { method: 'POST' as const, url: '/monitor/MonitorPooling', headers: { 'content-type': 'application/json', authorization: 'Bearer abcdef.ghijkl' }, payload: '{}' },
+    { method: 'GET' as const, url: '/robots.txt?token=abc' }
+  ]
+  const path = app.config.profilerDatabasePath
+  for (const request of requests) {
+    const token = (await app.inject(request)).headers['x-debug-token'] as string
+    const shown = await profileJson(app, token)
+    // What that release's writer stored: JSON.stringify(toStoredPanels(...)) of the profile's own panels.
+    const own = Object.fromEntries(declared.filter(panel => panel.perProcess !== true).map(panel => [panel.name, shown.panels[panel.name]]))
+    const json = JSON.stringify(toStoredPanels(own))
+    const db = new BetterSqlite3(path)
+    try {
+      const compact = db.prepare('SELECT d.panels FROM profiles p JOIN profile_data d ON d.profile_id = p.id WHERE p.token = ?').pluck().get(token) as string
+      t.match(compact, /^~1/, `${request.url}: stored compactly now`)
+      t.ok(compact.length < json.length / 2, `${request.url}: in under half the characters of its JSON (${compact.length} against ${json.length})`)
+      t.equal(db.prepare('UPDATE profile_data SET panels = ? WHERE profile_id = (SELECT id FROM profiles WHERE token = ?)').run(json, token).changes, 1, 'the row holds that JSON now')
+    } finally {
+      db.close()
+    }
+    const again = await profileJson(app, token)
+    t.equal(JSON.stringify(again), JSON.stringify(shown), `${request.url}: shown the same, key for key`)
+  }
 })
