@@ -5,7 +5,7 @@
 // Webhook URLs and secrets are never repeated in a message.
 import { readFileSync } from 'node:fs'
 
-export const MEASURES = ['p50', 'p95', 'p99', '5xx', '4xx', 'count'] as const
+const MEASURES = ['p50', 'p95', 'p99', '5xx', '4xx', 'count'] as const
 export type Measure = typeof MEASURES[number]
 
 export interface Webhook {
@@ -209,7 +209,7 @@ function parseRule (value: unknown, index: number, evaluateEveryMs: number, webh
 const NAME_TEXT = /^[^\p{Cc}]{1,100}$/u
 
 /** Validates a parsed rules file; throws AlertRulesError naming the first bad field. */
-export function parseAlertRules (value: unknown): AlertRules {
+function parseAlertRules (value: unknown): AlertRules {
   if (!isObject(value)) throw new AlertRulesError('the file must hold a JSON object with "rules"')
   const fields: Fields = new Fields(value, 'the file')
   const evaluateEveryMs = fields.duration('evaluateEvery', 30_000, MIN_EVALUATE_MS, 3_600_000)
