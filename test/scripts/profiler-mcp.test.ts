@@ -9,7 +9,7 @@ t.test('the MCP server lists its read-only tools, each with a description and an
   const { env } = await recordedApp(t)
   const { client, end } = await mcpBin(t, env)
   const { tools } = await client.listTools()
-  t.same(tools.map(tool => tool.name).sort(), ['compare_profiles', 'export_profile', 'get_profile', 'route_stats', 'search_profiles'])
+  t.same(tools.map(tool => tool.name).sort(), ['compare_profiles', 'export_profile', 'get_profile', 'list_alerts', 'route_stats', 'search_profiles'])
   const byName = Object.fromEntries(tools.map(tool => [tool.name, tool]))
   for (const tool of tools) {
     t.ok((tool.description ?? '').length > 80, `${tool.name} says what it does and when to use it`)
