@@ -88,5 +88,5 @@ t.test('a store that cannot be read is an error answer, and the server keeps ser
   const client = await mcpClientInProcess(t, { PROFILER_DATABASE_PATH: missing })
   const answer = await call(client, 'search_profiles', {})
   t.same(answer, { isError: true, text: `The profile store ${missing} does not exist (PROFILER_DATABASE_PATH); start the service once to create it` })
-  t.equal((await client.listTools()).tools.length, 5, 'still serving')
+  t.equal((await client.listTools()).tools.length, 6, 'still serving')
 })
