@@ -46,7 +46,7 @@ const StatsLine = Type.Object({
   maxMs: Type.Number(),
   listing: Type.String(),
   /** The alert rules firing on this line (PROFILER_ALERTS), by name. */
-  firingAlerts: Type.Array(Type.String()),
+  firingAlerts: Type.Optional(Type.Array(Type.String())),
   trend: Type.Object({ counts: Type.Array(Type.Integer()), p95Ms: Type.Array(Type.Union([Type.Number(), Type.Null()])) })
 })
 
@@ -96,7 +96,8 @@ export const statsRoutes: FastifyPluginAsyncTypebox<{ store: ProfileStore, stats
     const body = {
       ...answer,
       routes: answer.routes.filter(line => route === null || line.route === route)
-        .map(line => ({ ...line, firingAlerts: firing.get(`${line.method ?? ''} ${line.route ?? ''}`) ?? [] })),
+        // Only with a rules file: without one, the lines are what the command line and MCP answer.
+        .map(line => alerts === null ? line : { ...line, firingAlerts: firing.get(`${line.method ?? ''} ${line.route ?? ''}`) ?? [] }),
       comparison: answer.comparison?.filter(line => route === null || line.route === route) ?? null
     }
     const statisticsDropped = store.statisticsDropped
