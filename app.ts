@@ -129,7 +129,9 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
       redaction: redactionRules(config),
       retention: { maxProfiles: config.profilerMaxProfiles, maxAgeMs: config.profilerMaxAgeMs, maxBytes: config.profilerMaxBytes, statsMaxAgeMs: config.profilerStatsMaxAgeMs },
       maxQueueBytes: config.profilerMaxQueueBytes,
-      configuration: { ...config },
+      alerts: config.profilerAlerts,
+      // The alert rules hold webhook URLs and secrets: the environment panel shows the file's path only.
+      configuration: Object.fromEntries(Object.entries(config).filter(([name]) => name !== 'profilerAlerts')),
       ...overrides.profiler
     })
   }

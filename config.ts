@@ -5,6 +5,7 @@ import envSchema from 'env-schema'
 import { Type, type Static } from 'typebox'
 import { packageRoot } from './paths.js'
 import { traceLink } from './lib/trace-context.js'
+import { AlertRulesError, loadAlertRules, type AlertRules } from './lib/alerts/rules-file.js'
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 /** A comma-separated list of names (header or field names), possibly empty. */
@@ -82,7 +83,9 @@ const EnvSchema = Type.Object({
   CONNECTION_TIMEOUT: Type.String({ pattern: DURATION, default: '60s', description: DURATION_RULE }),
   /** Past this event-loop delay new requests are shed (503); 0 turns shedding off. */
   MAX_EVENT_LOOP_DELAY: Type.String({ pattern: DURATION, default: '1s', description: DURATION_RULE }),
-  TRUSTED_HOSTS: Type.String({ default: '' })
+  TRUSTED_HOSTS: Type.String({ default: '' }),
+  // Alert rules read from the route statistics (issue 40): a JSON file, validated at start.
+  PROFILER_ALERTS: Type.Optional(Type.String({ minLength: 1 }))
 })
 
 /** Variables whose value is never repeated in an error message. */
@@ -146,6 +149,10 @@ export interface Config {
   maxEventLoopDelayMs: number
   /** Host patterns (anchored, case-insensitive) a request's Host must match; empty: any valid host. */
   trustedHosts: RegExp[]
+  /** The alert rules file (PROFILER_ALERTS), resolved; null: no alerts. */
+  profilerAlertsPath: string | null
+  /** Its rules, validated. Holds the webhooks' URLs and secrets: never log or show it. */
+  profilerAlerts: AlertRules | null
 }
 
 /** Thrown for an invalid environment; `message` is one line per bad variable. */
@@ -296,6 +303,7 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     throw new ConfigError('Invalid environment: PROFILER_SECRET must be set (at least 16 characters) when PROFILER=on in production')
   }
   eitherUrlOrPath(env, 'DATABASE_URL', 'DATABASE_PATH')
+  const profilerAlertsPath = parsed.PROFILER_ALERTS === undefined ? null : resolvePath(parsed.PROFILER_ALERTS)
   return {
     port: parsed.PORT,
     host: parsed.HOST,
@@ -331,6 +339,18 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     keepAliveTimeoutMs: parseDuration(parsed.KEEP_ALIVE_TIMEOUT),
     connectionTimeoutMs: parseDuration(parsed.CONNECTION_TIMEOUT),
     maxEventLoopDelayMs: parseDuration(parsed.MAX_EVENT_LOOP_DELAY),
-    trustedHosts
+    trustedHosts,
+    profilerAlertsPath,
+    profilerAlerts: profilerAlertsPath === null ? null : alertRules(profilerAlertsPath)
+  }
+}
+
+/** The rules file, validated: a bad one stops the start with one line naming the file, the rule and the field. */
+function alertRules (path: string): AlertRules {
+  try {
+    return loadAlertRules(path)
+  } catch (err) {
+    if (err instanceof AlertRulesError) throw new ConfigError(`Invalid environment: PROFILER_ALERTS (${path}) ${err.message}`)
+    throw err
   }
 }

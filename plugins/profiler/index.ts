@@ -15,6 +15,9 @@ import type { AppDatabase } from './panels/panel.js'
 import { DEFAULT_STORE_OPTIONS, ProfileStore, type StoreEvents, type StoreOptions } from './runtime/profile-store.js'
 import { InlineWriter } from './runtime/inline-writer.js'
 import { WriterThread } from './runtime/writer-thread.js'
+import type { AlertRules } from '../../lib/alerts/rules-file.js'
+import { AlertService } from './alerts/alert-service.js'
+import { openAlertStore } from './engine/open-alert-store.js'
 
 export interface ProfilerOptions {
   /** The profiler's own store: a SQLite file or a PostgreSQL database. */
@@ -49,6 +52,8 @@ export interface ProfilerOptions {
   tokenSource?: () => string
   /** The app's resolved configuration, for the per-process panels (the environment); redacted there. */
   configuration?: Readonly<Record<string, unknown>>
+  /** The alert rules (PROFILER_ALERTS), evaluated in the background from the route statistics; null: none. */
+  alerts?: AlertRules | null
 }
 
 declare module 'fastify' {
@@ -119,6 +124,19 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
   installRecorder(app, { ...recorderOptions, sampling, keep: keepHeader(login) })
   // Requests the HTTP parser rejected (and CONNECT) never reach the hooks: recorded apart, sampled alike.
   app.addRejectionRecorder(rejectionRecorder({ ...recorderOptions, sampling }))
-  await app.register(profilerRoutes, { prefix: '/_profiler', store, login, statsMaxAgeMs: options.retention.statsMaxAgeMs, sampling, appDatabase: appDatabase(app) })
-  app.addHook('onClose', async () => { await store.close() })
+  const alerts = options.alerts === undefined || options.alerts === null
+    ? null
+    : new AlertService({
+      rules: options.alerts,
+      deployment: options.deployment,
+      openStore: async () => await openAlertStore(target),
+      routeStats: async (nowMs, windowMs, deployment) => await store.routeStats(nowMs, windowMs, deployment),
+      log: { error: message => { app.log.error(message) }, info: message => { app.log.info(message) } }
+    })
+  await app.register(profilerRoutes, { prefix: '/_profiler', store, login, statsMaxAgeMs: options.retention.statsMaxAgeMs, sampling, appDatabase: appDatabase(app), alerts })
+  if (alerts !== null) app.addHook('onReady', async () => { alerts.start() })
+  app.addHook('onClose', async () => {
+    await alerts?.close()
+    await store.close()
+  })
 }, { name: 'profiler', dependencies: ['routing-errors', 'error-renderer', 'views', 'rejected-requests', 'database'] })

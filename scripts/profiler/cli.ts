@@ -14,6 +14,8 @@ import { OPTION_NAMES, searchFilters, searchProfiles, type SearchOptions } from 
 import { PANEL_NAMES } from '../../plugins/profiler/panels/index.js'
 import { showProfile } from './show.js'
 import { tailProfiles } from './tail.js'
+import { alertsAnswer, alertsText, rulesOf } from './alerts.js'
+import { AlertRulesError } from '../../lib/alerts/rules-file.js'
 
 /** Where a run reads its settings and writes its output. */
 export interface ProfilerIo {
@@ -37,6 +39,16 @@ function config (env: ProfilerIo['env']): StoreConfig {
     return loadStoreConfig(env)
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message)
+    throw err
+  }
+}
+
+/** The alert rules file (PROFILER_ALERTS), if named: a bad one is a usage error naming the rule and field. */
+function alertRules (env: ProfilerIo['env']) {
+  try {
+    return rulesOf(env)
+  } catch (err) {
+    if (err instanceof AlertRulesError) throw new UsageError(`Invalid environment: ${err.message}`)
     throw err
   }
 }
@@ -142,6 +154,14 @@ function buildProgram ({ env, stdout, stderr, stdin, interrupted }: ProfilerIo):
       write(options.json === true ? `${JSON.stringify(stats)}\n` : statsText(stats, colour))
     })
 
+  program.command('alerts')
+    .description('Alert rules with their state per route, and the newest state changes and deliveries (the /_profiler/alerts page); the rules from PROFILER_ALERTS')
+    .option('--json', 'JSON for machines (the page\'s JSON)')
+    .action(async (options: { json?: boolean }) => {
+      const answer = await alertsAnswer(config(env), alertRules(env))
+      write(options.json === true ? `${JSON.stringify(answer)}\n` : alertsText(answer))
+    })
+
   program.command('export')
     .description('One profile as a curl command that repeats the request, or as a HAR file (what /_profiler/<token>/curl and /har answer)')
     .argument('<token>', 'a token, or latest')
@@ -154,7 +174,7 @@ function buildProgram ({ env, stdout, stderr, stdin, interrupted }: ProfilerIo):
     })
 
   program.command('mcp')
-    .description('Serve the Model Context Protocol on stdio for coding agents (tools: search_profiles, get_profile, compare_profiles, route_stats, export_profile)')
+    .description('Serve the Model Context Protocol on stdio for coding agents (tools: search_profiles, get_profile, compare_profiles, route_stats, list_alerts, export_profile)')
     .action(async () => {
       const settings = config(env)
       // Opened at the first call and kept: a store that is missing now may exist by then (a failed open is tried again).
@@ -169,7 +189,8 @@ function buildProgram ({ env, stdout, stderr, stdin, interrupted }: ProfilerIo):
       try {
         // Loaded here: the SDK and zod are only needed by this command.
         const { serveMcp } = await import('./mcp.js')
-        await serveMcp(open, settings, stdin ?? process.stdin, stdout)
+        const rules = alertRules(env)
+        await serveMcp(open, settings, stdin ?? process.stdin, stdout, async () => await alertsAnswer(settings, rules))
       } finally {
         await (await store.opening?.catch(() => null))?.close()
       }

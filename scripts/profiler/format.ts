@@ -49,7 +49,7 @@ type Cell = string | { text: string, shown: string }
  * Columns aligned on the cells' plain text, two spaces apart; numbers (the `right` columns) aligned
  * right. The last column is not padded, so a long URL or route does not pad every other line.
  */
-function alignedTable (titles: readonly string[], rows: Cell[][], right: ReadonlySet<number> = new Set()): string {
+export function alignedTable (titles: readonly string[], rows: Cell[][], right: ReadonlySet<number> = new Set()): string {
   const plain = (cell: Cell | undefined): string => typeof cell === 'string' ? cell : cell?.text ?? ''
   const widths = titles.map((title, i) => Math.max(title.length, ...rows.map(row => plain(row[i]).length)))
   const line = (cells: Cell[]) => cells.map((cell, i) => {

@@ -16,9 +16,9 @@ t.test('every profiler page: the header links, its own icon, no inline style', a
   await app.inject({ url: '/robots.txt' })
   await app.profileStore.flush()
   const [profile] = await listProfiles(app, 'limit=1')
-  for (const url of ['/_profiler/empty/search/results', `/_profiler/${profile?.token ?? ''}`, '/_profiler/stats']) {
+  for (const url of ['/_profiler/empty/search/results', `/_profiler/${profile?.token ?? ''}`, '/_profiler/stats', '/_profiler/alerts']) {
     const { body } = await app.inject({ url, headers: HTML })
-    t.match(body, '<nav id="profiler-nav" aria-label="Profiler"><a href="/_profiler/search?limit=10&amp;type=request">Search profiles</a> <a href="/_profiler/latest?type=request">Latest</a> <a href="/_profiler/stats">Route statistics</a></nav>', url)
+    t.match(body, '<nav id="profiler-nav" aria-label="Profiler"><a href="/_profiler/search?limit=10&amp;type=request">Search profiles</a> <a href="/_profiler/latest?type=request">Latest</a> <a href="/_profiler/stats">Route statistics</a> <a href="/_profiler/alerts">Alerts</a></nav>', url)
     t.match(body, /<link rel="icon" type="image\/svg\+xml" href="data:image\/svg\+xml,/)
     t.notMatch(body, /style="/)
     t.notMatch(body, /<script/)

@@ -9,7 +9,7 @@ t.test('the MCP server lists its read-only tools, each with a description and an
   const { env } = await recordedApp(t)
   const { client, end } = await mcpBin(t, env)
   const { tools } = await client.listTools()
-  t.same(tools.map(tool => tool.name).sort(), ['compare_profiles', 'export_profile', 'get_profile', 'route_stats', 'search_profiles'])
+  t.same(tools.map(tool => tool.name).sort(), ['compare_profiles', 'export_profile', 'get_profile', 'list_alerts', 'route_stats', 'search_profiles'])
   const byName = Object.fromEntries(tools.map(tool => [tool.name, tool]))
   for (const tool of tools) {
     t.ok((tool.description ?? '').length > 80, `${tool.name} says what it does and when to use it`)
@@ -88,5 +88,5 @@ t.test('a store that cannot be read is an error answer, and the server keeps ser
   const client = await mcpClientInProcess(t, { PROFILER_DATABASE_PATH: missing })
   const answer = await call(client, 'search_profiles', {})
   t.same(answer, { isError: true, text: `The profile store ${missing} does not exist (PROFILER_DATABASE_PATH); start the service once to create it` })
-  t.equal((await client.listTools()).tools.length, 5, 'still serving')
+  t.equal((await client.listTools()).tools.length, 6, 'still serving')
 })

@@ -15,6 +15,8 @@ import { routeStanding } from '../query/route-standing.js'
 import { panelMenu, panelOnPage, profileSummary, resultRow, searchForm } from './view-model.js'
 import { curlText, harText } from '../export/export-text.js'
 import { statsRoutes } from './stats-routes.js'
+import { alertsRoutes } from './alerts-routes.js'
+import type { AlertService } from '../alerts/alert-service.js'
 import { keptJson, type SamplingOptions } from '../collect/sampling.js'
 import { boundPageConcurrency, PAGE_CONCURRENCY } from './page-concurrency.js'
 
@@ -28,6 +30,8 @@ export interface ProfilerRoutesOptions {
   sampling: SamplingOptions
   /** The service's advisors' database, which a panel's page may read on demand (the db panel's Explain); null: none. */
   appDatabase: AppDatabase | null
+  /** The alert rules' evaluation (PROFILER_ALERTS); null: no rules file. */
+  alerts: AlertService | null
 }
 
 const HOME_TARGET = `/_profiler/empty/search/results?limit=${DEFAULT_LIMIT}`
@@ -53,7 +57,7 @@ function sendHar (reply: FastifyReply, name: string, document: string): FastifyR
 }
 
 /** /_profiler: the search listing and the profile pages, each with a JSON twin. Profiled only when they fail. */
-export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = async (app, { store, login, statsMaxAgeMs, sampling, appDatabase }) => {
+export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = async (app, { store, login, statsMaxAgeMs, sampling, appDatabase, alerts }) => {
   const kept = keptJson(sampling)
   const config = { profile: false }
   boundPageConcurrency(app, PAGE_CONCURRENCY)
@@ -146,7 +150,8 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
     }
   }
 
-  await app.register(statsRoutes, { store, statsMaxAgeMs, kept })
+  await app.register(statsRoutes, { store, statsMaxAgeMs, kept, alerts })
+  await app.register(alertsRoutes, { alerts })
 
   app.get('/:token', { config, schema: { params: TokenParams, querystring: PanelQuery, response: { 200: ProfileResponseSchema } } }, async (request, reply) => {
     const profile = await findStoredProfile(store, request.params.token)

@@ -7,11 +7,16 @@ import { comparisonText } from '../query/stats-compare.js'
 import { sparklines } from './sparkline.js'
 import { statusClass } from '../units.js'
 import { KeptSchema, type Kept } from '../schemas.js'
+import type { AlertService } from '../alerts/alert-service.js'
+import { firingRoutes } from '../query/alerts-json.js'
+import { currentAlerts } from './alerts-routes.js'
 
 const StatsQuery = Type.Object({
   window: Type.Optional(Type.String({ maxLength: 20 })),
   deployment: Type.Optional(Type.String({ maxLength: 64 })),
-  compare: Type.Optional(Type.String({ maxLength: 64 }))
+  compare: Type.Optional(Type.String({ maxLength: 64 })),
+  /** One route's lines only (an alert's link). */
+  route: Type.Optional(Type.String({ maxLength: 2048 }))
 })
 
 const Figures = Type.Union([Type.Object({ count: Type.Integer(), p50Ms: Type.Number(), p95Ms: Type.Number(), p99Ms: Type.Number() }), Type.Null()])
@@ -40,6 +45,8 @@ const StatsLine = Type.Object({
   p99Ms: Type.Number(),
   maxMs: Type.Number(),
   listing: Type.String(),
+  /** The alert rules firing on this line (PROFILER_ALERTS), by name. */
+  firingAlerts: Type.Optional(Type.Array(Type.String())),
   trend: Type.Object({ counts: Type.Array(Type.Integer()), p95Ms: Type.Array(Type.Union([Type.Number(), Type.Null()])) })
 })
 
@@ -52,7 +59,7 @@ function statsHref (window: string, deployment: string | null, compare: string |
 }
 
 /** /_profiler/stats: per route and method (unmatched requests per status), from the writer's rollups. */
-export const statsRoutes: FastifyPluginAsyncTypebox<{ store: ProfileStore, statsMaxAgeMs: number, /** What is kept as profiles. */ kept: Kept }> = async (app, { store, statsMaxAgeMs, kept }) => {
+export const statsRoutes: FastifyPluginAsyncTypebox<{ store: ProfileStore, statsMaxAgeMs: number, /** What is kept as profiles. */ kept: Kept, alerts: AlertService | null }> = async (app, { store, statsMaxAgeMs, kept, alerts }) => {
   app.get('/stats', {
     config: { profile: false },
     schema: {
@@ -82,7 +89,17 @@ export const statsRoutes: FastifyPluginAsyncTypebox<{ store: ProfileStore, stats
       }
     }
   }, async (request, reply) => {
-    const body = await routeStatsJson(store, request.query, statsMaxAgeMs)
+    const answer = await routeStatsJson(store, request.query, statsMaxAgeMs)
+    const route = request.query.route === undefined || request.query.route === '' ? null : request.query.route
+    // The firing alerts' mark: a page that cannot read them still shows the statistics.
+    const firing = alerts === null ? new Map<string, string[]>() : await currentAlerts(alerts).then(firingRoutes, () => new Map<string, string[]>())
+    const body = {
+      ...answer,
+      routes: answer.routes.filter(line => route === null || line.route === route)
+        // Only with a rules file: without one, the lines are what the command line and MCP answer.
+        .map(line => alerts === null ? line : { ...line, firingAlerts: firing.get(`${line.method ?? ''} ${line.route ?? ''}`) ?? [] }),
+      comparison: answer.comparison?.filter(line => route === null || line.route === route) ?? null
+    }
     const statisticsDropped = store.statisticsDropped
     if (wantsJson(request)) return { ...body, kept, statisticsDropped }
     // A choice of deployment only when several share this store (or one is asked for).

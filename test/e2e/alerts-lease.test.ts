@@ -1,0 +1,69 @@
+// Two real instances (dist/server.js, deployments A and B) on one PostgreSQL store, both reading the
+// same alert rules (issue 40): one of them holds the store's lease and evaluates, so each
+// notification is sent once; killed with SIGKILL, the other takes over within about two
+// evaluations, without sending again what was sent, and sends what fires next.
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import t from 'tap'
+import { freshDir } from '../helpers/dirs.js'
+import { needsPostgres, startPostgres } from '../helpers/postgres.js'
+import { startServer, type RunningServer } from '../helpers/server.js'
+import { signatureVerifies, webhookReceiver } from '../helpers/webhook-receiver.js'
+import { untilClock, waitFor } from '../helpers/wait-for.js'
+
+const SECRET = 'lease-test-secret-0123456789'
+const EVALUATE_EVERY_MS = 1000
+
+async function evaluating (server: RunningServer): Promise<boolean> {
+  const res = await fetch(`${server.address}/_profiler/alerts`, { headers: { accept: 'application/json' } })
+  if (res.status !== 200) throw new Error(`alerts page answered ${res.status}`)
+  return ((await res.json()) as { instance: { evaluating: boolean } }).instance.evaluating
+}
+
+if (needsPostgres(t)) {
+  t.test('A and B on one store: one evaluates, each notification is sent once, the other takes over after SIGKILL', async t => {
+    const cluster = await startPostgres(t)
+    const url = await cluster.createDatabase('alerts_lease')
+    const hook = await webhookReceiver(t)
+    const dir = freshDir(t, 'lease-')
+    const rules = join(dir, 'alerts.json')
+    writeFileSync(rules, JSON.stringify({
+      evaluateEvery: `${EVALUATE_EVERY_MS}ms`,
+      webhooks: { hook: { url: hook.url, secret: SECRET } },
+      rules: [
+        { name: 'lookups failing', route: '/ccenter/getConseillerByCode', method: 'POST', measure: '4xx', above: 0.5, window: '5m', minRequests: 3, pendingFor: '0s', repeatEvery: '1h', notify: ['hook'] },
+        { name: 'polled', route: '/monitor/MonitorPooling', method: 'POST', measure: 'count', above: 3, window: '5m', minRequests: 1, pendingFor: '0s', repeatEvery: '1h', notify: ['hook'] }
+      ]
+    }))
+    const start = async (deployment: string) => await startServer(t, { PROFILER_DATABASE_URL: url, PROFILER_DEPLOYMENT: deployment, PROFILER_ALERTS: rules, DATABASE_PATH: join(freshDir(t, `db-${deployment}-`), 'app.sqlite') })
+    const [a, b] = await Promise.all([start('A'), start('B')])
+    const STARTED = { timeoutMs: 30_000, intervalMs: 100, retryOnError: true }
+    await waitFor(async () => (await evaluating(a)) !== (await evaluating(b)), { ...STARTED, what: 'exactly one instance to evaluate' })
+
+    // Lookups of unknown codes (404s) through both instances: one firing, sent once.
+    for (const server of [a, b, a, b]) {
+      await fetch(`${server.address}/ccenter/getConseillerByCode`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"code":"NOPE"}' })
+    }
+    await waitFor(() => hook.delivered().length >= 1, { ...STARTED, what: 'the firing notification' })
+    const holder = await evaluating(a) ? a : b
+    const other = holder === a ? b : a
+    // Three more evaluations at least: nothing more is sent (the state is in the store, and one evaluates).
+    await untilClock(Date.now() + 3 * EVALUATE_EVERY_MS)
+    t.same(hook.delivered().map(n => `${n.rule} ${n.state}`), ['lookups failing firing'], 'sent once, by one instance')
+
+    await holder.stop('SIGKILL')
+    const killedAt = Date.now()
+    await waitFor(async () => await evaluating(other), { ...STARTED, intervalMs: 50, what: 'the other instance to take over' })
+    const takeoverMs = Date.now() - killedAt
+    t.comment(`took over ${takeoverMs} ms after the SIGKILL`)
+    // The lease is one evaluation long, checked every half evaluation: two evaluations and some slack for a loaded machine.
+    t.ok(takeoverMs <= 2 * EVALUATE_EVERY_MS + 1000, `took over within about two evaluations (${takeoverMs} ms)`)
+
+    // The survivor sends what fires next, and never again what was sent.
+    for (let i = 0; i < 4; i++) await fetch(`${other.address}/monitor/MonitorPooling`, { method: 'POST' })
+    await waitFor(() => hook.delivered().some(n => n.rule === 'polled'), { ...STARTED, what: 'the survivor\'s notification' })
+    await untilClock(Date.now() + 2 * EVALUATE_EVERY_MS)
+    t.same(hook.delivered().map(n => `${n.rule} ${n.state}`), ['lookups failing firing', 'polled firing'], 'each notification once')
+    for (const received of hook.received) t.ok(signatureVerifies(received, SECRET))
+  })
+}
