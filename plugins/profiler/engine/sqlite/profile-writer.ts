@@ -37,6 +37,9 @@ function prepareWriteStatements (db: Database) {
     // reads a value's size from its record header, not its overflow pages).
     oldestPanelBytes: db.prepare(`SELECT profile_id AS id, sum(octet_length(panels)) OVER (ORDER BY profile_id) AS bytes
       FROM (SELECT profile_id, panels FROM profile_data ORDER BY profile_id LIMIT ?)`).raw(),
+    // The newest profiles' panel bytes on average (the bytes of what pruning for size keeps).
+    newestPanelBytes: db.prepare(`SELECT coalesce(avg(octet_length(panels)), 0)
+      FROM (SELECT panels FROM profile_data ORDER BY profile_id DESC LIMIT ?)`).pluck(),
     deleteData: db.prepare('DELETE FROM profile_data WHERE profile_id <= ?'),
     deleteProfiles: db.prepare('DELETE FROM profiles WHERE id <= ? RETURNING token, url_id AS urlId, ip'),
     // The URLs and IPs of pruned profiles leave in the same transaction when no profile uses them any
@@ -242,6 +245,11 @@ export class ProfileWriter {
       if (freed >= bytes) break
     }
     return last
+  }
+
+  /** The panel bytes of the newest `window` profiles, on average (0 when the store is empty). */
+  newestPanelBytes (window: number): number {
+    return this.statements.newestPanelBytes.get(window) as number
   }
 
   /** Deletes every profile with id <= throughId (with its panels), in one transaction. */

@@ -1,6 +1,6 @@
 import type { ProfileWriter } from './profile-writer.js'
 import type { RetentionLimits } from '../contract.js'
-import { countExcess, firstKeptId, PRUNE_BATCH as BATCH, profilesBytesTarget, profilesFloor, Retention, rowsOver, STATISTICS_STAMP_MAX_AGE_MS, statisticsShare, type StoreBound } from '../retention-policy.js'
+import { countExcess, firstKeptId, floorWithinBytes, PRUNE_BATCH as BATCH, profilesBytesTarget, profilesFloor, Retention, rowsOver, STATISTICS_STAMP_MAX_AGE_MS, statisticsShare, type StoreBound } from '../retention-policy.js'
 import { boundReason, type BoundKind } from '../store-bound.js'
 
 /** The most profiles makeRoom deletes for one batch. */
@@ -30,7 +30,7 @@ export class SqliteRetention extends Retention {
   private lastIpSweep = 0
   /** The statistics' bytes as last measured, when (performance.now()), and whether they are being coarsened. */
   private readonly statistics = { bytes: 0, rows: 0, measuredAt: 0, rowsWrittenAt: 0, coarsening: false }
-  /** While pruning for size: the profiles it never goes below (profilesFloor, set when it began). */
+  /** While pruning for size: the profiles it never goes below (profilesFloor, set when it began; bounded in bytes at each step: floor()). */
   private sizeFloor: number | undefined
   private boundKind: BoundKind | null = null
 
@@ -90,11 +90,16 @@ export class SqliteRetention extends Retention {
     const target = profilesBytesTarget(limits, statistics)
     const over = profilesBytes + incomingBytes - target
     if (over <= 0 || writer.count === 0) return
-    const floor = this.sizeFloor ?? profilesFloor(writer.count, profilesBytes, target)
+    const floor = this.floor(this.sizeFloor ?? profilesFloor(writer.count, profilesBytes, target), target)
     const window = Math.min(MAKE_ROOM_WINDOW, writer.count - floor)
     if (window <= 0) return
     const through = writer.idFreeing(over, window)
     if (through !== undefined) writer.deleteThrough(through)
+  }
+
+  /** A floor count, never more profiles than half of `target` holds at the newest profiles' size now (floorWithinBytes). */
+  private floor (count: number, target: number): number {
+    return floorWithinBytes(count, target, this.writer.newestPanelBytes(BATCH))
   }
 
   /** Enforces the count bound only (cheap): called after each written batch. */
@@ -151,7 +156,7 @@ export class SqliteRetention extends Retention {
       return undefined
     }
     this.sizeFloor ??= profilesFloor(writer.count, profilesBytes, target)
-    const room = writer.count - this.sizeFloor
+    const room = writer.count - this.floor(this.sizeFloor, target)
     if (room <= 0) return undefined
     const over = Math.ceil((profilesBytes - target) / (profilesBytes / writer.count))
     return writer.nthOldestId(Math.max(1, Math.min(over, BATCH, room)))
