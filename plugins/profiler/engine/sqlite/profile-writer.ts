@@ -116,8 +116,8 @@ interface DeletedProfile { token: string, urlId: number, ip: string }
 export class ProfileWriter {
   /** Rows in `profiles`, kept in step by writes and prunes (counting a large table is slow). */
   count: number
-  /** Rollup rows written (inserted or updated) since the writer opened: the statistics' growth, at most. */
-  rollupRowsWritten = 0
+  /** Rollup rows inserted since the writer opened: the statistics' growth (an update of a row adds no row). */
+  rollupRowsInserted = 0
   private readonly statements: ReturnType<typeof prepareWriteStatements>
   private readonly urlIds = new Map<string, number>()
   private readonly knownIps = new Set<string>()
@@ -312,8 +312,9 @@ export class ProfileWriter {
   /** Adds recorded requests to their rollup rows (in the caller's transaction). */
   private addToRollups (requests: CountedRequest[]): void {
     for (const delta of rollupDeltas(requests)) {
-      this.statements.putRollup.run(rollupParams(delta, addDelta(this.readRollup(delta), delta)))
-      this.rollupRowsWritten++
+      const stored = this.readRollup(delta)
+      this.statements.putRollup.run(rollupParams(delta, addDelta(stored ?? emptyValues(), delta)))
+      if (stored === undefined) this.rollupRowsInserted++
     }
   }
 
@@ -366,9 +367,10 @@ export class ProfileWriter {
     return { bytes, rows }
   }
 
-  private readRollup (key: RollupKey): RollupValues {
+  /** A rollup row's values, or undefined when the store has no such row yet. */
+  private readRollup (key: RollupKey): RollupValues | undefined {
     const row = this.statements.getRollup.get(rollupKey(key)) as StoredRollupValues | undefined
-    return row === undefined ? emptyValues() : fromStoredValues(row)
+    return row === undefined ? undefined : fromStoredValues(row)
   }
 
   private urlIdOf (url: string): number {

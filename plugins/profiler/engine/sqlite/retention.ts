@@ -16,7 +16,7 @@ const COMPACT_PAGES = 256
  * key and minute, so a figure 10 s old is as good.
  */
 const STATISTICS_MEASURE_MS = 10_000
-/** Or sooner, once the writer has written this many rollup rows since (each may be a new one). */
+/** Or sooner, once the writer has inserted this many rollup rows since (updates of a row add none). */
 const STATISTICS_MEASURE_ROWS = 1_000
 
 /**
@@ -114,7 +114,7 @@ export class SqliteRetention extends Retention {
 
   private measureStatistics (): number {
     const { bytes, rows } = this.writer.statisticsSize()
-    Object.assign(this.statistics, { bytes, rows, measuredAt: performance.now(), rowsWrittenAt: this.writer.rollupRowsWritten })
+    Object.assign(this.statistics, { bytes, rows, measuredAt: performance.now(), rowsWrittenAt: this.writer.rollupRowsInserted })
     return bytes
   }
 
@@ -125,7 +125,7 @@ export class SqliteRetention extends Retention {
   private coarsen (now: number): boolean {
     const { statistics } = this
     const due = statistics.coarsening || performance.now() - statistics.measuredAt >= STATISTICS_MEASURE_MS ||
-      this.writer.rollupRowsWritten - statistics.rowsWrittenAt >= STATISTICS_MEASURE_ROWS
+      this.writer.rollupRowsInserted - statistics.rowsWrittenAt >= STATISTICS_MEASURE_ROWS
     const bytes = due ? this.measureStatistics() : statistics.bytes
     const share = statisticsShare(this.limits)
     if (bytes <= (statistics.coarsening ? share.target : share.start)) {
