@@ -4,7 +4,7 @@ import { inTransaction } from '../../../../lib/postgres/pool.js'
 import { ID_SLOTS_PER_MS } from '../../profile.js'
 import { statisticsBytes, storeBytes, type Partition, type Partitions } from './partitions.js'
 import { coarsenStatistics, deleteExpiredRollups } from './rollups.js'
-import { countExcess, firstKeptId, PRUNE_BATCH as BATCH, profilesBytesTarget, Retention, rowsOver, STATISTICS_STAMP_MAX_AGE_MS, statisticsShare } from '../retention-policy.js'
+import { countExcess, firstKeptId, floorWithinBytes, PRUNE_BATCH as BATCH, profilesBytesTarget, Retention, rowsOver, STATISTICS_STAMP_MAX_AGE_MS, statisticsShare } from '../retention-policy.js'
 import { boundReason, type BoundKind } from '../store-bound.js'
 
 /** Token claims deleted per sweep step: a short transaction. */
@@ -19,6 +19,12 @@ const REGROWTH = 0.02
 const SIDE_TABLES = ['profile_tokens', 'profile_urls', 'profile_ips', 'profile_processes', 'profile_route_stats', 'profile_statistics_stamps', 'profile_horizon']
 /** How often the statistics' live rows are counted while they are over 90% of their share on disk and not being coarsened (a count(*) of the table). */
 const STATISTICS_MEASURE_MS = 10_000
+/**
+ * The newest profiles' panel bytes on average (their token index: profile_data has no id index),
+ * as stored before compression: what the profiles pruning for size keeps take now.
+ */
+const NEWEST_PANEL_BYTES_SQL = `SELECT coalesce(avg(octet_length(d.panels)), 0)::float8 AS bytes
+  FROM (SELECT id, token FROM profiles ORDER BY id DESC LIMIT ${BATCH}) p JOIN profile_data d ON d.token = p.token AND d.id = p.id`
 /** One instance prunes at a time (the others skip their step). */
 const RETENTION_LOCK = 0x72657465
 
@@ -198,19 +204,20 @@ export class PostgresRetention extends Retention {
    * transaction, under the pruning lock) and vacuumed before the batch is written, so that the
    * batch reuses their space instead of growing the tables.
    */
-  async makeRoom (incoming: number): Promise<void> {
+  async makeRoom (incoming: number, incomingPanelBytes = 0): Promise<void> {
     if (incoming === 0) return
     // The bytes per profile are told apart from the empty store's only once it holds a batch's worth.
     if (this.budget === undefined && this.count >= incoming) {
       const { profiles: bytes, target } = await this.profilesBytes(this.pool)
-      const perProfile = bytes / this.count
+      const perProfile = Math.max(bytes / this.count, incomingPanelBytes / incoming)
       if (bytes + incoming * perProfile <= target) return
       this.holdAt(Math.floor(target / perProfile))
     }
     const budget = this.budget
     if (budget === undefined) return
+    const { count, floor } = await this.held(this.pool, profilesBytesTarget(this.limits, this.statistics.bytes), incomingPanelBytes / incoming)
     // Never below the floor: a batch larger than half of what fits then grows the tables once.
-    const excess = Math.min(this.count + incoming - budget.count, this.count - budget.floor)
+    const excess = Math.min(this.count + incoming - count, this.count - floor)
     if (excess <= 0) return
     budget.reached = true
     const tokens = await inTransaction(this.pool, async client => {
@@ -229,8 +236,25 @@ export class PostgresRetention extends Retention {
    * so a reader between the two sees the store a part short: a quarter let it dip to 738 profiles
    * where 1,200 fit (postgres-bytes).
    */
-  partSize (): number {
-    return this.budget === undefined ? Infinity : Math.max(1, Math.floor(this.budget.count / 8))
+  partSize (incomingProfileBytes = 0): number {
+    if (this.budget === undefined) return Infinity
+    const target = profilesBytesTarget(this.limits, this.statistics.bytes)
+    const count = Math.min(this.budget.count, incomingProfileBytes > 0 ? target / incomingProfileBytes : Infinity)
+    return Math.max(1, Math.floor(count / 8))
+  }
+
+  /**
+   * The count held and its floor, bounded in bytes at the size the newest profiles (or the incoming
+   * ones, when larger) take now: no more profiles than fit the target at that size, and a floor of
+   * at most half of them (floorWithinBytes). Held as counts alone, set while requests were small,
+   * 2,361 profiles of 60 KB took 170 MB at an 8 MiB bound.
+   */
+  private async held (client: pg.Pool | pg.PoolClient, target: number, incomingProfileBytes = 0): Promise<{ count: number, floor: number }> {
+    const budget = this.budget as NonNullable<typeof this.budget>
+    const newest = Number((await client.query<{ bytes: number }>(NEWEST_PANEL_BYTES_SQL)).rows[0]?.bytes ?? 0)
+    const perProfile = Math.max(newest, incomingProfileBytes)
+    if (perProfile <= 0) return budget
+    return { count: Math.min(budget.count, Math.max(1, Math.floor(target / perProfile))), floor: floorWithinBytes(budget.floor, target, perProfile) }
   }
 
   private holdAt (fits: number): void {
@@ -258,7 +282,7 @@ export class PostgresRetention extends Retention {
       budget.reached = false
       budget.settledBytes = undefined
     }
-    const excess = this.count - budget.count
+    const excess = this.count - (await this.held(client, target)).count
     if (excess <= BATCH) budget.reached = true
     if (excess <= 0) return await this.sweepTokens(client)
     const deleted = await this.deleteOldest(client, Number.MAX_SAFE_INTEGER, Math.min(excess, BATCH))
