@@ -5,7 +5,7 @@ import { ID_SLOTS_PER_MS } from '../../profile.js'
 import { statisticsBytes, storeBytes, type Partition, type Partitions } from './partitions.js'
 import { coarsenStatistics, deleteExpiredRollups } from './rollups.js'
 import { countExcess, firstKeptId, floorWithinBytes, PRUNE_BATCH as BATCH, profilesBytesTarget, Retention, rowsOver, STATISTICS_STAMP_MAX_AGE_MS, statisticsShare } from '../retention-policy.js'
-import { boundReason, type BoundKind } from '../store-bound.js'
+import { BoundReporter } from '../store-bound.js'
 
 /** Token claims deleted per sweep step: a short transaction. */
 const TOKEN_SWEEP = 5_000
@@ -36,7 +36,7 @@ export interface RetentionEvents {
   /** Profiles pruned (their tokens are free again), with the stored count after. */
   onDeleted: (tokens: string[], count: number) => void
   onError: (err: unknown) => void
-  /** Over PROFILER_MAX_BYTES with nothing left to delete (why), or within it again (null); once per change. */
+  /** Over PROFILER_MAX_BYTES with nothing left to delete (why), or within it again (null); when that changes or the bytes moved (BoundReporter). */
   onBound: (reason: string | null) => void
 }
 
@@ -64,7 +64,7 @@ export class PostgresRetention extends Retention {
    * VACUUM FULL, and one is due (after the step's transaction).
    */
   private readonly statistics = { bytes: 0, rows: 0, rowBytes: undefined as number | undefined, checkedAt: -Infinity, coarsening: false, deleted: false, compact: false }
-  private boundKind: BoundKind | null = null
+  private readonly bound = new BoundReporter(reason => { this.events.onBound(reason) })
 
   constructor (
     private readonly pool: pg.Pool,
@@ -189,13 +189,10 @@ export class PostgresRetention extends Retention {
     return statistics.compact
   }
 
-  /** Tells whether the store is over its bound with nothing left that retention may delete, and why (once per change). */
+  /** Tells whether the store is over its bound with nothing left that retention may delete, and why (BoundReporter: when that changes, or its bytes moved). */
   private async checkBound (): Promise<void> {
     const [used, statistics] = await Promise.all([storeBytes(this.pool), statisticsBytes(this.pool)])
-    const kind = used <= this.limits.maxBytes ? null : statistics > statisticsShare(this.limits).bound ? 'statistics' : 'floor'
-    if (kind === this.boundKind) return
-    this.boundKind = kind
-    this.events.onBound(kind === null ? null : boundReason(kind, { used, statistics, profiles: this.count, limits: this.limits }))
+    this.bound.check({ used, statistics, profiles: this.count, limits: this.limits })
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { ProfileWriter } from './profile-writer.js'
 import type { RetentionLimits } from '../contract.js'
 import { countExcess, firstKeptId, floorWithinBytes, PRUNE_BATCH as BATCH, profilesBytesTarget, profilesFloor, Retention, rowsOver, STATISTICS_STAMP_MAX_AGE_MS, statisticsShare, type StoreBound } from '../retention-policy.js'
-import { boundReason, type BoundKind } from '../store-bound.js'
+import { BoundReporter } from '../store-bound.js'
 
 /** The most profiles makeRoom deletes for one batch. */
 const MAKE_ROOM_WINDOW = 4 * BATCH
@@ -32,15 +32,16 @@ export class SqliteRetention extends Retention {
   private readonly statistics = { bytes: 0, rows: 0, measuredAt: 0, rowsWrittenAt: 0, coarsening: false }
   /** While pruning for size: the profiles it never goes below (profilesFloor, set when it began; bounded in bytes at each step: floor()). */
   private sizeFloor: number | undefined
-  private boundKind: BoundKind | null = null
+  private readonly bound: BoundReporter
 
   constructor (
     private readonly writer: ProfileWriter,
     private readonly limits: RetentionLimits,
     private readonly onError: (err: unknown) => void = () => {},
-    private readonly onBound: (bound: StoreBound) => void = () => {}
+    onBound: (bound: StoreBound) => void = () => {}
   ) {
     super()
+    this.bound = new BoundReporter(onBound)
     this.measureStatistics()
   }
 
@@ -162,13 +163,9 @@ export class SqliteRetention extends Retention {
     return writer.nthOldestId(Math.max(1, Math.min(over, BATCH, room)))
   }
 
-  /** Tells whether the store is over its bound with nothing left that retention may delete, and why (once per change). */
+  /** Tells whether the store is over its bound with nothing left that retention may delete, and why (BoundReporter: when that changes, or its bytes moved). */
   private checkBound (): void {
-    const used = this.writer.usedBytes()
-    const kind = used <= this.limits.maxBytes ? null : this.statistics.bytes > statisticsShare(this.limits).bound ? 'statistics' : 'floor'
-    if (kind === this.boundKind) return
-    this.boundKind = kind
-    this.onBound(kind === null ? null : boundReason(kind, { used, statistics: this.statistics.bytes, profiles: this.writer.count, limits: this.limits }))
+    this.bound.check({ used: this.writer.usedBytes(), statistics: this.statistics.bytes, profiles: this.writer.count, limits: this.limits })
   }
 
   private reclaim (): boolean {
