@@ -25,6 +25,10 @@ const STATISTICS_MEASURE_MS = 10_000
  */
 const NEWEST_PANEL_BYTES_SQL = `SELECT coalesce(avg(octet_length(d.panels)), 0)::float8 AS bytes
   FROM (SELECT id, token FROM profiles ORDER BY id DESC LIMIT ${BATCH}) p JOIN profile_data d ON d.token = p.token AND d.id = p.id`
+/** How long VACUUM FULL of the statistics waits for its lock before it gives up for this step (ms). */
+const COMPACT_LOCK_TIMEOUT_MS = 1000
+/** PostgreSQL's lock_not_available: a lock timeout ran out. */
+const LOCK_NOT_AVAILABLE = '55P03'
 /** One instance prunes at a time (the others skip their step). */
 const RETENTION_LOCK = 0x72657465
 
@@ -125,14 +129,14 @@ export class PostgresRetention extends Retention {
       if (oldest.highId <= currentLow && await this.countOf(client, oldest) <= this.count / 2) return await this.dropPartition(client, oldest)
       return await this.pruneForSize(client, profiles, target)
     })
-    if (this.statistics.compact && !this.stopped) {
-      // The rows coarsening deleted are given back to the file system: the table is rewritten
-      // (an exclusive lock for as long as it takes to copy the rows left: within their share).
+    // The rows coarsening deleted are given back to the file system: the table is rewritten (an
+    // exclusive lock for as long as it takes to copy the rows left: within their share). Tried
+    // again at a later step when another instance holds the retention lock or a reader the table.
+    if (this.statistics.compact && !this.stopped && await this.compactStatistics()) {
       this.statistics.compact = false
       this.statistics.rowBytes = undefined
       // Measured again at the next step (the bytes a row takes now that the table is compact).
       this.statistics.checkedAt = -Infinity
-      await this.pool.query('VACUUM FULL profile_route_stats')
       return true
     }
     if (this.deletedSinceVacuum > 0 && (!removed || Date.now() - this.lastVacuum >= VACUUM_EVERY_MS)) await this.vacuum()
@@ -183,7 +187,8 @@ export class PostgresRetention extends Retention {
     // Coarsened enough (or nothing older than the current hour left): the space goes back once
     // (VACUUM FULL), or, within the share on disk, is made reusable by the next plain VACUUM.
     statistics.coarsening = false
-    statistics.compact = statistics.deleted && statistics.bytes > share.bound
+    // (Still due when a VACUUM FULL did not run: compactStatistics gave up for a lock.)
+    statistics.compact ||= statistics.deleted && statistics.bytes > share.bound
     if (statistics.deleted && !statistics.compact) this.deletedSinceVacuum++
     statistics.deleted = false
     return statistics.compact
@@ -286,6 +291,38 @@ export class PostgresRetention extends Retention {
     // Their URLs, IPs and token claims go in the same step (the sweep's own turn may not come under load).
     await this.sweepTokens(client)
     return deleted
+  }
+
+  /**
+   * VACUUM FULL of the statistics (outside any transaction: SET LOCAL cannot bound it), under the
+   * retention lock (one instance at a time) and a lock timeout: queued behind a long reader, its
+   * exclusive lock request would hold up every writer of the table until that reader ends. False
+   * when it did not run (tried again at a later step).
+   */
+  private async compactStatistics (): Promise<boolean> {
+    const client = await this.pool.connect()
+    let broken: Error | undefined
+    try {
+      const locked = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [RETENTION_LOCK])
+      if (locked.rows[0]?.ok !== true) return false
+      try {
+        await client.query(`SET lock_timeout = ${COMPACT_LOCK_TIMEOUT_MS}`)
+        await client.query('VACUUM FULL profile_route_stats')
+        return true
+      } catch (err) {
+        if ((err as { code?: string }).code === LOCK_NOT_AVAILABLE) return false
+        throw err
+      } finally {
+        await client.query('RESET lock_timeout')
+        await client.query('SELECT pg_advisory_unlock($1)', [RETENTION_LOCK])
+      }
+    } catch (err) {
+      // The connection is not handed back to the pool in an unknown state (a lock or a setting held).
+      broken = err as Error
+      throw err
+    } finally {
+      client.release(broken)
+    }
   }
 
   /** Plain VACUUM (not FULL: no exclusive lock) of the tables rows left, outside any transaction; an instance vacuuming them already makes this one skip. */
