@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 export interface LoginRateLimit { maxFailures: number, windowMs: number }
 const DEFAULT_LOGIN_RATE_LIMIT: LoginRateLimit = { maxFailures: 10, windowMs: 60_000 }
 
-export interface LoginThrottle {
+interface LoginThrottle {
   /** Seconds until the request's address may try the secret again (at least 1), or 0: it is not locked out. */
   lockedForSeconds: (request: FastifyRequest) => Promise<number>
   /** Counts a wrong secret against the request's address. */
