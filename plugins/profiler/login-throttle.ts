@@ -1,6 +1,7 @@
-// The failed logins of PROFILER_SECRET, counted per client address (issue #37): one limiter for
-// every place the secret is tried, the /_profiler pages' HTTP Basic password and the keep header
-// (X-Profiler-Keep) alike, so that neither is a way around the other's limit.
+// The failed logins of PROFILER_SECRET, counted per client address (issue #37; an IPv6 address by
+// its /64). The /_profiler pages' HTTP Basic password and the keep header (X-Profiler-Keep) each
+// have a limiter, with the same limits: wrong keep headers on business routes, which anyone can
+// send, never lock operators out of the pages, while the pages' failures lock the keep header too.
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 
@@ -8,15 +9,15 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 export interface LoginRateLimit { maxFailures: number, windowMs: number }
 const DEFAULT_LOGIN_RATE_LIMIT: LoginRateLimit = { maxFailures: 10, windowMs: 60_000 }
 
-export interface LoginThrottle {
+interface LoginThrottle {
   /** Seconds until the request's address may try the secret again (at least 1), or 0: it is not locked out. */
   lockedForSeconds: (request: FastifyRequest) => Promise<number>
   /** Counts a wrong secret against the request's address. */
   fail: (request: FastifyRequest) => Promise<void>
 }
 
-/** PROFILER_SECRET and the limiter its wrong tries count in: null when no secret is set. */
-export interface SecretLogin { secret: string, throttle: LoginThrottle }
+/** PROFILER_SECRET and the limiters its wrong tries count in (the pages', the keep header's): null when no secret is set. */
+export interface SecretLogin { secret: string, throttle: LoginThrottle, keepThrottle: LoginThrottle }
 
 /**
  * The address failed logins are counted against: one the client cannot choose. With TRUST_PROXY
@@ -27,15 +28,38 @@ export interface SecretLogin { secret: string, throttle: LoginThrottle }
  * counted instead (behind a proxy, the proxy's: list the proxy to count its clients one by one).
  */
 function throttleAddress (request: FastifyRequest, trustProxy: FastifyInstance['config']['trustProxy']): string {
-  return (Array.isArray(trustProxy) ? request.ip : request.raw.socket.remoteAddress) ?? ''
+  return addressKey((Array.isArray(trustProxy) ? request.ip : request.raw.socket.remoteAddress) ?? '')
 }
 
 /**
- * The profiler's one login limiter (@fastify/rate-limit's, registered in a context of its own so
- * that it adds nothing to any route): past `maxFailures` wrong secrets from an address in the
- * window, that address is locked out until the window has passed.
+ * The key an address is counted under: an IPv4 address as it is (an IPv4-mapped IPv6 one as its
+ * IPv4), an IPv6 address by its /64, the block one host is given: rotating the low 64 bits (any
+ * host can) does not make a new key.
  */
-export async function createLoginThrottle (app: FastifyInstance, limit: LoginRateLimit = DEFAULT_LOGIN_RATE_LIMIT): Promise<LoginThrottle> {
+function addressKey (address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
+  if (mapped !== null) return mapped[1] as string
+  if (!address.includes(':')) return address
+  const bare = address.replace(/%.*$/, '').toLowerCase()
+  const [head = '', tail] = bare.split('::')
+  const groups = (text: string | undefined): string[] => text === undefined || text === '' ? [] : text.split(':')
+  const before = groups(head)
+  const after = groups(tail)
+  // An IPv4 tail (::a.b.c.d forms) takes two groups.
+  const width = (list: string[]): number => list.reduce((n, group) => n + (group.includes('.') ? 2 : 1), 0)
+  const zeros = tail === undefined ? [] : Array<string>(Math.max(0, 8 - width(before) - width(after))).fill('0')
+  const prefix = [...before, ...zeros, ...after].slice(0, 4).map(group => group.includes('.') ? group : (Number.parseInt(group, 16) || 0).toString(16))
+  return `${prefix.join(':')}::/64`
+}
+
+/**
+ * The profiler's login limiters (@fastify/rate-limit's, registered in a context of their own so
+ * that they add nothing to any route): past `maxFailures` wrong secrets from an address in the
+ * window, that address is locked out until the window has passed. The keep header's limiter counts
+ * its own failures only and is locked while either is: so the header is no way around the pages'
+ * limit, and guessing through it locks nobody out of the pages.
+ */
+export async function createLoginThrottles (app: FastifyInstance, limit: LoginRateLimit = DEFAULT_LOGIN_RATE_LIMIT): Promise<Pick<SecretLogin, 'throttle' | 'keepThrottle'>> {
   const trustProxy = app.config.trustProxy
   let limiter: FastifyInstance['createRateLimit'] | undefined
   await app.register(async scope => {
@@ -43,19 +67,32 @@ export async function createLoginThrottle (app: FastifyInstance, limit: LoginRat
     limiter = scope.createRateLimit
   })
   if (limiter === undefined) throw new Error('the login limiter could not be made')
-  const failures = limiter({
-    max: limit.maxFailures,
-    timeWindow: limit.windowMs,
-    keyGenerator: request => throttleAddress(request, trustProxy)
-  })
+  const create = limiter
+  // One store for the plugin's limiters: their keys are told apart by a prefix.
+  const counter = (prefix: string): LoginThrottle => {
+    const failures = create({
+      max: limit.maxFailures,
+      timeWindow: limit.windowMs,
+      keyGenerator: request => `${prefix} ${throttleAddress(request, trustProxy)}`
+    })
+    return {
+      async lockedForSeconds (request) {
+        const state = await failures(request, { increment: false })
+        if (state.isAllowed || state.remaining > 0) return 0
+        return Math.max(1, state.ttlInSeconds)
+      },
+      async fail (request) {
+        await failures(request)
+      }
+    }
+  }
+  const pages = counter('pages')
+  const keep = counter('keep')
   return {
-    async lockedForSeconds (request) {
-      const state = await failures(request, { increment: false })
-      if (state.isAllowed || state.remaining > 0) return 0
-      return Math.max(1, state.ttlInSeconds)
-    },
-    async fail (request) {
-      await failures(request)
+    throttle: pages,
+    keepThrottle: {
+      lockedForSeconds: async request => Math.max(await keep.lockedForSeconds(request), await pages.lockedForSeconds(request)),
+      fail: keep.fail
     }
   }
 }

@@ -160,12 +160,14 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
     if (routeOptionsOf(request).config.profile === false && reply.statusCode < 400) return done(null, payload)
     const sendStartMs = reply.elapsedTime
     const drawn = drawOf(request)
-    // Only a request with the keep header waits (a few microtasks) for the limiter's word.
+    // Only a request with the keep header waits (a few microtasks) for the limiter's word. It returns
+    // a promise of the payload: Fastify goes on with the onSend chain in a try/catch of its own, so a
+    // throw there (a later hook's header writeHead refuses) is a 500, not an unhandled rejection
+    // (calling done from this promise's callback ended the process).
     if (keep !== null && (drawn & ASKED) !== 0) {
-      keep.granted(request).then(
-        granted => { done(null, markKept(request, reply, payload, sendStartMs, (drawn & WON) !== 0 || granted)) },
-        () => { done(null, markKept(request, reply, payload, sendStartMs, (drawn & WON) !== 0)) })
-      return
+      return keep.granted(request).then(
+        granted => markKept(request, reply, payload, sendStartMs, (drawn & WON) !== 0 || granted),
+        () => markKept(request, reply, payload, sendStartMs, (drawn & WON) !== 0))
     }
     done(null, markKept(request, reply, payload, sendStartMs, (drawn & WON) !== 0))
   })

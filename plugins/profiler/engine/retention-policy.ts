@@ -69,6 +69,17 @@ export function profilesFloor (count: number, profilesBytes: number, target: num
   return Math.ceil(Math.min(count, count * target / profilesBytes) / 2)
 }
 
+/**
+ * A floor (a profile count, fixed when pruning began) bounded in bytes as well, at the bytes the
+ * newest profiles take now (`profileBytes`, their panels on average): the floor's profiles hold at
+ * most half of the profiles' bytes target. Fixed as a count alone, a floor set while requests were
+ * small held 499 profiles of 60 KB at an 8 MiB bound (a 31 MB file) once larger bodies came.
+ */
+export function floorWithinBytes (floor: number, target: number, profileBytes: number): number {
+  if (profileBytes <= 0) return floor
+  return Math.min(floor, Math.floor(target / 2 / profileBytes))
+}
+
 /** Rollup rows coarsening deletes per step at most (small rows: a step of these frees about what 500 profiles' rows do). */
 const STATISTICS_BATCH = 2_000
 

@@ -4,8 +4,8 @@ import { inTransaction } from '../../../../lib/postgres/pool.js'
 import { ID_SLOTS_PER_MS } from '../../profile.js'
 import { statisticsBytes, storeBytes, type Partition, type Partitions } from './partitions.js'
 import { coarsenStatistics, deleteExpiredRollups } from './rollups.js'
-import { countExcess, firstKeptId, PRUNE_BATCH as BATCH, profilesBytesTarget, Retention, rowsOver, STATISTICS_STAMP_MAX_AGE_MS, statisticsShare } from '../retention-policy.js'
-import { boundReason, type BoundKind } from '../store-bound.js'
+import { countExcess, firstKeptId, floorWithinBytes, PRUNE_BATCH as BATCH, profilesBytesTarget, Retention, rowsOver, STATISTICS_STAMP_MAX_AGE_MS, statisticsShare } from '../retention-policy.js'
+import { BoundReporter } from '../store-bound.js'
 
 /** Token claims deleted per sweep step: a short transaction. */
 const TOKEN_SWEEP = 5_000
@@ -17,6 +17,16 @@ const REGROWTH = 0.02
 const SIDE_TABLES = ['profile_tokens', 'profile_urls', 'profile_ips', 'profile_processes', 'profile_route_stats', 'profile_statistics_stamps', 'profile_horizon', 'profile_counts']
 /** How often the statistics' live rows are counted while they are over 90% of their share on disk and not being coarsened (a count(*) of the table). */
 const STATISTICS_MEASURE_MS = 10_000
+/**
+ * The newest profiles' panel bytes on average (their token index: profile_data has no id index),
+ * as stored before compression: what the profiles pruning for size keeps take now.
+ */
+const NEWEST_PANEL_BYTES_SQL = `SELECT coalesce(avg(octet_length(d.panels)), 0)::float8 AS bytes
+  FROM (SELECT id, token FROM profiles ORDER BY id DESC LIMIT ${BATCH}) p JOIN profile_data d ON d.token = p.token AND d.id = p.id`
+/** How long VACUUM FULL of the statistics waits for its lock before it gives up for this step (ms). */
+const COMPACT_LOCK_TIMEOUT_MS = 1000
+/** PostgreSQL's lock_not_available: a lock timeout ran out. */
+const LOCK_NOT_AVAILABLE = '55P03'
 /** One instance prunes at a time (the others skip their step). */
 const RETENTION_LOCK = 0x72657465
 
@@ -50,7 +60,7 @@ export interface RetentionEvents {
   /** Profiles pruned (their tokens are free again), with the stored count after. */
   onDeleted: (tokens: string[], count: number) => void
   onError: (err: unknown) => void
-  /** Over PROFILER_MAX_BYTES with nothing left to delete (why), or within it again (null); once per change. */
+  /** Over PROFILER_MAX_BYTES with nothing left to delete (why), or within it again (null); when that changes or the bytes moved (BoundReporter). */
   onBound: (reason: string | null) => void
 }
 
@@ -77,7 +87,7 @@ export class PostgresRetention extends Retention {
    * VACUUM FULL, and one is due (after the step's transaction).
    */
   private readonly statistics = { bytes: 0, rows: 0, rowBytes: undefined as number | undefined, checkedAt: -Infinity, coarsening: false, deleted: false, compact: false }
-  private boundKind: BoundKind | null = null
+  private readonly bound = new BoundReporter(reason => { this.events.onBound(reason) })
 
   constructor (
     private readonly pool: pg.Pool,
@@ -138,14 +148,14 @@ export class PostgresRetention extends Retention {
       if (oldest.highId <= currentLow && await this.countOf(client, oldest) <= this.count / 2) return await this.dropPartition(client, oldest)
       return await this.pruneForSize(client, profiles, target)
     })
-    if (this.statistics.compact && !this.stopped) {
-      // The rows coarsening deleted are given back to the file system: the table is rewritten
-      // (an exclusive lock for as long as it takes to copy the rows left: within their share).
+    // The rows coarsening deleted are given back to the file system: the table is rewritten (an
+    // exclusive lock for as long as it takes to copy the rows left: within their share). Tried
+    // again at a later step when another instance holds the retention lock or a reader the table.
+    if (this.statistics.compact && !this.stopped && await this.compactStatistics()) {
       this.statistics.compact = false
       this.statistics.rowBytes = undefined
       // Measured again at the next step (the bytes a row takes now that the table is compact).
       this.statistics.checkedAt = -Infinity
-      await this.pool.query('VACUUM FULL profile_route_stats')
       return true
     }
     if (this.deletedSinceVacuum > 0 && (!removed || Date.now() - this.lastVacuum >= VACUUM_EVERY_MS)) await this.vacuum()
@@ -196,19 +206,17 @@ export class PostgresRetention extends Retention {
     // Coarsened enough (or nothing older than the current hour left): the space goes back once
     // (VACUUM FULL), or, within the share on disk, is made reusable by the next plain VACUUM.
     statistics.coarsening = false
-    statistics.compact = statistics.deleted && statistics.bytes > share.bound
+    // (Still due when a VACUUM FULL did not run: compactStatistics gave up for a lock.)
+    statistics.compact ||= statistics.deleted && statistics.bytes > share.bound
     if (statistics.deleted && !statistics.compact) this.deletedSinceVacuum++
     statistics.deleted = false
     return statistics.compact
   }
 
-  /** Tells whether the store is over its bound with nothing left that retention may delete, and why (once per change). */
+  /** Tells whether the store is over its bound with nothing left that retention may delete, and why (BoundReporter: when that changes, or its bytes moved). */
   private async checkBound (): Promise<void> {
     const [used, statistics] = await Promise.all([storeBytes(this.pool), statisticsBytes(this.pool)])
-    const kind = used <= this.limits.maxBytes ? null : statistics > statisticsShare(this.limits).bound ? 'statistics' : 'floor'
-    if (kind === this.boundKind) return
-    this.boundKind = kind
-    this.events.onBound(kind === null ? null : boundReason(kind, { used, statistics, profiles: this.count, limits: this.limits }))
+    this.bound.check({ used, statistics, profiles: this.count, limits: this.limits })
   }
 
   /**
@@ -217,19 +225,20 @@ export class PostgresRetention extends Retention {
    * transaction, under the pruning lock) and vacuumed before the batch is written, so that the
    * batch reuses their space instead of growing the tables.
    */
-  async makeRoom (incoming: number): Promise<void> {
+  async makeRoom (incoming: number, incomingPanelBytes = 0): Promise<void> {
     if (incoming === 0) return
     // The bytes per profile are told apart from the empty store's only once it holds a batch's worth.
     if (this.budget === undefined && this.count >= incoming) {
       const { profiles: bytes, target } = await this.profilesBytes(this.pool)
-      const perProfile = bytes / this.count
+      const perProfile = Math.max(bytes / this.count, incomingPanelBytes / incoming)
       if (bytes + incoming * perProfile <= target) return
       this.holdAt(Math.floor(target / perProfile))
     }
     const budget = this.budget
     if (budget === undefined) return
+    const { count, floor } = await this.held(this.pool, profilesBytesTarget(this.limits, this.statistics.bytes), incomingPanelBytes / incoming)
     // Never below the floor: a batch larger than half of what fits then grows the tables once.
-    const excess = Math.min(this.count + incoming - budget.count, this.count - budget.floor)
+    const excess = Math.min(this.count + incoming - count, this.count - floor)
     if (excess <= 0) return
     budget.reached = true
     const tokens = await inTransaction(this.pool, async client => {
@@ -248,8 +257,25 @@ export class PostgresRetention extends Retention {
    * so a reader between the two sees the store a part short: a quarter let it dip to 738 profiles
    * where 1,200 fit (postgres-bytes).
    */
-  partSize (): number {
-    return this.budget === undefined ? Infinity : Math.max(1, Math.floor(this.budget.count / 8))
+  partSize (incomingProfileBytes = 0): number {
+    if (this.budget === undefined) return Infinity
+    const target = profilesBytesTarget(this.limits, this.statistics.bytes)
+    const count = Math.min(this.budget.count, incomingProfileBytes > 0 ? target / incomingProfileBytes : Infinity)
+    return Math.max(1, Math.floor(count / 8))
+  }
+
+  /**
+   * The count held and its floor, bounded in bytes at the size the newest profiles (or the incoming
+   * ones, when larger) take now: no more profiles than fit the target at that size, and a floor of
+   * at most half of them (floorWithinBytes). Held as counts alone, set while requests were small,
+   * 2,361 profiles of 60 KB took 170 MB at an 8 MiB bound.
+   */
+  private async held (client: pg.Pool | pg.PoolClient, target: number, incomingProfileBytes = 0): Promise<{ count: number, floor: number }> {
+    const budget = this.budget as NonNullable<typeof this.budget>
+    const newest = Number((await client.query<{ bytes: number }>(NEWEST_PANEL_BYTES_SQL)).rows[0]?.bytes ?? 0)
+    const perProfile = Math.max(newest, incomingProfileBytes)
+    if (perProfile <= 0) return budget
+    return { count: Math.min(budget.count, Math.max(1, Math.floor(target / perProfile))), floor: floorWithinBytes(budget.floor, target, perProfile) }
   }
 
   private holdAt (fits: number): void {
@@ -277,13 +303,45 @@ export class PostgresRetention extends Retention {
       budget.reached = false
       budget.settledBytes = undefined
     }
-    const excess = this.count - budget.count
+    const excess = this.count - (await this.held(client, target)).count
     if (excess <= BATCH) budget.reached = true
     if (excess <= 0) return await this.sweepTokens(client)
     const deleted = await this.deleteOldest(client, Number.MAX_SAFE_INTEGER, Math.min(excess, BATCH))
     // Their URLs, IPs and token claims go in the same step (the sweep's own turn may not come under load).
     await this.sweepTokens(client)
     return deleted
+  }
+
+  /**
+   * VACUUM FULL of the statistics (outside any transaction: SET LOCAL cannot bound it), under the
+   * retention lock (one instance at a time) and a lock timeout: queued behind a long reader, its
+   * exclusive lock request would hold up every writer of the table until that reader ends. False
+   * when it did not run (tried again at a later step).
+   */
+  private async compactStatistics (): Promise<boolean> {
+    const client = await this.pool.connect()
+    let broken: Error | undefined
+    try {
+      const locked = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [RETENTION_LOCK])
+      if (locked.rows[0]?.ok !== true) return false
+      try {
+        await client.query(`SET lock_timeout = ${COMPACT_LOCK_TIMEOUT_MS}`)
+        await client.query('VACUUM FULL profile_route_stats')
+        return true
+      } catch (err) {
+        if ((err as { code?: string }).code === LOCK_NOT_AVAILABLE) return false
+        throw err
+      } finally {
+        await client.query('RESET lock_timeout')
+        await client.query('SELECT pg_advisory_unlock($1)', [RETENTION_LOCK])
+      }
+    } catch (err) {
+      // The connection is not handed back to the pool in an unknown state (a lock or a setting held).
+      broken = err as Error
+      throw err
+    } finally {
+      client.release(broken)
+    }
   }
 
   /** Plain VACUUM (not FULL: no exclusive lock) of the tables rows left, outside any transaction; an instance vacuuming them already makes this one skip. */

@@ -202,7 +202,7 @@ export class PostgresWriter implements StoreWriter {
    * the room each part needs is freed (and vacuumed) before it, so the store dips by a quarter at most.
    */
   async write (batch: ProfileRecord[], statisticsOnly: StatisticsOnly[] = [], stamp?: StatisticsStamp, missing: MissingWindow[] = []): Promise<WriteResult> {
-    const part = this.retention.partSize()
+    const part = this.retention.partSize(batch.reduce((bytes, profile) => bytes + profile.panels.length, 0) / Math.max(1, batch.length))
     if (batch.length <= part) return await this.writeWhole(batch, statisticsOnly, stamp, missing)
     const result: WriteResult = { written: 0, rejected: [] }
     for (let start = 0; start < batch.length; start += part) {
@@ -254,7 +254,7 @@ export class PostgresWriter implements StoreWriter {
       return false
     })
     // Room for the batch first (for the byte bound): deleted and vacuumed, so the batch reuses the space.
-    await this.retention.makeRoom(candidates.length)
+    await this.retention.makeRoom(candidates.length, candidates.reduce((bytes, profile) => bytes + profile.panels.length, 0))
     const written = await inTransaction(this.pool, async client => {
       const claimed = await client.query<{ token: string }>(`INSERT INTO profile_tokens (token, profile_id)
         SELECT * FROM unnest($1::text[], $2::bigint[])

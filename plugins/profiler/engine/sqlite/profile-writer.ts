@@ -38,6 +38,9 @@ function prepareWriteStatements (db: Database) {
     // reads a value's size from its record header, not its overflow pages).
     oldestPanelBytes: db.prepare(`SELECT profile_id AS id, sum(octet_length(panels)) OVER (ORDER BY profile_id) AS bytes
       FROM (SELECT profile_id, panels FROM profile_data ORDER BY profile_id LIMIT ?)`).raw(),
+    // The newest profiles' panel bytes on average (the bytes of what pruning for size keeps).
+    newestPanelBytes: db.prepare(`SELECT coalesce(avg(octet_length(panels)), 0)
+      FROM (SELECT panels FROM profile_data ORDER BY profile_id DESC LIMIT ?)`).pluck(),
     deleteData: db.prepare('DELETE FROM profile_data WHERE profile_id <= ?'),
     deleteProfiles: db.prepare('DELETE FROM profiles WHERE id <= ? RETURNING token, url_id AS urlId, ip'),
     // The URLs and IPs of pruned profiles leave in the same transaction when no profile uses them any
@@ -124,8 +127,8 @@ export class ProfileWriter {
   mayHoldOrphans = true
   /** The file's page size: it never changes once the file exists (WAL mode). */
   private readonly pageSize: number
-  /** Rollup rows written (inserted or updated) since the writer opened: the statistics' growth, at most. */
-  rollupRowsWritten = 0
+  /** Rollup rows inserted since the writer opened: the statistics' growth (an update of a row adds no row). */
+  rollupRowsInserted = 0
   private readonly statements: ReturnType<typeof prepareWriteStatements>
   private readonly urlIds = new Map<string, number>()
   private readonly knownIps = new Set<string>()
@@ -257,6 +260,11 @@ export class ProfileWriter {
     return last
   }
 
+  /** The panel bytes of the newest `window` profiles, on average (0 when the store is empty). */
+  newestPanelBytes (window: number): number {
+    return this.statements.newestPanelBytes.get(window) as number
+  }
+
   /** Deletes every profile with id <= throughId (with its panels), in one transaction. */
   deleteThrough (throughId: number): number {
     const tokens = this.deleteBatch(throughId)
@@ -330,8 +338,9 @@ export class ProfileWriter {
   /** Adds recorded requests to their rollup rows (in the caller's transaction). */
   private addToRollups (requests: CountedRequest[]): void {
     for (const delta of rollupDeltas(requests)) {
-      this.statements.putRollup.run(rollupParams(delta, addDelta(this.readRollup(delta), delta)))
-      this.rollupRowsWritten++
+      const stored = this.readRollup(delta)
+      this.statements.putRollup.run(rollupParams(delta, addDelta(stored ?? emptyValues(), delta)))
+      if (stored === undefined) this.rollupRowsInserted++
     }
   }
 
@@ -384,9 +393,10 @@ export class ProfileWriter {
     return { bytes, rows }
   }
 
-  private readRollup (key: RollupKey): RollupValues {
+  /** A rollup row's values, or undefined when the store has no such row yet. */
+  private readRollup (key: RollupKey): RollupValues | undefined {
     const row = this.statements.getRollup.get(rollupKey(key)) as StoredRollupValues | undefined
-    return row === undefined ? emptyValues() : fromStoredValues(row)
+    return row === undefined ? undefined : fromStoredValues(row)
   }
 
   private urlIdOf (url: string): number {

@@ -1,7 +1,7 @@
 import type { ProfileWriter } from './profile-writer.js'
 import type { RetentionLimits } from '../contract.js'
-import { countExcess, firstKeptId, PRUNE_BATCH as BATCH, profilesBytesTarget, profilesFloor, Retention, rowsOver, STATISTICS_STAMP_MAX_AGE_MS, statisticsShare, type StoreBound } from '../retention-policy.js'
-import { boundReason, type BoundKind } from '../store-bound.js'
+import { countExcess, firstKeptId, floorWithinBytes, PRUNE_BATCH as BATCH, profilesBytesTarget, profilesFloor, Retention, rowsOver, STATISTICS_STAMP_MAX_AGE_MS, statisticsShare, type StoreBound } from '../retention-policy.js'
+import { BoundReporter } from '../store-bound.js'
 
 /** The most profiles makeRoom deletes for one batch. */
 const MAKE_ROOM_WINDOW = 4 * BATCH
@@ -15,7 +15,7 @@ const COMPACT_PAGES = 256
  * key and minute, so a figure 10 s old is as good.
  */
 const STATISTICS_MEASURE_MS = 10_000
-/** Or sooner, once the writer has written this many rollup rows since (each may be a new one). */
+/** Or sooner, once the writer has inserted this many rollup rows since (updates of a row add none). */
 const STATISTICS_MEASURE_ROWS = 1_000
 
 /**
@@ -32,17 +32,18 @@ export class SqliteRetention extends Retention {
   private sweep: { urlsAfter: number | null, ipsFrom: string | null } = { urlsAfter: null, ipsFrom: null }
   /** The statistics' bytes as last measured, when (performance.now()), and whether they are being coarsened. */
   private readonly statistics = { bytes: 0, rows: 0, measuredAt: 0, rowsWrittenAt: 0, coarsening: false }
-  /** While pruning for size: the profiles it never goes below (profilesFloor, set when it began). */
+  /** While pruning for size: the profiles it never goes below (profilesFloor, set when it began; bounded in bytes at each step: floor()). */
   private sizeFloor: number | undefined
-  private boundKind: BoundKind | null = null
+  private readonly bound: BoundReporter
 
   constructor (
     private readonly writer: ProfileWriter,
     private readonly limits: RetentionLimits,
     private readonly onError: (err: unknown) => void = () => {},
-    private readonly onBound: (bound: StoreBound) => void = () => {}
+    onBound: (bound: StoreBound) => void = () => {}
   ) {
     super()
+    this.bound = new BoundReporter(onBound)
     this.measureStatistics()
   }
 
@@ -94,11 +95,16 @@ export class SqliteRetention extends Retention {
     const target = profilesBytesTarget(limits, statistics)
     const over = profilesBytes + incomingBytes - target
     if (over <= 0 || writer.count === 0) return
-    const floor = this.sizeFloor ?? profilesFloor(writer.count, profilesBytes, target)
+    const floor = this.floor(this.sizeFloor ?? profilesFloor(writer.count, profilesBytes, target), target)
     const window = Math.min(MAKE_ROOM_WINDOW, writer.count - floor)
     if (window <= 0) return
     const through = writer.idFreeing(over, window)
     if (through !== undefined) writer.deleteThrough(through)
+  }
+
+  /** A floor count, never more profiles than half of `target` holds at the newest profiles' size now (floorWithinBytes). */
+  private floor (count: number, target: number): number {
+    return floorWithinBytes(count, target, this.writer.newestPanelBytes(BATCH))
   }
 
   /** Enforces the count bound only (cheap): called after each written batch. */
@@ -113,7 +119,7 @@ export class SqliteRetention extends Retention {
 
   private measureStatistics (): number {
     const { bytes, rows } = this.writer.statisticsSize()
-    Object.assign(this.statistics, { bytes, rows, measuredAt: performance.now(), rowsWrittenAt: this.writer.rollupRowsWritten })
+    Object.assign(this.statistics, { bytes, rows, measuredAt: performance.now(), rowsWrittenAt: this.writer.rollupRowsInserted })
     return bytes
   }
 
@@ -124,7 +130,7 @@ export class SqliteRetention extends Retention {
   private coarsen (now: number): boolean {
     const { statistics } = this
     const due = statistics.coarsening || performance.now() - statistics.measuredAt >= STATISTICS_MEASURE_MS ||
-      this.writer.rollupRowsWritten - statistics.rowsWrittenAt >= STATISTICS_MEASURE_ROWS
+      this.writer.rollupRowsInserted - statistics.rowsWrittenAt >= STATISTICS_MEASURE_ROWS
     const bytes = due ? this.measureStatistics() : statistics.bytes
     const share = statisticsShare(this.limits)
     if (bytes <= (statistics.coarsening ? share.target : share.start)) {
@@ -155,18 +161,15 @@ export class SqliteRetention extends Retention {
       return undefined
     }
     this.sizeFloor ??= profilesFloor(writer.count, profilesBytes, target)
-    const room = writer.count - this.sizeFloor
+    const room = writer.count - this.floor(this.sizeFloor, target)
     if (room <= 0) return undefined
     const over = Math.ceil((profilesBytes - target) / (profilesBytes / writer.count))
     return writer.nthOldestId(Math.max(1, Math.min(over, BATCH, room)))
   }
 
-  /** Tells whether the store is over its bound with nothing left that retention may delete, and why (once per change). */
+  /** Tells whether the store is over its bound with nothing left that retention may delete, and why (BoundReporter: when that changes, or its bytes moved). */
   private checkBound (used: number): void {
-    const kind = used <= this.limits.maxBytes ? null : this.statistics.bytes > statisticsShare(this.limits).bound ? 'statistics' : 'floor'
-    if (kind === this.boundKind) return
-    this.boundKind = kind
-    this.onBound(kind === null ? null : boundReason(kind, { used, statistics: this.statistics.bytes, profiles: this.writer.count, limits: this.limits }))
+    this.bound.check({ used, statistics: this.statistics.bytes, profiles: this.writer.count, limits: this.limits })
   }
 
   private reclaim (free = this.writer.freePageCount()): boolean {
