@@ -181,7 +181,6 @@ function rowOf (capture: RequestCapture, url: string, counts: { queryCount: numb
     query_ms: counts.queryMs,
     log_warnings: counts.logWarnings,
     log_errors: counts.logErrors,
-    trace_id: null,
     parent_token: null,
     type: 'request',
     route: capture.route,
