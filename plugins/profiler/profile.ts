@@ -16,7 +16,7 @@ export interface ProfileRecord {
   /** Statements run on the advisors' database, and their total time in ms; absent: none. */
   queryCount?: number
   queryMs?: number
-  /** Panel name -> panel data, encoded as stored (stored-codec.ts, or JSON: both read back); the per-process panels apart: `process`. */
+  /** Panel name -> panel data, already JSON-encoded (the per-process panels apart: `process`). */
   panels: string
   /** The per-process panels of the process that recorded it, stored once per store and referenced by key; absent: none. */
   process?: ProcessPanels

@@ -1,18 +1,13 @@
 import BetterSqlite3 from 'better-sqlite3'
 import t from 'tap'
-import { panels as declared } from '../../plugins/profiler/panels/index.js'
-import { decodeStored } from '../../plugins/profiler/stored-codec.js'
-import { toStoredPanels } from '../../plugins/profiler/stored-panels.js'
 import { buildTestApp } from '../helpers/app.js'
-import { queryOn } from '../helpers/postgres.js'
 import { profileJson } from '../helpers/profiler.js'
-import { storeEngines } from '../helpers/store-engines.js'
 
 const storedPanels = (app: { config: { profilerDatabasePath: string } }, token: string): Record<string, any> => {
   const db = new BetterSqlite3(app.config.profilerDatabasePath, { readonly: true })
   try {
     const row = db.prepare('SELECT d.panels FROM profiles p JOIN profile_data d ON d.profile_id = p.id WHERE p.token = ?').pluck().get(token) as string
-    return decodeStored(row) as Record<string, any>
+    return JSON.parse(row)
   } finally {
     db.close()
   }
@@ -84,58 +79,3 @@ t.test('a profile stored whole (seeded, or written before panels were stored wit
   t.equal(JSON.stringify(whole.panels), JSON.stringify(shown.panels), 'the same panels, key for key and in the same order')
   t.equal(storedPanels(app, token).request.method, 'POST', 'stored as it came')
 })
-
-/** A profile's panels as its store's row holds them, and a function that writes others there instead (SQLite or PostgreSQL). */
-async function panelsRow (env: Record<string, string>, token: string): Promise<{ stored: string, replace: (panels: string) => Promise<void> }> {
-  const url = env.PROFILER_DATABASE_URL
-  if (url !== undefined) {
-    const rows = await queryOn(url, `SELECT panels FROM profile_data WHERE token = '${token}'`)
-    const replace = async (panels: string): Promise<void> => {
-      if (panels.includes('$stored$')) throw new Error('the panels hold the quote')
-      await queryOn(url, `UPDATE profile_data SET panels = $stored$${panels}$stored$ WHERE token = '${token}'`)
-    }
-    return { stored: String(rows[0]?.panels), replace }
-  }
-  const db = new BetterSqlite3(env.PROFILER_DATABASE_PATH ?? '')
-  try {
-    const stored = db.prepare('SELECT d.panels FROM profiles p JOIN profile_data d ON d.profile_id = p.id WHERE p.token = ?').pluck().get(token) as string
-    const replace = async (panels: string): Promise<void> => {
-      const db = new BetterSqlite3(env.PROFILER_DATABASE_PATH ?? '')
-      try {
-        db.prepare('UPDATE profile_data SET panels = ? WHERE profile_id = (SELECT id FROM profiles WHERE token = ?)').run(panels, token)
-      } finally {
-        db.close()
-      }
-    }
-    return { stored, replace }
-  } finally {
-    db.close()
-  }
-}
-
-for (const engine of storeEngines(t)) {
-  t.test(`${engine.name}: profiles stored by the release before the compact records (panels as JSON) still show as they did`, { skip: engine.skip }, async t => {
-    const env = await engine.fresh(t)
-    const app = await buildTestApp(t, env)
-    const requests = [
-      { method: 'POST' as const, url: '/ccenter/getConseillerByCode?x=1', headers: { 'content-type': 'application/json' }, payload: '{"code":"ADV1001"}' },
-      { method: 'POST' as const, url: '/monitor/MonitorPooling', headers: { 'content-type': 'application/json', authorization: 'Bearer abcdef.ghijkl' }, payload: '{}' },
-      { method: 'GET' as const, url: '/robots.txt?token=abc' }
-    ]
-    for (const request of requests) {
-      const token = (await app.inject(request)).headers['x-debug-token'] as string
-      await app.profileStore.flush()
-      const shown = await profileJson(app, token)
-      // What that release's writer stored: JSON.stringify(toStoredPanels(...)) of the profile's own panels.
-      const own = Object.fromEntries(declared.filter(panel => panel.perProcess !== true).map(panel => [panel.name, shown.panels[panel.name]]))
-      const json = JSON.stringify(toStoredPanels(own))
-      const row = await panelsRow(env, token)
-      t.match(row.stored, /^~1/, `${request.url}: stored compactly now`)
-      t.ok(row.stored.length < json.length / 2, `${request.url}: in under half the characters of its JSON (${row.stored.length} against ${json.length})`)
-      await row.replace(json)
-      t.equal((await panelsRow(env, token)).stored, json, 'the row holds that JSON now')
-      const again = await profileJson(app, token)
-      t.equal(JSON.stringify(again), JSON.stringify(shown), `${request.url}: shown the same, key for key`)
-    }
-  })
-}

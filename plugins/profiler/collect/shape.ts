@@ -1,10 +1,8 @@
 // Runs in the writer thread: a request thread's capture becomes a stored profile. Redaction, the
 // response body's JSON.parse, the panels' collectors and their JSON.stringify all happen here, off
-// the request thread (the secrets still never reach the store in clear). The panels are stored
-// compactly (stored-codec.ts), not as JSON.
+// the request thread (the secrets still never reach the store in clear).
 import type { Redactor } from '../../../lib/redact.js'
 import type { ProcessPanels, ProfileRecord } from '../profile.js'
-import { encodeStored } from '../stored-codec.js'
 import { toStoredPanels } from '../stored-panels.js'
 import { profileDuration, type RequestCapture } from './capture.js'
 import { panels } from '../panels/index.js'
@@ -23,8 +21,11 @@ function parseResponseBody (text: string | undefined): unknown {
   }
 }
 
-/** Every panel of a captured request as its collector gives it (redacted), the row's counts and the redacted URL. */
-export function collectPanels (capture: RequestCapture, redactor: Redactor): { panels: Record<string, unknown>, counts: PanelRowCounts, url: string } {
+/**
+ * The profile of a captured request: redacted, with every panel's data JSON-encoded; the
+ * per-process panels are not collected here but referenced (`process`: collect/process-panels.ts).
+ */
+export function shapeProfile (capture: RequestCapture, redactor: Redactor, process: ProcessPanels | null = null): ProfileRecord {
   const collected: Record<string, unknown> = {}
   const context: CollectContext = {
     capture,
@@ -41,15 +42,6 @@ export function collectPanels (capture: RequestCapture, redactor: Redactor): { p
     collected[panel.name] = panel.collect(context, taken)
     Object.assign(counts, panel.rowCounts?.(taken))
   }
-  return { panels: collected, counts, url: context.url }
-}
-
-/**
- * The profile of a captured request: redacted, with every panel's data encoded (stored-codec.ts); the
- * per-process panels are not collected here but referenced (`process`: collect/process-panels.ts).
- */
-export function shapeProfile (capture: RequestCapture, redactor: Redactor, process: ProcessPanels | null = null): ProfileRecord {
-  const { panels: collected, counts, url } = collectPanels(capture, redactor)
   const record: ProfileRecord = {
     id: capture.id,
     token: capture.token,
@@ -57,14 +49,14 @@ export function shapeProfile (capture: RequestCapture, redactor: Redactor, proce
     type: 'request',
     ip: capture.ip,
     method: capture.method,
-    url,
+    url: context.url,
     statusCode: capture.statusCode,
     durationMs: profileDuration(capture.totalMs),
     route: capture.route,
     queryCount: counts.queryCount,
     queryMs: counts.queryMs,
     // Stored without what the row holds (method, URL, status...): the readers put it back.
-    panels: encodeStored(toStoredPanels(collected)),
+    panels: JSON.stringify(toStoredPanels(collected)),
     logWarnings: counts.logWarnings,
     logErrors: counts.logErrors
   }

@@ -1,11 +1,10 @@
 // A stored profile's row as both engines read it (the same columns), and the profile it becomes.
 import { ID_SLOTS_PER_MS, type ProfileSummary, type StoredProfile } from '../profile.js'
-import { decodeStored } from '../stored-codec.js'
 import { fromStoredPanels } from '../stored-panels.js'
 
 /** A listing's row: the time is read from the id (start ms * 1024 + a counter). */
 export interface SummaryRow { id: number, token: string, ip: string, method: string, url: string, status: number, duration_ms: number, deployment: string, queries: number, query_ms: number, log_warnings: number, log_errors: number, trace_id: string | null }
-/** A whole profile's row: the summary, its place, and its panels as stored (stored-codec.ts, or JSON before it), the per-process ones apart (null: none). */
+/** A whole profile's row: the summary, its place, and its panels as stored (JSON), the per-process ones apart (null: none). */
 export interface ProfileRow extends SummaryRow { parent_token: string | null, type: string, route: string | null, panels: string, process_panels: string | null }
 
 /** The columns of a SummaryRow, on `profiles p`. */
@@ -24,7 +23,7 @@ export function toSummary (row: SummaryRow): ProfileSummary {
 
 /** The profile's own panels and the per-process ones it names, as one object (the profile's own first). */
 function storedPanels (row: ProfileRow): Record<string, unknown> {
-  const own = decodeStored(row.panels) as Record<string, unknown>
+  const own = JSON.parse(row.panels) as Record<string, unknown>
   if (row.process_panels === null) return own
   const perProcess = JSON.parse(row.process_panels) as Record<string, unknown>
   return { ...own, ...perProcess }
