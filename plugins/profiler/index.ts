@@ -8,7 +8,7 @@ import { Redactor, type RedactionRules } from '../../lib/redact.js'
 import { installRecorder } from './collect/recorder.js'
 import { KEEP_EVERY_REQUEST, type SamplingOptions } from './collect/sampling.js'
 import { keepHeader } from './collect/keep-header.js'
-import { createLoginThrottles, type LoginRateLimit, type SecretLogin } from './login-throttle.js'
+import { createLoginThrottle, type LoginRateLimit, type SecretLogin } from './login-throttle.js'
 import { rejectionRecorder } from './collect/rejection-recorder.js'
 import { profilerRoutes } from './pages/routes.js'
 import type { AppDatabase } from './panels/panel.js'
@@ -118,9 +118,9 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
   app.decorate('profileStore', store)
   const sampling = { ...options.sampling ?? KEEP_EVERY_REQUEST, random: options.sampleRandom }
   const recorderOptions = { store, production: options.production, redactor: new Redactor(options.redaction), tokenSource: options.tokenSource }
-  // A login limiter for the pages' password and one for the keep header (login-throttle.ts): the
-  // header's failures never lock the pages, the pages' failures lock the header too.
-  const login: SecretLogin | null = options.secret === null ? null : { secret: options.secret, ...await createLoginThrottles(app, options.loginRateLimit) }
+  // One login limiter for the pages' password and the keep header (issue 37): a wrong secret counts
+  // the same wherever it is tried, and an address locked out is locked out of both.
+  const login: SecretLogin | null = options.secret === null ? null : { secret: options.secret, throttle: await createLoginThrottle(app, options.loginRateLimit) }
   installRecorder(app, { ...recorderOptions, sampling, keep: keepHeader(login) })
   // Requests the HTTP parser rejected (and CONNECT) never reach the hooks: recorded apart, sampled alike.
   app.addRejectionRecorder(rejectionRecorder({ ...recorderOptions, sampling }))

@@ -1,7 +1,6 @@
 // The failed logins of PROFILER_SECRET, counted per client address (issue #37; an IPv6 address by
-// its /64). The /_profiler pages' HTTP Basic password and the keep header (X-Profiler-Keep) each
-// have a limiter, with the same limits: wrong keep headers on business routes, which anyone can
-// send, never lock operators out of the pages, while the pages' failures lock the keep header too.
+// its /64), in one limiter wherever the secret is tried: the /_profiler pages' HTTP Basic password
+// and the keep header (X-Profiler-Keep) alike, so the header is no way around the pages' limit.
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 
@@ -16,8 +15,8 @@ interface LoginThrottle {
   fail: (request: FastifyRequest) => Promise<void>
 }
 
-/** PROFILER_SECRET and the limiters its wrong tries count in (the pages', the keep header's): null when no secret is set. */
-export interface SecretLogin { secret: string, throttle: LoginThrottle, keepThrottle: LoginThrottle }
+/** PROFILER_SECRET and the limiter its wrong tries count in: null when no secret is set. */
+export interface SecretLogin { secret: string, throttle: LoginThrottle }
 
 /**
  * The address failed logins are counted against: one the client cannot choose. With TRUST_PROXY
@@ -53,13 +52,11 @@ function addressKey (address: string): string {
 }
 
 /**
- * The profiler's login limiters (@fastify/rate-limit's, registered in a context of their own so
- * that they add nothing to any route): past `maxFailures` wrong secrets from an address in the
- * window, that address is locked out until the window has passed. The keep header's limiter counts
- * its own failures only and is locked while either is: so the header is no way around the pages'
- * limit, and guessing through it locks nobody out of the pages.
+ * The profiler's login limiter (@fastify/rate-limit's, registered in a context of its own so that
+ * it adds nothing to any route): past `maxFailures` wrong secrets from an address in the window,
+ * that address is locked out until the window has passed, of the pages and of the keep header.
  */
-export async function createLoginThrottles (app: FastifyInstance, limit: LoginRateLimit = DEFAULT_LOGIN_RATE_LIMIT): Promise<Pick<SecretLogin, 'throttle' | 'keepThrottle'>> {
+export async function createLoginThrottle (app: FastifyInstance, limit: LoginRateLimit = DEFAULT_LOGIN_RATE_LIMIT): Promise<LoginThrottle> {
   const trustProxy = app.config.trustProxy
   let limiter: FastifyInstance['createRateLimit'] | undefined
   await app.register(async scope => {
@@ -67,32 +64,19 @@ export async function createLoginThrottles (app: FastifyInstance, limit: LoginRa
     limiter = scope.createRateLimit
   })
   if (limiter === undefined) throw new Error('the login limiter could not be made')
-  const create = limiter
-  // One store for the plugin's limiters: their keys are told apart by a prefix.
-  const counter = (prefix: string): LoginThrottle => {
-    const failures = create({
-      max: limit.maxFailures,
-      timeWindow: limit.windowMs,
-      keyGenerator: request => `${prefix} ${throttleAddress(request, trustProxy)}`
-    })
-    return {
-      async lockedForSeconds (request) {
-        const state = await failures(request, { increment: false })
-        if (state.isAllowed || state.remaining > 0) return 0
-        return Math.max(1, state.ttlInSeconds)
-      },
-      async fail (request) {
-        await failures(request)
-      }
-    }
-  }
-  const pages = counter('pages')
-  const keep = counter('keep')
+  const failures = limiter({
+    max: limit.maxFailures,
+    timeWindow: limit.windowMs,
+    keyGenerator: request => throttleAddress(request, trustProxy)
+  })
   return {
-    throttle: pages,
-    keepThrottle: {
-      lockedForSeconds: async request => Math.max(await keep.lockedForSeconds(request), await pages.lockedForSeconds(request)),
-      fail: keep.fail
+    async lockedForSeconds (request) {
+      const state = await failures(request, { increment: false })
+      if (state.isAllowed || state.remaining > 0) return 0
+      return Math.max(1, state.ttlInSeconds)
+    },
+    async fail (request) {
+      await failures(request)
     }
   }
 }

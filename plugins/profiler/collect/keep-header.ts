@@ -1,8 +1,7 @@
 // X-Profiler-Keep: <PROFILER_SECRET> forces a request to be kept (issue #24), and is no oracle for
 // the secret (issue #37): a wrong value counts as a failed login of its client address in the
-// keep header's own limiter (login-throttle.ts: the same limits as the /_profiler pages' login,
-// which it never locks), and while that address is locked out of either the header is ignored,
-// right or wrong. The answer never says any of it: no 401 or
+// limiter the /_profiler pages' login counts in (login-throttle.ts), and while that address is
+// locked out the header is ignored, right or wrong. The answer never says any of it: no 401 or
 // 429 on a business route, only the X-Debug-Token headers a kept request gets anyway.
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { IncomingHttpHeaders } from 'node:http'
@@ -30,7 +29,7 @@ export interface KeepHeader {
 /** The keep header's rules; null without a secret (the header then does nothing). */
 export function keepHeader (login: SecretLogin | null): KeepHeader | null {
   if (login === null) return null
-  const { secret, keepThrottle: throttle } = login
+  const { secret, throttle } = login
   const expected = digest(secret)
   // The digests are compared (in constant time, and of equal length whatever was sent).
   const isSecret = (value: unknown): boolean => typeof value === 'string' && timingSafeEqual(digest(value), expected)
