@@ -4,7 +4,7 @@ import { DEFAULT_LIMIT, MAX_LIMIT, type SearchQuery } from '../query/search-filt
 import { panels } from '../panels/index.js'
 import type { ViewSettings } from '../panels/panel.js'
 import { formatMs, listTime, statusClass } from '../units.js'
-import { traceLink } from '../../../lib/trace-context.js'
+import { profileTraceUrl } from '../query/profile-lookup.js'
 
 export function resultRow (summary: ProfileSummary) {
   return { ...summary, statusClass: statusClass(summary.status), timeText: listTime(summary.time) }
@@ -32,7 +32,7 @@ export function searchForm (query: SearchQuery) {
 function traceOnPage (profile: StoredProfile, traceUrl: string | null) {
   if (profile.traceId === null) return null
   const trace = (profile.panels.request as { trace?: { parentSpanId: string, source: string } } | null | undefined)?.trace
-  return { id: profile.traceId, parentSpanId: trace?.parentSpanId ?? null, source: trace?.source ?? null, link: traceUrl === null ? null : traceLink(traceUrl, profile.traceId) }
+  return { id: profile.traceId, parentSpanId: trace?.parentSpanId ?? null, source: trace?.source ?? null, link: profileTraceUrl(profile, traceUrl) }
 }
 
 export function profileSummary (profile: StoredProfile, traceUrl: string | null = null) {

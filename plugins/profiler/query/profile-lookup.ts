@@ -34,6 +34,11 @@ export function choosePanel (profile: StoredProfile, requested: string | undefin
   return panel
 }
 
+/** The profile's trace in the tracing UI (PROFILER_TRACE_URL filled in); null without a URL or a trace id. */
+export function profileTraceUrl (profile: StoredProfile, traceUrl: string | null): string | null {
+  return traceUrl === null || profile.traceId === null ? null : traceLink(traceUrl, profile.traceId)
+}
+
 /**
  * A profile as JSON: the summary, its trace in the tracing UI (`traceUrl`: PROFILER_TRACE_URL filled
  * in, null without one or without a trace id), the panel shown, and every panel (or only the one asked for).
@@ -43,7 +48,7 @@ export function profileJson (profile: StoredProfile, panel: string, requested: s
   return {
     ...fields,
     statusText: STATUS_CODES[profile.status] ?? '',
-    traceUrl: traceUrl === null || profile.traceId === null ? null : traceLink(traceUrl, profile.traceId),
+    traceUrl: profileTraceUrl(profile, traceUrl),
     panel,
     panels: requested === undefined ? panels : { [panel]: panels[panel] }
   }
