@@ -51,11 +51,11 @@ for (const engine of engines) {
     const limits = { maxProfiles: 100_000, maxAgeMs: 86_400_000, maxBytes: BOUND, statsMaxAgeMs: 30 * 86_400_000 }
     const writer: StoreWriter = await openStoreWriter(storeTarget(env), 'A', limits, 3_600_000, { onDeleted: () => {}, onError: () => {}, onTaken: () => {}, onBound: () => {} })
     t.teardown(async () => { await writer.close() })
-    // SQLite gives pages back: within 10% of the bound, as everywhere. PostgreSQL's tables do not
-    // shrink (plain VACUUM makes space reusable): the heap the small profiles held stays, while the
-    // 60 KB panels go to TOAST, which cannot reuse it. Measured: 12.1 MB at 8 MiB (170 MB before the
-    // floor was bounded in bytes).
-    const tolerance = engine.name === 'sqlite' ? 1.1 : 1.5
+    // SQLite gives pages back; PostgreSQL's tables do not shrink (plain VACUUM makes space
+    // reusable), and the heap and index pages the small profiles held are no use to 60 KB panels,
+    // which go to TOAST: it held 1.44-1.57 × the bound until retention rewrote the tables once the
+    // count held was reached and the store was still over its bound.
+    const tolerance = 1.1
     const startMs = Date.now()
     let n = 0
     const over: string[] = []

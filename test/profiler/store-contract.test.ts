@@ -8,6 +8,7 @@ import { PANEL_NAMES } from '../../plugins/profiler/panels/index.js'
 import { STATISTICS_STAMP_MAX_AGE_MS } from '../../plugins/profiler/engine/retention-policy.js'
 import { buildTestApp, postJson } from '../helpers/app.js'
 import { listProfiles, profileJson, statsJson } from '../helpers/profiler.js'
+import { queryOn } from '../helpers/postgres.js'
 import { statisticsStamps, storedPanels, storeEngines, storeTarget } from '../helpers/store-engines.js'
 
 const engines = storeEngines(t)
@@ -160,6 +161,22 @@ for (const engine of engines) {
       t.same(await listProfiles(app), [], 'seen from 61 s later, all are expired')
       t.equal(app.profileStore.count, 0)
       t.ok(await app.profileStore.storeBytes() > 0, 'the store reports its size')
+    })
+
+    // SQLite's bytes are its file's pages: every table by construction.
+    t.test('the store\'s bytes count every table the profiler writes (PROFILER_MAX_BYTES bounds them all), the alerts\' included', { skip: engine.name === 'sqlite' && 'the file holds them all' }, async t => {
+      const env = await fresh(t)
+      const app = await buildTestApp(t, env)
+      for (let i = 0; i < 5; i++) await app.inject({ url: `/page-${i}` })
+      await app.profileStore.flush()
+      const target = storeTarget(env)
+      if (target.engine !== 'postgres') return
+      // 2 MB of alert deliveries: counted once the alerts' tables are part of the store's bytes.
+      await queryOn(target.url, `INSERT INTO profiler_alert_deliveries (webhook, rule, state, created_ms, body, status, next_ms)
+        SELECT 'w', 'r', 'firing', 0, repeat(md5(i::text), 64), 'done', 0 FROM generate_series(1, 1000) AS i`)
+      const everyTable = async (): Promise<number> => Number((await queryOn(target.url, `SELECT sum(pg_total_relation_size(c.oid))::bigint AS bytes FROM pg_class c
+        JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname NOT LIKE '%migrations'`))[0]?.bytes)
+      t.equal(await app.profileStore.storeBytes(), await everyTable(), 'the bytes reported are those of every table in the store\'s schema')
     })
 
     t.test('a batch retried after its commit (its answer lost with the writer thread) is stored once and not counted as dropped', async t => {

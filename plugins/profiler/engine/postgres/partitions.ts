@@ -74,10 +74,16 @@ export class Partitions {
   }
 }
 
-/** The tables beside the partitions that the store's bytes count (the statistics' among them). */
-const SIDE_TABLES = ['profile_tokens', 'profile_urls', 'profile_ips', 'profile_processes', 'profile_horizon', 'profile_counts', ...STATISTICS_TABLES]
+/** The alerts' tables (migration 015): their rows have their own age and count bounds, and their bytes count in the store's. */
+const ALERT_TABLES = ['profiler_alert_states', 'profiler_alert_changes', 'profiler_alert_deliveries', 'profiler_alert_lease']
 
-/** Bytes the store takes on disk: every partition of both tables with its indexes and TOAST, the token claims, the distinct URLs and IPs, the per-process panels, the profile counts and the route statistics (as the SQLite file holds them all). */
+/** The tables beside the partitions whose rows go with the profiles (their search tables, token claims, counts): pruning vacuums them. */
+export const PROFILE_SIDE_TABLES = ['profile_tokens', 'profile_urls', 'profile_ips', 'profile_processes', 'profile_horizon', 'profile_counts']
+
+/** Every table beside the partitions that the profiler writes: the store's bytes count them all (the statistics' among them). */
+export const SIDE_TABLES = [...PROFILE_SIDE_TABLES, ...STATISTICS_TABLES, ...ALERT_TABLES]
+
+/** Bytes the store takes on disk: every partition of both tables with its indexes and TOAST, and every side table (the token claims, the distinct URLs and IPs, the per-process panels, the profile counts, the route statistics, the alerts), as the SQLite file holds them all. */
 export async function storeBytes (pool: pg.Pool | pg.PoolClient): Promise<number> {
   const { rows } = await pool.query<{ bytes: number | null }>(`SELECT sum(pg_total_relation_size(c.oid))::bigint AS bytes FROM pg_class c
     WHERE c.relkind = 'r' AND (c.relname ~ '^(profiles|profile_data)_p[0-9]+$' OR c.relname = ANY ($1::text[]))`, [SIDE_TABLES])

@@ -2,7 +2,7 @@ import type pg from 'pg'
 import type { RetentionLimits } from '../contract.js'
 import { inTransaction } from '../../../../lib/postgres/pool.js'
 import { ID_SLOTS_PER_MS } from '../../profile.js'
-import { statisticsBytes, storeBytes, type Partition, type Partitions } from './partitions.js'
+import { PROFILE_SIDE_TABLES, SIDE_TABLES, statisticsBytes, storeBytes, type Partition, type Partitions } from './partitions.js'
 import { coarsenStatistics, deleteExpiredRollups } from './rollups.js'
 import { countExcess, firstKeptId, floorWithinBytes, PRUNE_BATCH as BATCH, profilesBytesTarget, Retention, rowsOver, STATISTICS_STAMP_MAX_AGE_MS, statisticsShare } from '../retention-policy.js'
 import { BoundReporter } from '../store-bound.js'
@@ -11,10 +11,6 @@ import { BoundReporter } from '../store-bound.js'
 const TOKEN_SWEEP = 5_000
 /** Deleted rows are vacuumed at least this often while pruning goes on (and once it stops). */
 const VACUUM_EVERY_MS = 250
-/** Growth past the bytes a held count took that lowers the count again, as a share of the bound. */
-const REGROWTH = 0.02
-/** The side tables rows are deleted from, vacuumed with the partitions. */
-const SIDE_TABLES = ['profile_tokens', 'profile_urls', 'profile_ips', 'profile_processes', 'profile_route_stats', 'profile_statistics_stamps', 'profile_horizon', 'profile_counts']
 /** How often the statistics' live rows are counted while they are over 90% of their share on disk and not being coarsened (a count(*) of the table). */
 const STATISTICS_MEASURE_MS = 10_000
 /**
@@ -23,10 +19,12 @@ const STATISTICS_MEASURE_MS = 10_000
  */
 const NEWEST_PANEL_BYTES_SQL = `SELECT coalesce(avg(octet_length(d.panels)), 0)::float8 AS bytes
   FROM (SELECT id, token FROM profiles ORDER BY id DESC LIMIT ${BATCH}) p JOIN profile_data d ON d.token = p.token AND d.id = p.id`
-/** How long VACUUM FULL of the statistics waits for its lock before it gives up for this step (ms). */
+/** How long a VACUUM FULL waits for its table's lock before it leaves the table for a later turn (ms). */
 const COMPACT_LOCK_TIMEOUT_MS = 1000
 /** PostgreSQL's lock_not_available: a lock timeout ran out. */
 const LOCK_NOT_AVAILABLE = '55P03'
+/** PostgreSQL's undefined_table: a partition another instance dropped. */
+const UNDEFINED_TABLE = '42P01'
 /** One instance prunes at a time (the others skip their step). */
 const RETENTION_LOCK = 0x72657465
 
@@ -74,8 +72,15 @@ export interface RetentionEvents {
 export class PostgresRetention extends Retention {
   /** Stored profiles, all deployments, as of the last step. */
   count = 0
-  /** Pruning for size in the current partition: the count held, its floor, and the bytes it took once reached and vacuumed. */
-  private budget: { count: number, floor: number, reached: boolean, settledBytes: number | undefined } | undefined
+  /**
+   * Pruning for size in the current partition: the count held, its floor, the bytes it took once
+   * reached and vacuumed, and the count held when the store's space was last rewritten (reclaim).
+   */
+  private budget: { count: number, floor: number, reached: boolean, settledBytes: number | undefined, reclaimedAt: number | undefined } | undefined
+  /** A rewrite of the profiles' tables is due after this step's transaction (reclaim). */
+  private reclaimDue = false
+  /** This instance's plain VACUUM under way (the writer's makeRoom runs one beside the steps): a rewrite waits for it rather than for its lock. */
+  private vacuumRunning: Promise<unknown> | undefined
   private deletedSinceVacuum = 0
   private lastVacuum = 0
   private stopped = false
@@ -156,6 +161,11 @@ export class PostgresRetention extends Retention {
       this.statistics.rowBytes = undefined
       // Measured again at the next step (the bytes a row takes now that the table is compact).
       this.statistics.checkedAt = -Infinity
+      return true
+    }
+    // Tried again at the next step when another instance (or this one's background step) held the lock.
+    if (this.reclaimDue && !this.stopped && await this.reclaim(wait)) {
+      this.reclaimDue = false
       return true
     }
     if (this.deletedSinceVacuum > 0 && (!removed || Date.now() - this.lastVacuum >= VACUUM_EVERY_MS)) await this.vacuum()
@@ -282,7 +292,7 @@ export class PostgresRetention extends Retention {
     const count = Math.max(1, fits)
     // The floor, three quarters of the first count held (itself 90% of what fits): the store never
     // falls below half of what fits, whatever else holds the bytes (half dipped under load: issue 20).
-    this.budget = { count, floor: Math.ceil(count * 3 / 4), reached: false, settledBytes: undefined }
+    this.budget = { count, floor: Math.ceil(count * 3 / 4), reached: false, settledBytes: undefined, reclaimedAt: undefined }
   }
 
   /**
@@ -290,18 +300,27 @@ export class PostgresRetention extends Retention {
    * fit, and VACUUM makes their space reusable: the tables then stop growing (they do not shrink).
    * The count is held there (also by the writer: makeRoom), and lowered again, in proportion, only
    * when the bytes still grew once it was reached and vacuumed; never below three quarters of the
-   * first count held, so that bytes held by something else never empty the store. A dropped partition
-   * ends the hold.
+   * first count held (bounded in bytes: held), so that bytes held by something else never empty the
+   * store. Reached, vacuumed and still over the bound, the tables are rewritten (reclaim). A dropped
+   * partition ends the hold.
    */
   private async pruneForSize (client: pg.PoolClient, bytes: number, target: number): Promise<boolean> {
     let budget = this.budget
     if (budget === undefined) {
       this.holdAt(Math.floor(this.count * target / bytes))
       budget = this.budget as NonNullable<typeof this.budget>
-    } else if (budget.settledBytes !== undefined && bytes > budget.settledBytes + this.limits.maxBytes * REGROWTH) {
-      budget.count = Math.max(budget.floor, Math.floor(this.count * budget.settledBytes / bytes))
-      budget.reached = false
-      budget.settledBytes = undefined
+    } else if (budget.settledBytes !== undefined) {
+      // At the count held, vacuumed, and over the bound: the space the rows no longer use goes first
+      // (reclaim, after this transaction), once per count held; nothing is lowered until it ran.
+      if (this.reclaimDue) return await this.sweepTokens(client)
+      const held = await this.held(client, target)
+      if (bytes + this.statistics.bytes > this.limits.maxBytes) {
+        if (budget.reclaimedAt !== held.count) {
+          this.reclaimDue = true
+          return true
+        }
+        this.lower(held, bytes, target)
+      }
     }
     const excess = this.count - (await this.held(client, target)).count
     if (excess <= BATCH) budget.reached = true
@@ -312,25 +331,83 @@ export class PostgresRetention extends Retention {
     return deleted
   }
 
-  /**
-   * VACUUM FULL of the statistics (outside any transaction: SET LOCAL cannot bound it), under the
-   * retention lock (one instance at a time) and a lock timeout: queued behind a long reader, its
-   * exclusive lock request would hold up every writer of the table until that reader ends. False
-   * when it did not run (tried again at a later step).
-   */
+  /** VACUUM FULL of the statistics (rewrite); false when it did not run (tried again at a later step). */
   private async compactStatistics (): Promise<boolean> {
+    return (await this.rewrite(['profile_route_stats'], false) ?? 0) > 0
+  }
+
+  /**
+   * Space plain VACUUM cannot make useful again, given back: when profiles grow (1 KB, then 60 KB
+   * bodies), the held count falls 25-fold, and the heap and index pages the small rows' metadata
+   * held stay (a B-tree or GIN index never shrinks; the large panels go to TOAST, which cannot use
+   * the heap's free pages). Measured: 11.3 MB at an 8 MiB bound, 2.5 MB of it in the indexes of
+   * 120 profiles. Run once the held count is reached and vacuumed with the store still over its
+   * bound, once per count held: every partition and profile side table is rewritten (VACUUM FULL,
+   * which rebuilds the indexes too), one at a time under its own exclusive lock (a writer's insert
+   * into it waits for the copy: at most the bound's bytes in all). Then the bytes the count takes are
+   * measured again; still over the bound, the count is lowered in proportion (never below its floor).
+   */
+  private async reclaim (wait: boolean): Promise<boolean> {
+    const partitions = await this.partitions.list(this.pool)
+    const tables = [...partitions.flatMap(p => [`profiles_p${p.n}`, `profile_data_p${p.n}`]), ...PROFILE_SIDE_TABLES]
+    const rewritten = await this.rewrite(tables, wait)
+    // Tables left (a lock not had in time): the bytes are not yet what the count takes; tried again.
+    if (rewritten === undefined || rewritten < tables.length) return false
+    if (this.budget === undefined) return true
+    const { profiles, target } = await this.profilesBytes(this.pool)
+    const held = await this.held(this.pool, target)
+    this.budget.settledBytes = profiles
+    this.budget.reclaimedAt = held.count
+    if (profiles + this.statistics.bytes > this.limits.maxBytes) this.lower(held, profiles, target)
+    return true
+  }
+
+  /**
+   * Over the bound at the count held, with nothing left to give back: the count is lowered in
+   * proportion to the profiles' bytes target, never below the floor as bounded in bytes now (the
+   * count floor alone, set while profiles were small, would raise the count held back).
+   */
+  private lower (held: { count: number, floor: number }, bytes: number, target: number): void {
+    const budget = this.budget
+    if (budget === undefined || held.count <= held.floor) return
+    budget.count = Math.max(held.floor, Math.floor(held.count * target / bytes))
+    budget.reached = false
+    budget.settledBytes = undefined
+  }
+
+  /**
+   * VACUUM FULL of these tables, one at a time (outside any transaction: SET LOCAL cannot bound it),
+   * under the retention lock (one instance at a time) and a lock timeout: queued behind a long
+   * reader, its exclusive lock request would hold up every writer of the table until that reader
+   * ends. A table whose lock is not had in time, or that is gone (a partition dropped meanwhile), is
+   * left for a later turn. Returns the tables rewritten, or undefined when another instance (or a
+   * background step) holds the lock and `wait` is not set.
+   */
+  private async rewrite (tables: string[], wait: boolean): Promise<number | undefined> {
     const client = await this.pool.connect()
     let broken: Error | undefined
     try {
-      const locked = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [RETENTION_LOCK])
-      if (locked.rows[0]?.ok !== true) return false
+      if (wait) {
+        await client.query('SELECT pg_advisory_lock($1)', [RETENTION_LOCK])
+      } else {
+        const locked = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [RETENTION_LOCK])
+        if (locked.rows[0]?.ok !== true) return undefined
+      }
       try {
         await client.query(`SET lock_timeout = ${COMPACT_LOCK_TIMEOUT_MS}`)
-        await client.query('VACUUM FULL profile_route_stats')
-        return true
-      } catch (err) {
-        if ((err as { code?: string }).code === LOCK_NOT_AVAILABLE) return false
-        throw err
+        let rewritten = 0
+        for (const table of tables) {
+          if (this.stopped) break
+          await this.vacuumRunning?.catch(() => {})
+          try {
+            await client.query(`VACUUM FULL ${table}`)
+            rewritten++
+          } catch (err) {
+            const code = (err as { code?: string }).code
+            if (code !== LOCK_NOT_AVAILABLE && code !== UNDEFINED_TABLE) throw err
+          }
+        }
+        return rewritten
       } finally {
         await client.query('RESET lock_timeout')
         await client.query('SELECT pg_advisory_unlock($1)', [RETENTION_LOCK])
@@ -354,7 +431,17 @@ export class PostgresRetention extends Retention {
     // A partition another instance dropped meanwhile is left out (VACUUM of a missing table fails).
     const existing = (await this.pool.query<{ name: string }>('SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NOT NULL',
       [[...tables, ...SIDE_TABLES]])).rows.map(row => row.name)
-    if (existing.length > 0) await this.pool.query(`VACUUM (SKIP_LOCKED) ${existing.join(', ')}`)
+    if (existing.length > 0) {
+      // After this instance's vacuum under way, not beside it: SKIP_LOCKED would skip the tables it
+      // holds, and the batch that follows would grow them instead of reusing their space.
+      const run = (this.vacuumRunning?.catch(() => {}) ?? Promise.resolve()).then(async () => await this.pool.query(`VACUUM (SKIP_LOCKED) ${existing.join(', ')}`))
+      this.vacuumRunning = run
+      try {
+        await run
+      } finally {
+        if (this.vacuumRunning === run) this.vacuumRunning = undefined
+      }
+    }
     // The first vacuum once the held count is reached: the bytes now are what that count takes.
     const budget = this.budget
     if (budget?.reached === true && budget.settledBytes === undefined) budget.settledBytes = (await this.profilesBytes(this.pool)).profiles
