@@ -70,11 +70,11 @@ for (const engine of engines) {
       t.equal(line?.count, REQUESTS, 'every request is counted in the statistics')
     })
 
-    t.test('10 days of hour rows for 300 route keys (three times the bound): the bound holds, the profiles stay above the floor', async t => {
+    t.test('30 days of hour rows for 300 route keys (the issue\'s scenario): the bound holds, the profiles stay above the floor', async t => {
       const env = { ...await engine.fresh(t), PROFILER_DEPLOYMENT: 'seeded' }
       await createStore(env)
       // Scaled to run in seconds: a route a minute each (small histograms), the last hour of minute rows.
-      const rows = await seedStatistics(env, { keys: 300, minuteDays: 1 / 24, hourDays: 10, deployment: 'seeded', nowMs: Date.now(), perMinute: 1 })
+      const rows = await seedStatistics(env, { keys: 300, minuteDays: 1 / 24, hourDays: 30, deployment: 'seeded', nowMs: Date.now(), perMinute: 1 })
       const seededBytes = await statisticsBytes(env)
       t.comment(`${engine.name}: ${rows} rows for 300 keys, ${seededBytes} bytes (${Math.round(seededBytes / 300)} a key)`)
       const bound = 8 * 1024 * 1024
