@@ -21,6 +21,12 @@ const NEWEST_PANEL_BYTES_SQL = `SELECT coalesce(avg(octet_length(d.panels)), 0):
   FROM (SELECT id, token FROM profiles ORDER BY id DESC LIMIT ${BATCH}) p JOIN profile_data d ON d.token = p.token AND d.id = p.id`
 /** How long a VACUUM FULL waits for its table's lock before it leaves the table for a later turn (ms). */
 const COMPACT_LOCK_TIMEOUT_MS = 1000
+/**
+ * Rewrites of the store (reclaim) are spaced by this many times the last one's length: they take
+ * at most a tenth of the time, however often the count held changes while the store is over its
+ * bound (a rewrite of 1 s, then 9 s before the next).
+ */
+const RECLAIM_SPACING = 9
 /** PostgreSQL's lock_not_available: a lock timeout ran out. */
 const LOCK_NOT_AVAILABLE = '55P03'
 /** PostgreSQL's undefined_table: a partition another instance dropped. */
@@ -79,6 +85,8 @@ export class PostgresRetention extends Retention {
   private budget: { count: number, floor: number, reached: boolean, settledBytes: number | undefined, reclaimedAt: number | undefined } | undefined
   /** A rewrite of the profiles' tables is due after this step's transaction (reclaim). */
   private reclaimDue = false
+  /** A background step rewrites no sooner than this (RECLAIM_SPACING times the last rewrite's length after it). */
+  private nextReclaimMs = 0
   /** This instance's plain VACUUM under way (the writer's makeRoom runs one beside the steps): a rewrite waits for it rather than for its lock. */
   private vacuumRunning: Promise<unknown> | undefined
   private deletedSinceVacuum = 0
@@ -164,7 +172,8 @@ export class PostgresRetention extends Retention {
       return true
     }
     // Tried again at the next step when another instance (or this one's background step) held the lock.
-    if (this.reclaimDue && !this.stopped && await this.reclaim(wait)) {
+    // A background step waits for its turn (nextReclaimMs); one asked for (`wait`: a prune) does not.
+    if (this.reclaimDue && !this.stopped && (wait || Date.now() >= this.nextReclaimMs) && await this.reclaim(wait)) {
       this.reclaimDue = false
       return true
     }
@@ -350,7 +359,9 @@ export class PostgresRetention extends Retention {
   private async reclaim (wait: boolean): Promise<boolean> {
     const partitions = await this.partitions.list(this.pool)
     const tables = [...partitions.flatMap(p => [`profiles_p${p.n}`, `profile_data_p${p.n}`]), ...PROFILE_SIDE_TABLES]
+    const startMs = Date.now()
     const rewritten = await this.rewrite(tables, wait)
+    this.nextReclaimMs = Date.now() + (Date.now() - startMs) * RECLAIM_SPACING
     // Tables left (a lock not had in time): the bytes are not yet what the count takes; tried again.
     if (rewritten === undefined || rewritten < tables.length) return false
     if (this.budget === undefined) return true
