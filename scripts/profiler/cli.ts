@@ -99,7 +99,8 @@ function buildProgram ({ env, stdout, stderr, stdin, interrupted }: ProfilerIo):
     .showSuggestionAfterError()
 
   withFilters(program.command('search'), { token: true })
-    .description('List recorded requests, newest first (the /_profiler search)')
+    .option('--sort <order>', 'time (newest first, the default) or duration (slowest first)')
+    .description('List recorded requests, newest first or slowest first (the /_profiler search)')
     .action(async (options: SearchOptions & { json?: boolean }) => {
       const results = await withStore(env, reader => searchProfiles(reader, options, OPTION_NAMES))
       write(options.json === true ? `${JSON.stringify({ results })}\n` : resultsTable(results, colour))

@@ -50,7 +50,7 @@ function profilerMcpServer (reader: () => Promise<ReadOnlyStore>, { version, pro
 
   server.registerTool('search_profiles', {
     title: 'Search recorded requests',
-    description: 'Lists recorded HTTP requests of the service, newest first: token, time, status, method, URL, client IP, duration, ' +
+    description: 'Lists recorded HTTP requests of the service, newest first (or slowest first: sort "duration"): token, time, status, method, URL, client IP, duration, ' +
       'log lines written at warn (warnings) and at error or above (errors), the W3C trace id (traceId) when the request carried one. ' +
       'Every filter is optional and they combine. Use it to find failing or slow requests, then get_profile with a token for the details. ' + UNTRUSTED_DATA,
     inputSchema: {
@@ -66,7 +66,8 @@ function profilerMcpServer (reader: () => Promise<ReadOnlyStore>, { version, pro
       minQueries: z.number().int().min(0).optional().describe("Ran at least this many statements on the advisors' database"),
       minQueryMs: z.number().min(0).optional().describe('Spent at least this many milliseconds in those statements, all together'),
       minLevel: z.enum(['warn', 'error']).optional().describe('Requests that logged at least one line at this level or above'),
-      traceId: z.string().max(64).optional().describe('The requests of one distributed trace: its W3C trace id (32 hex digits), as the tracing UI or a traceparent header shows it')
+      traceId: z.string().max(64).optional().describe('The requests of one distributed trace: its W3C trace id (32 hex digits), as the tracing UI or a traceparent header shows it'),
+      sort: z.enum(['time', 'duration']).optional().describe('The order: "time", the newest first (default), or "duration", the slowest first (the newest first among equals)')
     },
     annotations: { title: 'Search recorded requests', ...READ_ONLY }
   }, async ({ status, limit, minQueries, minQueryMs, minLevel, ...text }) => answer(async () => ({
