@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { HttpError } from '../../lib/http-error.js'
 import { MAX_LIMIT } from '../../plugins/profiler/query/search-filters.js'
 import { findStoredProfile } from '../../plugins/profiler/query/profile-lookup.js'
-import { routeStatsJson, WINDOW_NAMES } from '../../plugins/profiler/query/stats-json.js'
+import { routeStatsJson, WINDOW_RULE } from '../../plugins/profiler/query/stats-json.js'
 import type { ReadOnlyStore } from '../../plugins/profiler/engine/open-read-only.js'
 import { compareProfiles, IGNORED_HEADERS } from './compare.js'
 import { LineTransport } from './mcp-line-transport.js'
@@ -107,9 +107,9 @@ function profilerMcpServer (reader: () => Promise<ReadOnlyStore>, { version, pro
       'duration in ms, slowest p95 first. Requests no route matched have route and method null and one line per status. ' +
       'Use it to find the slowest or most failing routes, then search_profiles (method, status, from = the window\'s start) for examples. ' +
       'Percentiles come from histograms (within 4.4% of the exact value); counts, mean and max are exact. ' +
-      'Each line\'s trend holds its count and p95 per period (trendSpan: a minute for 1h, else an hour; from trendFrom).',
+      'Each line\'s trend holds its count and p95 per period (trendSpan: a minute for windows of an hour or less, else an hour; from trendFrom).',
     inputSchema: {
-      window: z.enum(WINDOW_NAMES).optional().describe(`How far back from now: ${WINDOW_NAMES.join(', ')} (default 1h)`),
+      window: z.string().max(20).optional().describe(`How far back from now: ${WINDOW_RULE} (default 1h)`),
       deployment: z.string().max(64).optional().describe('Only the requests recorded by this deployment (exact name; a store may be shared by several). Default: all'),
       compare: z.string().max(64).optional().describe('With deployment: this other deployment side by side per route (comparison: each one\'s count, p50, p95, p99, ' +
         'B minus A, and which is slower beyond the histograms\' error)')
