@@ -31,7 +31,7 @@ export type SearchQuery = Static<typeof SearchQuerySchema>
 export const SEARCH_PARAMETERS = ['ip', 'method', 'status_code', 'url', 'route', 'start', 'end', 'limit', 'type', 'deployment', 'min_queries', 'min_query_ms',
   'min_level', 'trace_id', 'sort'] as const
 /** The orders a search lists its profiles in: the newest first (the default), or the slowest first (`duration`, the newest first among equals). */
-export const SEARCH_SORTS = ['time', 'duration'] as const
+const SEARCH_SORTS = ['time', 'duration'] as const
 /** The `route` value that selects the requests no route matched (route patterns start with "/"). */
 export const NO_ROUTE = 'none'
 export const DEFAULT_LIMIT = 10
