@@ -64,6 +64,8 @@ export interface SearchFilters {
   minLevel?: 'warn' | 'error'
   /** The profiles of one trace (32 lowercase hex digits). */
   traceId?: string
+  /** The slowest first (the newest first among equals); absent: the newest first. */
+  sort?: 'duration'
   type: string
   limit: number
 }

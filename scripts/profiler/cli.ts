@@ -6,7 +6,7 @@ import { Command, CommanderError, Option } from 'commander'
 import { ConfigError, loadStoreConfig, type StoreConfig } from '../../config.js'
 import { HttpError } from '../../lib/http-error.js'
 import { DEFAULT_LIMIT } from '../../plugins/profiler/query/search-filters.js'
-import { DEFAULT_WINDOW, routeStatsJson, WINDOW_NAMES } from '../../plugins/profiler/query/stats-json.js'
+import { DEFAULT_WINDOW, routeStatsJson, WINDOW_RULE } from '../../plugins/profiler/query/stats-json.js'
 import { openReadOnlyStore, StoreUnavailableError, type ReadOnlyStore } from '../../plugins/profiler/engine/open-read-only.js'
 import { exportProfile } from './export.js'
 import { printable, profileText, resultsTable, statsText, terminalSafe } from './format.js'
@@ -99,7 +99,8 @@ function buildProgram ({ env, stdout, stderr, stdin, interrupted }: ProfilerIo):
     .showSuggestionAfterError()
 
   withFilters(program.command('search'), { token: true })
-    .description('List recorded requests, newest first (the /_profiler search)')
+    .option('--sort <order>', 'time (newest first, the default) or duration (slowest first)')
+    .description('List recorded requests, newest first or slowest first (the /_profiler search)')
     .action(async (options: SearchOptions & { json?: boolean }) => {
       const results = await withStore(env, reader => searchProfiles(reader, options, OPTION_NAMES))
       write(options.json === true ? `${JSON.stringify({ results })}\n` : resultsTable(results, colour))
@@ -145,7 +146,7 @@ function buildProgram ({ env, stdout, stderr, stdin, interrupted }: ProfilerIo):
 
   program.command('stats')
     .description('Route statistics: per route and method (unmatched requests per status), slowest p95 first (the /_profiler/stats page)')
-    .option('--window <window>', `${WINDOW_NAMES.join(', ')} (default ${DEFAULT_WINDOW})`)
+    .option('--window <window>', `${WINDOW_RULE} (default ${DEFAULT_WINDOW})`)
     .option('--deployment <name>', 'requests recorded by this deployment, exact (PROFILER_DEPLOYMENT of the instance); default: all')
     .option('--compare <name>', 'with --deployment: that deployment (A) against this one (B), side by side per route')
     .option('--json', 'JSON for machines (the page\'s JSON)')

@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { HttpError } from '../../lib/http-error.js'
 import { MAX_LIMIT } from '../../plugins/profiler/query/search-filters.js'
 import { findStoredProfile } from '../../plugins/profiler/query/profile-lookup.js'
-import { routeStatsJson, WINDOW_NAMES } from '../../plugins/profiler/query/stats-json.js'
+import { routeStatsJson, WINDOW_RULE } from '../../plugins/profiler/query/stats-json.js'
 import type { ReadOnlyStore } from '../../plugins/profiler/engine/open-read-only.js'
 import { compareProfiles, IGNORED_HEADERS } from './compare.js'
 import { LineTransport } from './mcp-line-transport.js'
@@ -50,7 +50,7 @@ function profilerMcpServer (reader: () => Promise<ReadOnlyStore>, { version, pro
 
   server.registerTool('search_profiles', {
     title: 'Search recorded requests',
-    description: 'Lists recorded HTTP requests of the service, newest first: token, time, status, method, URL, client IP, duration, ' +
+    description: 'Lists recorded HTTP requests of the service, newest first (or slowest first: sort "duration"): token, time, status, method, URL, client IP, duration, ' +
       'log lines written at warn (warnings) and at error or above (errors), the W3C trace id (traceId) when the request carried one. ' +
       'Every filter is optional and they combine. Use it to find failing or slow requests, then get_profile with a token for the details. ' + UNTRUSTED_DATA,
     inputSchema: {
@@ -66,7 +66,8 @@ function profilerMcpServer (reader: () => Promise<ReadOnlyStore>, { version, pro
       minQueries: z.number().int().min(0).optional().describe("Ran at least this many statements on the advisors' database"),
       minQueryMs: z.number().min(0).optional().describe('Spent at least this many milliseconds in those statements, all together'),
       minLevel: z.enum(['warn', 'error']).optional().describe('Requests that logged at least one line at this level or above'),
-      traceId: z.string().max(64).optional().describe('The requests of one distributed trace: its W3C trace id (32 hex digits), as the tracing UI or a traceparent header shows it')
+      traceId: z.string().max(64).optional().describe('The requests of one distributed trace: its W3C trace id (32 hex digits), as the tracing UI or a traceparent header shows it'),
+      sort: z.enum(['time', 'duration']).optional().describe('The order: "time", the newest first (default), or "duration", the slowest first (the newest first among equals)')
     },
     annotations: { title: 'Search recorded requests', ...READ_ONLY }
   }, async ({ status, limit, minQueries, minQueryMs, minLevel, ...text }) => answer(async () => ({
@@ -106,9 +107,9 @@ function profilerMcpServer (reader: () => Promise<ReadOnlyStore>, { version, pro
       'duration in ms, slowest p95 first. Requests no route matched have route and method null and one line per status. ' +
       'Use it to find the slowest or most failing routes, then search_profiles (method, status, from = the window\'s start) for examples. ' +
       'Percentiles come from histograms (within 4.4% of the exact value); counts, mean and max are exact. ' +
-      'Each line\'s trend holds its count and p95 per period (trendSpan: a minute for 1h, else an hour; from trendFrom).',
+      'Each line\'s trend holds its count and p95 per period (trendSpan: a minute for windows of an hour or less, else an hour; from trendFrom).',
     inputSchema: {
-      window: z.enum(WINDOW_NAMES).optional().describe(`How far back from now: ${WINDOW_NAMES.join(', ')} (default 1h)`),
+      window: z.string().max(20).optional().describe(`How far back from now: ${WINDOW_RULE} (default 1h)`),
       deployment: z.string().max(64).optional().describe('Only the requests recorded by this deployment (exact name; a store may be shared by several). Default: all'),
       compare: z.string().max(64).optional().describe('With deployment: this other deployment side by side per route (comparison: each one\'s count, p50, p95, p99, ' +
         'B minus A, and which is slower beyond the histograms\' error)')

@@ -26,6 +26,8 @@ export interface SearchOptions {
   minLevel?: string
   /** [trace_id] the profiles of one W3C trace. */
   traceId?: string
+  /** [sort] time (newest first, the default) or duration (slowest first). */
+  sort?: string
 }
 
 /** The command line's spelling of each page parameter, for error messages (`Invalid "--status" parameter ...`). */
@@ -40,7 +42,8 @@ export const OPTION_NAMES: ParameterNames = {
   min_queries: '--min-queries',
   min_query_ms: '--min-query-ms',
   min_level: '--min-level',
-  trace_id: '--trace-id'
+  trace_id: '--trace-id',
+  sort: '--sort'
 }
 
 /** The MCP tools' spelling: their argument names. */
@@ -55,7 +58,8 @@ export const ARGUMENT_NAMES: ParameterNames = {
   min_queries: 'minQueries',
   min_query_ms: 'minQueryMs',
   min_level: 'minLevel',
-  trace_id: 'traceId'
+  trace_id: 'traceId',
+  sort: 'sort'
 }
 
 /** The page's validation and semantics, on our option names; throws the page's 400 (a usage error here). */
@@ -72,7 +76,8 @@ export function searchFilters (options: SearchOptions, names: ParameterNames): S
     min_queries: options.minQueries,
     min_query_ms: options.minQueryMs,
     min_level: options.minLevel,
-    trace_id: options.traceId
+    trace_id: options.traceId,
+    sort: options.sort
   }, names)
 }
 
@@ -81,7 +86,7 @@ function summaryOf ({ token, ip, method, url, status, time, durationMs, deployme
 }
 
 /**
- * The search, newest first. A token means that profile alone, as on the page (whose search
+ * The search, newest first (or slowest first: `sort`). A token means that profile alone, as on the page (whose search
  * redirects to it); an unknown token is the page's 404 `Token "..." not found.`.
  */
 export async function searchProfiles (reader: ReadOnlyStore, options: SearchOptions, names: ParameterNames): Promise<ProfileSummary[]> {

@@ -39,8 +39,11 @@ t.test('every profiler page and the HTML error page pass the Nu HTML checker', a
   const pages = [
     '/_profiler/empty/search/results?limit=10',
     '/_profiler/empty/search/results?url=nothing-matches',
+    // Slowest first: the Duration column (issue 40).
+    '/_profiler/empty/search/results?sort=duration&limit=10',
     '/_profiler/stats',
     '/_profiler/stats?window=7d',
+    '/_profiler/stats?window=5m',
     `/_profiler/stats?window=24h&deployment=${app.config.profilerDeployment}&compare=elsewhere`,
     ...tokens.flatMap(token => PANEL_NAMES.map(panel => `/_profiler/${token}?panel=${panel}&type=request`)),
     `/_profiler/${tokens[0] ?? ''}?panel=timeline&threshold=0.1`,

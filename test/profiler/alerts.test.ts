@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { buildTestApp } from '../helpers/app.js'
 import { freshDir } from '../helpers/dirs.js'
 import { storeEngines } from '../helpers/store-engines.js'
@@ -37,9 +37,38 @@ async function alertsOf (app: FastifyInstance): Promise<Alerts> {
   return res.json()
 }
 
-/** An alerts answer without the evaluation times (they move on with every evaluation). */
+/** An alerts answer without the evaluation times, nor the profiles' links (their window is the last evaluation's): they move on with every evaluation. */
 function settled (answer: Record<string, any>): Record<string, any> {
-  return { ...answer, rules: answer.rules.map((rule: Record<string, any>) => ({ ...rule, routes: rule.routes.map(({ evaluated: _evaluated, ...route }: Record<string, any>) => route) })) }
+  return {
+    ...answer,
+    rules: answer.rules.map(({ profiles: _profiles, ...rule }: Record<string, any>) => ({
+      ...rule,
+      routes: rule.routes.map(({ evaluated: _evaluated, profiles: _routeProfiles, ...route }: Record<string, any>) => route)
+    }))
+  }
+}
+
+/**
+ * A notification's (or the alerts page's) links, followed on the app: the stats page over the rule's
+ * window narrowed to the route, and the route's profiles of that window, slowest first.
+ */
+async function followedLinks (t: Test, app: FastifyInstance, links: { stats: string, profiles: string }, evaluatedMs: number): Promise<void> {
+  const local = (link: string): string => link.replace(/^https:\/\/service\.example/, '')
+  const stats = await app.inject({ url: local(links.stats), headers: JSON_ACCEPT })
+  t.equal(stats.statusCode, 200, `${links.stats}: ${stats.body.slice(0, 200)}`)
+  t.equal(stats.json().window, '1m', 'the stats page over the rule\'s window')
+  t.same(stats.json().routes.map((line: any) => line.route), ['/test/wait/:ms'], 'narrowed to the route')
+  const query = new URL(links.profiles, 'http://x').searchParams
+  const [start, end] = [Number(query.get('start')) * 1000, Number(query.get('end')) * 1000]
+  t.equal(start % 60_000, 0, 'the window from its first minute, as the statistics read it')
+  t.ok(start <= evaluatedMs - 60_000 && start > evaluatedMs - 120_000 && end <= evaluatedMs && end > evaluatedMs - 1000, `the rule's window: ${start} to ${end} for ${evaluatedMs}`)
+  const listed = await app.inject({ url: local(links.profiles), headers: JSON_ACCEPT })
+  t.equal(listed.statusCode, 200)
+  const results = listed.json().results as Array<{ url: string, method: string, durationMs: number, time: string }>
+  t.ok(results.length > 0, 'the route\'s profiles of the window')
+  t.ok(results.every(p => p.method === 'GET' && p.url.includes('/test/wait/')), 'of the route and method only')
+  t.ok(results.every((p, i) => i === 0 || (results[i - 1]?.durationMs ?? 0) >= p.durationMs), 'slowest first')
+  t.ok(results.every(p => Date.parse(p.time) >= start && Date.parse(p.time) < end + 1000), 'in the window')
 }
 
 /** Waits until the app has evaluated twice more (its status' lastEvaluated moved on twice). */
@@ -102,8 +131,10 @@ for (const engine of engines) {
     const fired = firedWait()[0] as Record<string, any>
     t.match(fired, { rule: 'wait p95', state: 'firing', repeat: false, route: '/test/wait/:ms', method: 'GET', deployment: null, measure: 'p95', threshold: 1000, window: '1m' })
     t.ok(fired.value > 1000, `the value read (${fired.value} ms) is over the threshold`)
-    t.match(fired.links.stats, /^https:\/\/service\.example\/_profiler\/stats\?window=1h&route=%2Ftest%2Fwait%2F%3Ams$/)
-    t.match(fired.links.profiles, /^https:\/\/service\.example\/_profiler\/empty\/search\/results\?method=GET&route=%2Ftest%2Fwait%2F%3Ams&start=\d+&limit=10&type=request$/)
+    // "links to the route's statistics and to its slowest profiles in that window": the rule's own window, the listing slowest first.
+    t.match(fired.links.stats, /^https:\/\/service\.example\/_profiler\/stats\?window=1m&route=%2Ftest%2Fwait%2F%3Ams$/)
+    t.match(fired.links.profiles, /^https:\/\/service\.example\/_profiler\/empty\/search\/results\?method=GET&route=%2Ftest%2Fwait%2F%3Ams&start=\d+&end=\d+&sort=duration&limit=10&type=request$/)
+    await followedLinks(t, a, fired.links, Date.parse(fired.since))
     t.match(fired.text, /^Firing: wait p95: p95 of GET \/test\/wait\/:ms is .* \(&gt; 1\.00 s\) over 1m\./)
     // The pending period: a pending state before firing, at least 400 ms before it.
     const changes = (await alertsOf(a)).changes.filter(c => c.rule === 'wait p95').reverse()
@@ -155,7 +186,16 @@ for (const engine of engines) {
 
     // The page's JSON twin: each rule's state, the history of changes and deliveries, never a URL or secret.
     const page = await alertsOf(a)
-    t.match(page.rules.find(r => r.name === 'wait p95'), { state: 'resolved', notify: ['hook'], routes: [{ route: '/test/wait/:ms', method: 'GET', state: 'resolved' }] })
+    const waitRule = page.rules.find(r => r.name === 'wait p95') as Record<string, any>
+    t.match(waitRule, { state: 'resolved', notify: ['hook'], routes: [{ route: '/test/wait/:ms', method: 'GET', state: 'resolved' }] })
+    // "a rule's line links to the stats page narrowed to its route and window", and to the slowest profiles of that window.
+    t.equal(waitRule.stats, '/_profiler/stats?window=1m&route=%2Ftest%2Fwait%2F%3Ams')
+    t.match(waitRule.profiles, /^\/_profiler\/empty\/search\/results\?method=GET&route=%2Ftest%2Fwait%2F%3Ams&start=\d+&end=\d+&sort=duration&limit=10&type=request$/)
+    t.match(waitRule.routes[0], { stats: waitRule.stats, profiles: waitRule.profiles })
+    t.equal(page.rules.find(r => r.name === 'errors')?.stats, '/_profiler/stats?window=1m', 'a rule on every route: its window, no route')
+    const pageHtml = (await a.inject({ url: '/_profiler/alerts' })).body
+    t.match(pageHtml, '<td><a href="/_profiler/stats?window&#x3D;1m&amp;route&#x3D;%2Ftest%2Fwait%2F%3Ams">wait p95</a></td>')
+    t.match(pageHtml, /<td><a href="\/_profiler\/empty\/search\/results\?method&#x3D;GET&amp;route&#x3D;%2Ftest%2Fwait%2F%3Ams&amp;start&#x3D;\d+&amp;end&#x3D;\d+&amp;sort&#x3D;duration&amp;limit&#x3D;10&amp;type&#x3D;request">slowest of the window<\/a><\/td>/)
     t.match(page.rules.find(r => r.name === 'too few'), { state: 'normal', routes: [{ value: null, valueText: 'too few requests' }] })
     const flakyFiring = page.deliveries.find(d => d.webhook === 'flaky' && d.state === 'firing')
     t.match(flakyFiring, { status: 'delivered', attempts: 3 })

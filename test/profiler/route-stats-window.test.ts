@@ -55,7 +55,10 @@ t.test('a window starting inside an hour adds its minute rows and its hour rows 
   // Windows longer than a day (minute rows are kept two days) start at the hour their start falls in.
   const windows = [
     ...[0, HOUR_MS, 17 * MINUTE_MS + 20_000, HOUR_MS + 42 * MINUTE_MS, 2 * HOUR_MS + 59 * MINUTE_MS].map(startOffsetMs => ({ windowMs: HOUR_MS, startOffsetMs, unit: MINUTE_MS })),
-    ...[17 * MINUTE_MS, HOUR_MS + 42 * MINUTE_MS].map(startOffsetMs => ({ windowMs: 7 * 24 * HOUR_MS, startOffsetMs, unit: HOUR_MS }))
+    ...[17 * MINUTE_MS, HOUR_MS + 42 * MINUTE_MS].map(startOffsetMs => ({ windowMs: 7 * 24 * HOUR_MS, startOffsetMs, unit: HOUR_MS })),
+    // The alert rules' windows (issue 40): inside an hour, across a whole hour, from inside a minute.
+    ...[[5, 17 * MINUTE_MS], [5, HOUR_MS + 57 * MINUTE_MS], [15, 2 * HOUR_MS + 50 * MINUTE_MS + 30_000], [30, 40 * MINUTE_MS], [1.5, HOUR_MS + 59 * MINUTE_MS + 10_000]]
+      .map(([minutes = 0, startOffsetMs = 0]) => ({ windowMs: minutes * MINUTE_MS, startOffsetMs, unit: MINUTE_MS }))
   ]
   for (const { windowMs, startOffsetMs, unit } of windows) {
     const nowMs = START_MS + startOffsetMs + windowMs
@@ -68,7 +71,7 @@ t.test('a window starting inside an hour adds its minute rows and its hour rows 
       const key = p.route === null ? `${p.statusCode}` : `${p.method} ${p.route}`
       expected.set(key, [...(expected.get(key) ?? []), p])
     }
-    t.equal(routes.length, expected.size, `window from +${startOffsetMs / MINUTE_MS} min: one line per route and method, or status`)
+    t.equal(routes.length, expected.size, `${windowMs / MINUTE_MS} min window from +${startOffsetMs / MINUTE_MS} min: one line per route and method, or status`)
     for (const line of routes) {
       const key = line.route === null ? `${line.status ?? ''}` : `${line.method ?? ''} ${line.route}`
       const profiles = expected.get(key) ?? []

@@ -106,12 +106,32 @@ t.test('each window says the span it covers: 30d and 7d from a whole hour; a sta
   t.notMatch((await app.inject({ url: '/_profiler/stats?window=7d' })).body, 'id="stats-bound"', 'not for a window the bound covers')
 })
 
-t.test('a window other than 1h, 24h, 7d or 30d is a 400 naming the parameter', async t => {
+t.test('the windows alert rules read (issue 40): 5m, 15m, 30m offered, and any rule window such as 90s or 2h, from its first minute', async t => {
   const app = await buildTestApp(t)
-  for (const window of ['2h', '1H', 'constructor', '__proto__', '<b>']) {
+  for (let i = 0; i < 3; i++) await app.inject({ method: 'POST', url: '/monitor/MonitorPooling' })
+  await app.profileStore.flush()
+  for (const [window, ms, name] of [['5m', 300_000, '5m'], ['15m', 900_000, '15m'], ['30m', 1_800_000, '30m'], ['90s', 90_000, '90s'], ['2h', 7_200_000, '2h'], ['60m', 3_600_000, '1h']] as const) {
+    const res = await app.inject({ url: `/_profiler/stats?window=${window}`, headers: JSON_ACCEPT })
+    t.equal(res.statusCode, 200, window)
+    const answer = res.json()
+    t.equal(answer.window, name, `${window}: named as offered`)
+    const spanMs = Date.parse(answer.to) - Date.parse(answer.from)
+    t.equal(Date.parse(answer.from) % 60_000, 0, `${window}: from a whole minute`)
+    t.ok(spanMs >= ms && spanMs < ms + 60_000, `${window}: the window and at most the minute its start falls in (${spanMs} ms)`)
+    t.match(answer.routes, [{ route: '/monitor/MonitorPooling', method: 'POST', count: 3 }], `${window}: the requests`)
+    t.equal(answer.trendSpan, ms <= 3_600_000 ? '1m' : '1h', `${window}: its trend's periods`)
+  }
+  const page = (await app.inject({ url: '/_profiler/stats?window=15m' })).body
+  t.match(page, /<a href="\/_profiler\/stats\?window&#x3D;15m" class="active" aria-current="page">Last 15m<\/a>/, 'offered, and shown as chosen')
+  for (const window of ['5m', '30m']) t.match(page, `<a href="/_profiler/stats?window&#x3D;${window}">Last ${window}</a>`)
+})
+
+t.test('a window that is not a duration from 1s to 30d is a 400 naming the parameter', async t => {
+  const app = await buildTestApp(t)
+  for (const window of ['31d', '721h', '999ms', '0m', '1H', '5 m', '-5m', 'constructor', '__proto__', '<b>']) {
     const res = await app.inject({ url: `/_profiler/stats?window=${encodeURIComponent(window)}`, headers: JSON_ACCEPT })
     t.equal(res.statusCode, 400, window)
-    t.equal(res.json().message, `Invalid "window" parameter "${window}": expected 1h, 24h, 7d, 30d`)
+    t.equal(res.json().message, `Invalid "window" parameter "${window}": expected 5m, 15m, 30m, 1h, 24h, 7d, 30d or another duration from 1s to 30d (90s, 10m, 2h)`)
     t.ok(res.headers['x-debug-token'], 'the error is profiled')
   }
   const html = await app.inject({ url: '/_profiler/stats?window=%3Cb%3E', headers: { accept: 'text/html' } })

@@ -7,7 +7,7 @@ import { recordedApp } from '../helpers/profile-store.js'
 t.test('stats: the page\'s lines for each window, as JSON or a table; a bad window is the page\'s message', async t => {
   const { app, env } = await recordedApp(t)
   const deployment = app.config.profilerDeployment
-  for (const [args, query] of [[[], ''], [['--window', '24h'], '?window=24h'], [['--window', '7d'], '?window=7d'], [['--window', '30d'], '?window=30d'],
+  for (const [args, query] of [[[], ''], [['--window', '24h'], '?window=24h'], [['--window', '7d'], '?window=7d'], [['--window', '30d'], '?window=30d'], [['--window', '5m'], '?window=5m'], [['--window', '90s'], '?window=90s'],
     [['--deployment', deployment], `?deployment=${deployment}`], [['--deployment', 'elsewhere'], '?deployment=elsewhere'],
     [['--deployment', deployment, '--compare', 'elsewhere', '--window', '24h'], `?deployment=${deployment}&compare=elsewhere&window=24h`]] as const) {
     const before = await statsJson(app, query)
@@ -43,11 +43,11 @@ t.test('stats: the page\'s lines for each window, as JSON or a table; a bad wind
   t.match(compared.stdout, /\n\/ccenter\/getConseillerByCode\s+POST\s+2\s+[\d.]+ m?s\s+[\d.]+ m?s\s+[\d.]+ m?s\s*\n/, 'a line only A has: its figures, none of B\'s')
   await usageError(t, ['stats', '--compare', 'B'], env, 'Invalid "--compare" parameter "B": expected a "--deployment" to compare it with')
 
-  const page = await profilerPage(app, '/stats?window=2h')
+  const page = await profilerPage(app, '/stats?window=31d')
   t.equal(page.statusCode, 400)
-  t.equal(JSON.parse(page.body).message, 'Invalid "window" parameter "2h": expected 1h, 24h, 7d, 30d')
-  await usageError(t, ['stats', '--window', '2h'], env, 'Invalid "--window" parameter "2h": expected 1h, 24h, 7d, 30d')
-  await usageError(t, ['stats', '--window', 'constructor'], env, 'Invalid "--window" parameter "constructor": expected 1h, 24h, 7d, 30d')
+  t.equal(JSON.parse(page.body).message, 'Invalid "window" parameter "31d": expected 5m, 15m, 30m, 1h, 24h, 7d, 30d or another duration from 1s to 30d (90s, 10m, 2h)')
+  await usageError(t, ['stats', '--window', '31d'], env, 'Invalid "--window" parameter "31d": expected 5m, 15m, 30m, 1h, 24h, 7d, 30d or another duration from 1s to 30d (90s, 10m, 2h)')
+  await usageError(t, ['stats', '--window', 'constructor'], env, 'Invalid "--window" parameter "constructor": expected 5m, 15m, 30m, 1h, 24h, 7d, 30d or another duration from 1s to 30d (90s, 10m, 2h)')
 })
 
 t.test('stats on a store with no request yet: the window, and the page\'s sentence', async t => {

@@ -4,6 +4,7 @@ import { createHmac } from 'node:crypto'
 import { durationText, type AlertRule } from '../../../lib/alerts/rules-file.js'
 import { formatMs } from '../units.js'
 import type { Reading } from './readings.js'
+import { windowRanges } from '../stats/rollup.js'
 
 export interface Notification {
   rule: string
@@ -24,26 +25,31 @@ export interface Notification {
   window: string
   /** When the state began (ISO 8601). */
   since: string
+  /** The stats page narrowed to the route and the rule's window; the route's profiles of that window, slowest first. */
   links: { stats: string, profiles: string }
   text: string
 }
 
-/** The stats page's windows (query/stats-json.ts): the smallest that holds the rule's. */
-const STATS_WINDOWS: Array<[string, number]> = [['1h', 3_600_000], ['24h', 86_400_000], ['7d', 604_800_000], ['30d', 2_592_000_000]]
-
-/** Links to the route's statistics and to its profiles of the window, absolute when the rules file gives `profilerUrl`. */
-export function alertLinks (rule: AlertRule, route: string, method: string, nowMs: number, profilerUrl: string | null): Notification['links'] {
+/**
+ * Links to the route's statistics over the rule's own window, and to its slowest profiles of that
+ * window (the listing sorted by duration, from the window's first minute, as the statistics read
+ * it, to `nowMs`); absolute when the rules file gives `profilerUrl`. A null route or method: the
+ * rule's every one (a `*` rule on its alerts page line).
+ */
+export function alertLinks (rule: AlertRule, route: string | null, method: string | null, nowMs: number, profilerUrl: string | null): Notification['links'] {
   const base = profilerUrl ?? ''
-  const window = STATS_WINDOWS.find(([, ms]) => ms >= rule.windowMs)?.[0] ?? '24h'
-  const stats = new URLSearchParams({ window })
+  const stats = new URLSearchParams({ window: durationText(rule.windowMs) })
   if (rule.deployment !== null) stats.append('deployment', rule.deployment)
   if (rule.compareTo !== null) stats.append('compare', rule.compareTo)
-  stats.append('route', route)
+  if (route !== null) stats.append('route', route)
   const profiles = new URLSearchParams()
   if (rule.deployment !== null) profiles.append('deployment', rule.deployment)
-  profiles.append('method', method)
-  profiles.append('route', route)
-  profiles.append('start', String(Math.floor((nowMs - rule.windowMs) / 1000)))
+  if (method !== null) profiles.append('method', method)
+  if (route !== null) profiles.append('route', route)
+  profiles.append('start', String(Math.floor(windowRanges(nowMs, rule.windowMs).fromMs / 1000)))
+  // Unix seconds, inclusive to the end of that second.
+  profiles.append('end', String(Math.floor(nowMs / 1000)))
+  profiles.append('sort', 'duration')
   profiles.append('limit', '10')
   profiles.append('type', 'request')
   return { stats: `${base}/_profiler/stats?${stats.toString()}`, profiles: `${base}/_profiler/empty/search/results?${profiles.toString()}` }

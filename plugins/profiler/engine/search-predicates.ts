@@ -64,3 +64,16 @@ export function filterTerms (filters: SearchFilters, params: SqlParameters, dial
   }
   return terms
 }
+
+/**
+ * The ORDER BY of a search, on `profiles p` (or on its rows as `alias`): the newest first, or the
+ * slowest first with the newest first among equals (ids are unique: one order, whatever the plan).
+ */
+export function searchOrder (filters: SearchFilters, alias = 'p'): string {
+  return filters.sort === 'duration' ? `${alias}.duration_ms DESC, ${alias}.id DESC` : `${alias}.id DESC`
+}
+
+/** searchOrder for rows already read (merging the rows of several index lookups). */
+export function compareRows (filters: SearchFilters): (a: { id: number, duration_ms: number }, b: { id: number, duration_ms: number }) => number {
+  return filters.sort === 'duration' ? (a, b) => b.duration_ms - a.duration_ms || b.id - a.id : (a, b) => b.id - a.id
+}

@@ -27,6 +27,7 @@ const AlertsSchema = Type.Object({
     notify: Type.Array(Type.String()),
     state: State,
     stats: Type.String(),
+    profiles: Type.String(),
     routes: Type.Array(Type.Object({
       route: Type.String(),
       method: Type.String(),
@@ -35,7 +36,9 @@ const AlertsSchema = Type.Object({
       value: Nullable(Type.Number()),
       valueText: Type.String(),
       count: Type.Integer(),
-      evaluated: Type.String()
+      evaluated: Type.String(),
+      stats: Type.String(),
+      profiles: Type.String()
     }))
   })),
   changes: Type.Array(Type.Object({ at: Type.String(), rule: Type.String(), route: Type.String(), method: Type.String(), state: State, value: Nullable(Type.Number()) })),

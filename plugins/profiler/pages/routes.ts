@@ -91,7 +91,8 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
   }, async (request, reply) => {
     const { token } = request.params
     if (token !== 'empty' && !TOKEN_PATTERN.test(token)) throw tokenNotFound(token)
-    const results = await store.search(parseSearchFilters(request.query))
+    const filters = parseSearchFilters(request.query)
+    const results = await store.search(filters)
     const health = store.healthSnapshot()
     if (wantsJson(request)) return { results, store: health, kept }
     // The Deployment column only when several deployments share this store.
@@ -102,6 +103,8 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
       title: 'Profile Search - Profiler',
       results: results.map(resultRow),
       count: results.length,
+      // Listed slowest first: each profile's duration shows the order.
+      byDuration: filters.sort === 'duration',
       harHref: `/_profiler/${token}/search/har?${passOn(request.query)}`,
       kept: kept.sentence,
       search: searchForm(request.query)

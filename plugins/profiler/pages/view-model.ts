@@ -7,7 +7,7 @@ import { formatMs, listTime, statusClass } from '../units.js'
 import { profileTraceUrl } from '../query/profile-lookup.js'
 
 export function resultRow (summary: ProfileSummary) {
-  return { ...summary, statusClass: statusClass(summary.status), timeText: listTime(summary.time) }
+  return { ...summary, statusClass: statusClass(summary.status), timeText: listTime(summary.time), durationText: formatMs(summary.durationMs) }
 }
 
 /** The sidebar search form, filled with the current query. */
@@ -24,7 +24,9 @@ export function searchForm (query: SearchQuery) {
     end: query.end ?? '',
     deployment: query.deployment ?? '',
     trace_id: query.trace_id ?? '',
-    limits: [DEFAULT_LIMIT, 50, MAX_LIMIT].map(value => ({ value, selected: String(value) === limit }))
+    limits: [DEFAULT_LIMIT, 50, MAX_LIMIT].map(value => ({ value, selected: String(value) === limit })),
+    sorts: [{ value: 'time', label: 'Newest first' }, { value: 'duration', label: 'Slowest first' }]
+      .map(sort => ({ ...sort, selected: sort.value === (query.sort?.trim() === 'duration' ? 'duration' : 'time') }))
   }
 }
 

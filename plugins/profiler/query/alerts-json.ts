@@ -11,7 +11,20 @@ const HISTORY_SHOWN = 100
 /** The order states are listed in, the most urgent first; a rule's state is the most urgent of its routes'. */
 const URGENCY: AlertState[] = ['firing', 'pending', 'resolved', 'normal']
 
-interface RouteState { route: string, method: string, state: AlertState, since: string, value: number | null, valueText: string, count: number, evaluated: string }
+interface RouteState {
+  route: string
+  method: string
+  state: AlertState
+  since: string
+  value: number | null
+  valueText: string
+  count: number
+  evaluated: string
+  /** The stats page narrowed to this route and the rule's window. */
+  stats: string
+  /** This route and method's profiles of the rule's window, slowest first. */
+  profiles: string
+}
 
 interface AlertRuleAnswer {
   name: string
@@ -31,8 +44,10 @@ interface AlertRuleAnswer {
   notify: string[]
   /** The most urgent state of its routes ('normal' before any evaluation). */
   state: AlertState
-  /** The stats page narrowed to the rule's route and window. */
+  /** The stats page narrowed to the rule's route (if one) and window. */
   stats: string
+  /** The profiles of the rule's route (if one) and method (if one) over its window, slowest first. */
+  profiles: string
   routes: RouteState[]
 }
 
@@ -49,7 +64,20 @@ const iso = (ms: number | null): string | null => ms === null ? null : new Date(
 function ruleAnswer (rule: AlertRule, rows: AlertStateRow[], nowMs: number): AlertRuleAnswer {
   const routes = rows.filter(row => row.rule === rule.name)
     .sort((a, b) => URGENCY.indexOf(a.state) - URGENCY.indexOf(b.state) || a.route.localeCompare(b.route) || a.method.localeCompare(b.method))
-    .map(row => ({ route: row.route, method: row.method, state: row.state, since: iso(row.sinceMs) as string, value: row.value, valueText: valueText(rule, row.value), count: row.count, evaluated: iso(row.evaluatedMs) as string }))
+    .map(row => ({
+      route: row.route,
+      method: row.method,
+      state: row.state,
+      since: iso(row.sinceMs) as string,
+      value: row.value,
+      valueText: valueText(rule, row.value),
+      count: row.count,
+      evaluated: iso(row.evaluatedMs) as string,
+      // The window its value was read over (that of its last evaluation), as a notification's links.
+      ...alertLinks(rule, row.route, row.method, row.evaluatedMs, null)
+    }))
+  const first = rows.filter(row => row.rule === rule.name).sort((a, b) => b.evaluatedMs - a.evaluatedMs)[0]
+  const links = alertLinks(rule, rule.route === '*' ? null : rule.route, rule.method === '*' ? null : rule.method, first?.evaluatedMs ?? nowMs, null)
   return {
     name: rule.name,
     route: rule.route,
@@ -66,7 +94,8 @@ function ruleAnswer (rule: AlertRule, rows: AlertStateRow[], nowMs: number): Ale
     repeatEvery: durationText(rule.repeatEveryMs),
     notify: rule.notify,
     state: routes[0]?.state ?? 'normal',
-    stats: alertLinks(rule, rule.route === '*' ? '' : rule.route, rule.method, nowMs, null).stats.replace(/&route=$/, ''),
+    stats: links.stats,
+    profiles: links.profiles,
     routes
   }
 }

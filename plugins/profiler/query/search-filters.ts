@@ -18,14 +18,20 @@ export const SearchQuerySchema = Type.Object({
   min_queries: Type.Optional(Type.String({ maxLength: 10 })),
   min_query_ms: Type.Optional(Type.String({ maxLength: 20 })),
   min_level: Type.Optional(Type.String({ maxLength: 10 })),
-  trace_id: Type.Optional(Type.String({ maxLength: 64 }))
+  trace_id: Type.Optional(Type.String({ maxLength: 64 })),
+  sort: Type.Optional(Type.String({ maxLength: 20 }))
 })
 
 export type SearchQuery = Static<typeof SearchQuerySchema>
 
-/** The filters a search passes on, in Symfony's order (`route`, `deployment`, `min_queries`, `min_query_ms`, `min_level`, `trace_id` are ours; the form has no field for them but `deployment` and `trace_id`). */
+/**
+ * The filters a search passes on, in Symfony's order (`route`, `deployment`, `min_queries`, `min_query_ms`, `min_level`, `trace_id`, `sort` are ours;
+ * the form has no field for them but `deployment`, `trace_id` and `sort`).
+ */
 export const SEARCH_PARAMETERS = ['ip', 'method', 'status_code', 'url', 'route', 'start', 'end', 'limit', 'type', 'deployment', 'min_queries', 'min_query_ms',
-  'min_level', 'trace_id'] as const
+  'min_level', 'trace_id', 'sort'] as const
+/** The orders a search lists its profiles in: the newest first (the default), or the slowest first (`duration`, the newest first among equals). */
+const SEARCH_SORTS = ['time', 'duration'] as const
 /** The `route` value that selects the requests no route matched (route patterns start with "/"). */
 export const NO_ROUTE = 'none'
 export const DEFAULT_LIMIT = 10
@@ -33,7 +39,7 @@ export const MAX_LIMIT = 100
 
 /** How a caller spells each parameter in its error messages (the command line says `--status`); the query's names by default. */
 export type ParameterNames = Partial<Record<'ip' | 'method' | 'status_code' | 'url' | 'route' | 'start' | 'end' | 'limit' | 'type' | 'min_queries' | 'min_query_ms' |
-  'min_level' | 'trace_id', string>>
+  'min_level' | 'trace_id' | 'sort', string>>
 
 export function invalid (name: string, expected: string, value: string): HttpError {
   return new HttpError(400, `Invalid "${name}" parameter "${value}": expected ${expected}`, { name: 'BadRequestError' })
@@ -141,6 +147,11 @@ export function parseSearchFilters (query: SearchQuery, names: ParameterNames = 
     // Trace ids are written in lowercase (W3C); one pasted from a UI that shows them in capitals is the same id.
     if (!/^[0-9a-fA-F]{32}$/.test(traceId)) throw invalid(nameOf('trace_id'), 'a W3C trace id: 32 hexadecimal digits', traceId)
     filters.traceId = traceId.toLowerCase()
+  }
+  const sort = given(query.sort)
+  if (sort !== undefined) {
+    if (!(SEARCH_SORTS as readonly string[]).includes(sort)) throw invalid(nameOf('sort'), SEARCH_SORTS.map(name => `"${name}"`).join(' or '), sort)
+    if (sort === 'duration') filters.sort = 'duration'
   }
   const start = given(query.start)
   if (start !== undefined) filters.start = parseTimeBound('start', start, nameOf('start'))

@@ -8,10 +8,29 @@ import { compareLines, lineLabels, type ComparisonLine } from './stats-compare.j
 import { invalid, NO_ROUTE } from './search-filters.js'
 import { formatMs } from '../units.js'
 
-/** The windows offered, and the default. */
-const WINDOWS: Record<string, number> = { '1h': 3_600_000, '24h': 86_400_000, '7d': 604_800_000, '30d': 2_592_000_000 }
+/** The windows offered (the page's buttons), and the default. */
+const WINDOWS: Record<string, number> = { '5m': 300_000, '15m': 900_000, '30m': 1_800_000, '1h': 3_600_000, '24h': 86_400_000, '7d': 604_800_000, '30d': 2_592_000_000 }
 export const WINDOW_NAMES = Object.keys(WINDOWS) as [string, ...string[]]
 export const DEFAULT_WINDOW = '1h'
+/**
+ * Any other window an alert rule can have (lib/alerts/rules-file.ts: a duration such as 90s, 10m or
+ * 2h), up to the longest offered: a rule's link shows the window it reads.
+ */
+const WINDOW_DURATION = /^([0-9]{1,9})(ms|s|m|h|d)$/
+const WINDOW_UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }
+const MIN_WINDOW_MS = 1000
+const MAX_WINDOW_MS = 2_592_000_000
+export const WINDOW_RULE = `${WINDOW_NAMES.join(', ')} or another duration from 1s to 30d (90s, 10m, 2h)`
+
+/** A window's length and the name the answer gives it (a window offered under its own name: 60m is 1h); undefined: not a window. */
+function windowOf (text: string): { name: string, ms: number } | undefined {
+  if (Object.hasOwn(WINDOWS, text)) return { name: text, ms: WINDOWS[text] as number }
+  const match = WINDOW_DURATION.exec(text)
+  if (match === null) return undefined
+  const ms = Number(match[1]) * (WINDOW_UNIT_MS[match[2] as string] as number)
+  if (ms < MIN_WINDOW_MS || ms > MAX_WINDOW_MS) return undefined
+  return { name: WINDOW_NAMES.find(name => WINDOWS[name] === ms) ?? durationText(ms), ms }
+}
 
 /** Where the rollups are read from: the service's store, or the command line's read-only one. */
 export interface RouteStatsSource {
@@ -82,9 +101,10 @@ function durationText (ms: number): string {
  * page's 400, naming the parameter as the caller spells it (`--window` on the command line).
  */
 export async function routeStatsJson (source: RouteStatsSource, query: RouteStatsQuery, statsMaxAgeMs: number, parameterName = 'window', nowMs = Date.now()): Promise<RouteStatsAnswer> {
-  const name = query.window === undefined || query.window === '' ? DEFAULT_WINDOW : query.window
-  const windowMs = Object.hasOwn(WINDOWS, name) ? WINDOWS[name] : undefined
-  if (windowMs === undefined) throw invalid(parameterName, WINDOW_NAMES.join(', '), name)
+  const given = query.window === undefined || query.window === '' ? DEFAULT_WINDOW : query.window
+  const window = windowOf(given)
+  if (window === undefined) throw invalid(parameterName, WINDOW_RULE, given)
+  const { name, ms: windowMs } = window
   const deployment = query.deployment === undefined || query.deployment === '' ? null : query.deployment
   const compare = query.compare === undefined || query.compare === '' ? null : query.compare
   // The command line spells its parameters --window, --deployment, --compare.

@@ -13,7 +13,7 @@ import type { MissingWindow } from '../../stats/missing.js'
 import type { StoreReader, StoreTarget, WindowStats } from '../contract.js'
 import { rollupPeriodsQuery, type RollupDialect } from '../rollup-periods.js'
 import { PROCESS_JOIN, PROFILE_COLUMNS, SUMMARY_COLUMNS, toStoredProfile, toSummary, type ProfileRow, type SummaryRow } from '../profile-rows.js'
-import { filterTerms, SqlParameters, withUrlTermSearchForm, type SqlDialect } from '../search-predicates.js'
+import { filterTerms, searchOrder, SqlParameters, withUrlTermSearchForm, type SqlDialect } from '../search-predicates.js'
 
 const POSTGRES: SqlDialect = {
   placeholder: n => `$${n}`,
@@ -104,16 +104,16 @@ export class PostgresReader implements StoreReader {
     const where = filterTerms(filters, params, POSTGRES, { ip: key?.column === 'ip', url: key?.column === 'url' })
     const limit = params.add(filters.limit)
     if (key === null) {
-      return (await this.query<SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM profiles p WHERE ${where.join(' AND ')} ORDER BY p.id DESC LIMIT ${limit}`, params.values)).map(toSummary)
+      return (await this.query<SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM profiles p WHERE ${where.join(' AND ')} ORDER BY ${searchOrder(filters)} LIMIT ${limit}`, params.values)).map(toSummary)
     }
-    // Few matching values: the newest rows of each, through its (value, id) index and only in the
-    // partitions between its first and last profile, then merged.
+    // Few matching values: the first rows of each (in the search's order), through its (value, id)
+    // index and only in the partitions between its first and last profile, then merged.
     const keys = `${params.add(key.values)}::${key.column === 'ip' ? 'text' : 'bigint'}[], ${params.add(key.urls)}::text[], ${params.add(key.firstIds)}::bigint[], ${params.add(key.lastIds)}::bigint[]`
     const column = key.column === 'ip' ? 'p.ip = k.value' : 'hashtextextended(p.url, 0) = k.value AND p.url = k.url'
     const sql = `SELECT x.* FROM unnest(${keys}) AS k (value, url, first_id, last_id)
       CROSS JOIN LATERAL (SELECT ${SUMMARY_COLUMNS} FROM profiles p WHERE ${column} AND p.id BETWEEN k.first_id AND k.last_id
-        AND ${where.join(' AND ')} ORDER BY p.id DESC LIMIT ${limit}) x
-      ORDER BY x.id DESC LIMIT ${limit}`
+        AND ${where.join(' AND ')} ORDER BY ${searchOrder(filters)} LIMIT ${limit}) x
+      ORDER BY ${searchOrder(filters, 'x')} LIMIT ${limit}`
     return (await this.query<SummaryRow>(sql, params.values)).map(toSummary)
   }
 

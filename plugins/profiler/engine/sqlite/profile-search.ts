@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3'
 import type { ProfileSummary, SearchFilters, StoredProfile } from '../../profile.js'
 import { PROCESS_JOIN, PROFILE_COLUMNS, SUMMARY_COLUMNS, toStoredProfile, toSummary, type ProfileRow, type SummaryRow } from '../profile-rows.js'
-import { filterTerms, SqlParameters, withUrlTermSearchForm, type SqlDialect } from '../search-predicates.js'
+import { compareRows, filterTerms, searchOrder, SqlParameters, withUrlTermSearchForm, type SqlDialect } from '../search-predicates.js'
 import { HOUR_MS, MINUTE_MS, windowRanges, WindowTotals, type WindowRow } from '../../stats/rollup.js'
 import { trendPeriods, type PeriodRow, type RollupRange } from '../../stats/trend.js'
 import type { MissingWindow } from '../../stats/missing.js'
@@ -100,10 +100,10 @@ export class ProfileSearch {
     if (key === null) return this.runSearch(filters, null).map(toSummary)
     if (key.values.length === 0) return []
     if (key.column === 'url_set') return this.runSearch(filters, { column: 'url_set', value: JSON.stringify(key.values) }).map(toSummary)
-    // Few matching URLs (or IPs): newest-first on each one's index entries, then merge.
+    // Few matching URLs (or IPs): the first rows (in the search's order) of each one's index entries, then merge.
     const merged: SummaryRow[] = []
     for (const value of key.values) merged.push(...this.runSearch(filters, { column: key.column, value }))
-    return merged.sort((a, b) => b.id - a.id).slice(0, filters.limit).map(toSummary)
+    return merged.sort(compareRows(filters)).slice(0, filters.limit).map(toSummary)
   }
 
   find (token: string): StoredProfile | undefined {
@@ -187,9 +187,10 @@ export class ProfileSearch {
     // The matching URL ids of a url_set come as one JSON array: the rows of those URLs only, newest kept.
     if (key?.column === 'url_set') where.push(`p.url_id IN (SELECT value FROM json_each(${params.add(key.value)}))`)
     else if (key !== null) where.push(`p.${key.column} = ${params.add(key.value)}`)
-    // A keyed lookup must walk its own index (it holds the row id, so it comes out newest first).
+    // A keyed lookup must walk its own index (it holds the row id, so it comes out newest first;
+    // slowest first, the key's rows are sorted: as many as the key has, in the time bounds).
     const indexed = key === null ? '' : ` INDEXED BY profiles_${key.column === 'ip' ? 'ip' : 'url_id'}`
-    const sql = `SELECT ${SUMMARY_COLUMNS} FROM profiles p${indexed} WHERE ${where.join(' AND ')} ORDER BY p.id DESC LIMIT ${params.add(filters.limit)}`
+    const sql = `SELECT ${SUMMARY_COLUMNS} FROM profiles p${indexed} WHERE ${where.join(' AND ')} ORDER BY ${searchOrder(filters)} LIMIT ${params.add(filters.limit)}`
     return this.prepared(sql).all(...params.values) as SummaryRow[]
   }
 
