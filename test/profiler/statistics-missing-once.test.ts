@@ -33,7 +33,6 @@ async function sendUncounted (t: Test, app: FastifyInstance): Promise<void> {
   t.equal(app.profileStore.statisticsDropped, SENT, `${SENT} requests not counted`)
 }
 
-
 if (needsPostgres(t)) {
   let cluster: PostgresCluster
   let databases = 0
