@@ -66,7 +66,8 @@ t.test('a Date, a URL, a Buffer and a toJSON value are logged as JSON writes the
     cache: 'redis://:Pw7cachepass@cache.internal:6379/0',
     bytes: Buffer.from('ok'),
     payload: Buffer.from(`key ${SECRET}`),
-    custom: new Wrapped({ kept: 1 })
+    custom: new Wrapped({ kept: 1 }),
+    password: 'Pw7mergedfield'
   }, 'values')
   app.log.info('at %s and %j', new URL('redis://:Pw7formatpass@cache.internal'), { password: 'Pw7fieldpass' })
   const parsed = lines.map(l => JSON.parse(l) as Record<string, unknown>)
@@ -79,7 +80,8 @@ t.test('a Date, a URL, a Buffer and a toJSON value are logged as JSON writes the
     cache: 'redis://:***@cache.internal:6379/0',
     bytes: { type: 'Buffer', data: [111, 107] },
     payload: { type: 'Buffer', data: '[redacted]' },
-    custom: { kept: 1 }
+    custom: { kept: 1 },
+    password: '[redacted]'
   })
   t.notOk(lines.join('\n').includes('Pw7'), 'no password in any line')
   t.match(format?.msg, /^at "?redis:\/\/:\*\*\*@cache\.internal"? and \{"password":"\[redacted\]"\}$/)
