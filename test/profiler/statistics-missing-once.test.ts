@@ -71,6 +71,23 @@ if (needsPostgres(t)) {
     t.equal(await missingInStore({ PROFILER_DATABASE_URL: direct }), SENT, 'the retry added nothing to the store')
   })
 
+  t.test('a hand-over the store refuses as content: its tallies of missing requests are still written', async t => {
+    const url = await cluster.createDatabase(`store_${++databases}`)
+    // A route the statistics cannot store: its key is over PostgreSQL's b-tree row limit (2,704 bytes; random text, not compressible).
+    let seed = 7
+    const route = `/long/${Array.from({ length: 4000 }, () => 'abcdefghijklmnopqrstuvwxyz0123456789'[(seed = (seed * 48271) % 2147483647) % 36]).join('')}`
+    const app = await buildTestApp(t, { PROFILER_DATABASE_URL: url, PROFILER_SAMPLE: '0' }, app => { app.get(route, async () => ({ ok: true })) },
+      { profiler: { store: { maxStatistics: 1, retryDelayMs: 100 } } })
+    // One statistics-only record (the long route), one request past the bound (tallied missing): one hand-over carries both.
+    t.equal((await app.inject({ url: route })).statusCode, 200)
+    t.equal((await app.inject({ method: 'POST', url: '/monitor/MonitorPooling' })).statusCode, 200)
+    await app.profileStore.flush()
+    await app.profileStore.flush()
+    t.equal(app.profileStore.statisticsDropped, 2, 'both requests are missing from the statistics')
+    t.equal(await missingInStore({ PROFILER_DATABASE_URL: url }), 2, 'and the store says so for both: the tally that rode with the refused records too')
+    t.equal(await missingTotal(app), 2, 'as does the statistics\' JSON')
+  })
+
   t.test('minute rows given up while the window is read: its rows and how far minutes go come from one snapshot', async t => {
     const url = await cluster.createDatabase(`store_${++databases}`)
     const app = await buildTestApp(t, { PROFILER_DATABASE_URL: url })
