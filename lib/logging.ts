@@ -1,8 +1,10 @@
 // What the service says about itself in its log: the profiler's status at start, and lines
 // redacted as the profiles are. One Redactor (lib/redact.ts: secret names, value-shaped secrets,
-// PROFILER_SECRET's value in any spelling) is applied to everything a console line carries: the
-// request's URL, host, method and address, the error's message, stack and fields, every other
-// field of a call, and the message itself (which may quote a target or a Host header).
+// a URL's password, PROFILER_SECRET's value in any spelling) is applied to everything a console
+// line carries: the request's URL, host, method and address, the error's message, stack and
+// fields, every other field of a call, the message itself (which may quote a target or a Host
+// header) and its format arguments; each value as JSON writes it (a Date, a URL, a Buffer, a
+// toJSON method: Redactor.fields).
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { stdSerializers, type LogFn, type Logger } from 'pino'
 import type { Config } from '../config.js'
@@ -53,12 +55,12 @@ const SERIALIZED = new Set(['req', 'res', 'err'])
  */
 export function logSerializers (config: Rules): Record<'req' | 'res' | 'err', Serializer> {
   const redactor = new Redactor(redactionRules(config))
-  // A value that is no string (a request-like object someone logged) is kept as it is.
-  const text = (value: unknown): unknown => typeof value === 'string' ? redactor.text(value) : value
+  // A value that is no string (a request-like object someone logged: a URL object, a Buffer) is redacted as any field.
+  const text = (value: unknown): unknown => typeof value === 'string' ? redactor.text(value) : redactor.fields(value)
   return {
     req: neverThrows((request: FastifyRequest) => ({
       method: text(request.method),
-      url: redactor.url(request.url),
+      url: typeof request.url === 'string' ? redactor.url(request.url) : redactor.fields(request.url),
       host: text(request.host),
       remoteAddress: text(request.ip),
       remotePort: request.socket?.remotePort
@@ -81,11 +83,21 @@ export function redactingLogMethod (config: Rules, inner?: LogMethodHook): LogMe
   const redactor = new Redactor(redactionRules(config))
   const redactArgument = (arg: unknown, first: boolean): unknown => {
     if (typeof arg === 'string') return redactor.text(arg)
-    if (!first || arg === null || typeof arg !== 'object' || arg instanceof Error) return arg
+    if (arg === null || typeof arg !== 'object') return redactor.fields(arg)
+    // The first argument's error goes through the err serializer; a format argument's is written as it would be.
+    if (arg instanceof Error) return first ? arg : redactor.fields(stdSerializers.err(arg))
+    // A format argument (%s, %o, %j) is written as JSON writes it: redacted as a field.
+    if (!first) return redactor.fields(arg)
     const fields = arg as Record<string, unknown>
-    const out: Record<string, unknown> = {}
-    for (const name of Object.keys(fields)) out[name] = SERIALIZED.has(name) ? fields[name] : redactor.fields(fields[name])
-    return out
+    // Every key pino writes: its own and inherited enumerable ones (a URL's href, password... are
+    // inherited getters), judged by name too (a `password` field) as any object's.
+    const plain: Record<string, unknown> = {}
+    const serialized: Record<string, unknown> = {}
+    for (const name in fields) {
+      if (SERIALIZED.has(name)) serialized[name] = fields[name]
+      else plain[name] = fields[name]
+    }
+    return { ...redactor.fields(plain) as Record<string, unknown>, ...serialized }
   }
   return function (args, method, level) {
     const logger = this

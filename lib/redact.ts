@@ -1,9 +1,9 @@
 // Secrets never reach the profile store in clear. Two rules, applied before anything is queued:
 // - by name: headers, fields and query parameters whose name says they hold a secret (one rule
 //   for all three; a query parameter's name is judged once decoded, `+` and `%20` as spaces);
-// - by value: JWTs, Bearer credentials, payment-card numbers and the configured secrets
-//   (PROFILER_SECRET), in any text we keep (field values, header values, the URL, error
-//   messages, stack traces).
+// - by value: JWTs, Bearer credentials, payment-card numbers, the password of a URL's user info
+//   (`redis://:pw@host`, any scheme) and the configured secrets (PROFILER_SECRET), in any text we
+//   keep (field values, header values, the URL, error messages, stack traces).
 
 import type { Config } from '../config.js'
 
@@ -42,6 +42,9 @@ const BEARER = /\b[Bb]earer\s+[\w.~+/-]{6,}=*/.source
 const CARD = /(?<!\d)[2-6](?:[ -]?\d){12,18}(?!\d)/.source
 // A name may hold '+' (a space in a query string: `my+password=`).
 const PAIR = /(?<=^|[?&\s;,])([\w.%[\]+-]+)=([^&\s"'#<>,;]*)/.source
+// A URL's user info with a password, any scheme: the password runs to the last '@' before a space
+// (an unencoded '/', '#', '?' or '@' in it must not end it early). Bounded: linear in the text.
+const USER_INFO = /(?<![\w+.-])[a-zA-Z][\w+.-]{0,31}:\/\/[^\s/?#@:]{0,128}:(?=[^\s]{0,256}@)([^\s]{0,256})@/.source
 
 /**
  * One pass finds every value-shaped secret in a text:
@@ -49,7 +52,7 @@ const PAIR = /(?<=^|[?&\s;,])([\w.%[\]+-]+)=([^&\s"'#<>,;]*)/.source
  * a card number (13-19 digits, spaces or dashes allowed, starting 2-6 as issuers' numbers do,
  * checked with Luhn below), and a `name=value` pair (URLs, forms, messages) whose name is secret.
  */
-const SECRET_TEXT = new RegExp([JWT, BEARER, CARD, PAIR].join('|'), 'g')
+const SECRET_TEXT = new RegExp([JWT, BEARER, CARD, PAIR, USER_INFO].join('|'), 'g')
 /** Inside a pair's value (no whitespace there, so no Bearer): JWTs and card numbers. */
 const SECRET_IN_VALUE = new RegExp([JWT, CARD].join('|'), 'g')
 /** Inside a pair's value, the names of nested pairs (`a=password=x`): a name run right before an '='. */
@@ -67,7 +70,7 @@ function mayHoldSecret (text: string): boolean {
     const c = text.charCodeAt(i)
     if (c >= 48 && c <= 57) {
       if (++digits >= CARD_DIGITS_MIN) return true
-    } else if (c === 61) { // =
+    } else if (c === 61 || (c === 58 && text.startsWith('://', i))) { // '=', or a URL's '://'
       return true
     } else if (c !== 32 && c !== 45) { // a space or a dash may separate a card number's digits
       digits = 0
@@ -205,7 +208,11 @@ export class Redactor {
 
   private scan (text: string): string {
     if (!mayHoldSecret(text)) return text
-    return text.replace(SECRET_TEXT, (match: string, name: string | undefined, value: string | undefined) => {
+    return text.replace(SECRET_TEXT, (match: string, name: string | undefined, value: string | undefined, password: string | undefined) => {
+      if (password !== undefined) {
+        // As a database URL shows it (lib/postgres/url.ts): the user kept, the password ***.
+        return password === '' ? match : `${match.slice(0, match.length - password.length - 1)}${URL_PASSWORD_MASK}@`
+      }
       if (name !== undefined) {
         // A pair's whole value goes when its name is secret or the value holds a secret.
         if (value === undefined || value === '' || value === REDACTED_IN_URL || value === URL_PASSWORD_MASK) return match
@@ -286,9 +293,13 @@ export class Redactor {
   }
 
   /**
-   * A deep copy in which secret-named fields and value-shaped secrets are replaced. At most
-   * MAX_FIELDS values are visited (a 1 MiB body of 35,000 fields took half a second): the values
-   * beyond are replaced by a marker, never kept in clear.
+   * A deep copy in which secret-named fields and value-shaped secrets are replaced, of what
+   * JSON.stringify would write: a value with a toJSON method (a Date, a URL, a Buffer, any class's)
+   * is copied as what that method returns (a URL's text, and so its password, is then judged as any
+   * text), a Buffer's bytes as text as well; enumerable own fields alone would show a Date or a URL
+   * as `{}`, a Buffer as one field per byte, and pass on an own toJSON that returns a secret. At
+   * most MAX_FIELDS values are visited (a 1 MiB body of 35,000 fields took half a second): the
+   * values beyond are replaced by a marker, never kept in clear.
    */
   fields (value: unknown): unknown {
     return this.copy(value, 0, { left: MAX_FIELDS })
@@ -301,6 +312,9 @@ export class Redactor {
     if (typeof value === 'number') return this.isSecretNumber(value) ? REDACTED : value
     if (value === null || typeof value !== 'object') return value
     if (depth >= MAX_DEPTH) return '[too deep]'
+    if (Buffer.isBuffer(value)) return this.buffer(value)
+    const toJSON = (value as { toJSON?: unknown }).toJSON
+    if (typeof toJSON === 'function') return this.copy(toJSON.call(value, ''), depth + 1, budget)
     if (Array.isArray(value)) return value.map(item => this.copy(item, depth + 1, budget))
     const out: Record<string, unknown> = {}
     const object = value as Record<string, unknown>
@@ -308,6 +322,12 @@ export class Redactor {
       out[this.withoutSecretValues(key, REDACTED)] = this.isSecretName(key) ? REDACTED : this.copy(object[key], depth + 1, budget)
     }
     return out
+  }
+
+  /** A Buffer as JSON writes it (its bytes as numbers), or with `data` redacted when its bytes, read as UTF-8 text, hold a secret. */
+  private buffer (value: Buffer): unknown {
+    const text = value.toString('utf8', 0, Math.min(value.length, MAX_SCAN_CHARS))
+    return { type: 'Buffer', data: value.length > MAX_SCAN_CHARS || this.text(text) !== text ? REDACTED : [...value] }
   }
 
   /** A card number, or a configured secret value written as a JSON number. */

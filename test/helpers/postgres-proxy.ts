@@ -1,6 +1,7 @@
 // A real TCP proxy between a client and a PostgreSQL server that can lose a COMMIT's answer: the
 // server receives the COMMIT and commits, the client never hears it (its connection is cut
-// instead). What a connection dying at that moment does, on demand and exactly once.
+// instead). What a connection dying at that moment does, on demand and exactly once. It can also
+// hold a COMMIT's answer back until told (a slow network after the commit).
 import { connect, createServer, type Socket } from 'node:net'
 import type { Test } from 'tap'
 
@@ -16,6 +17,11 @@ export interface PostgresProxy {
    * Resolves when that has happened.
    */
   loseNextCommitAnswer: (statement: RegExp) => Promise<void>
+  /**
+   * As loseNextCommitAnswer, but the answer is held back instead, with whatever else the server
+   * sends that connection, until `release` is called. Resolves once the server has committed.
+   */
+  holdNextCommitAnswer: (statement: RegExp) => Promise<{ release: () => void }>
 }
 
 /** The client's messages of one connection, split as they arrive (the statements of its open transaction kept). */
@@ -50,7 +56,8 @@ class ClientStream {
 
 /** Starts a proxy on 127.0.0.1 in front of the server at `port` (closed, its connections too, when `t` ends). */
 export async function startPostgresProxy (t: Test, port: number): Promise<PostgresProxy> {
-  let armed: { statement: RegExp, done: () => void } | null = null
+  let armed: { statement: RegExp, done: () => void, hold: boolean } | null = null
+  let held: { client: Socket, data: Buffer[] } | null = null
   const sockets = new Set<Socket>()
   const server = createServer(client => {
     const upstream = connect(port, '127.0.0.1')
@@ -59,7 +66,7 @@ export async function startPostgresProxy (t: Test, port: number): Promise<Postgr
     const stream = new ClientStream()
     let transaction: string[] = []
     /** Set once the armed COMMIT was passed on: the server's next bytes are its answer. */
-    let cutOnAnswer: (() => void) | null = null
+    let cutOnAnswer: { done: () => void, hold: boolean } | null = null
     client.on('data', data => {
       for (const message of stream.add(data)) {
         upstream.write(message.raw)
@@ -69,22 +76,33 @@ export async function startPostgresProxy (t: Test, port: number): Promise<Postgr
           const trigger = armed
           if (trigger !== null && transaction.some(text => trigger.statement.test(text))) {
             armed = null
-            cutOnAnswer = trigger.done
+            cutOnAnswer = { done: trigger.done, hold: trigger.hold }
           }
           transaction = []
         } else transaction.push(message.text)
       }
     })
     upstream.on('data', data => {
+      if (held?.client === client) {
+        held.data.push(data)
+        return
+      }
       if (cutOnAnswer === null) {
         client.write(data)
+        return
+      }
+      const { done, hold } = cutOnAnswer
+      cutOnAnswer = null
+      if (hold) {
+        // The server committed and answered: the answer waits.
+        held = { client, data: [data] }
+        done()
         return
       }
       // The server committed and answered: the client never gets the answer.
       client.destroy()
       upstream.destroy()
-      cutOnAnswer()
-      cutOnAnswer = null
+      done()
     })
     const end = (): void => {
       client.destroy()
@@ -109,7 +127,17 @@ export async function startPostgresProxy (t: Test, port: number): Promise<Postgr
       return proxied.toString()
     },
     loseNextCommitAnswer: async statement => {
-      await new Promise<void>(resolve => { armed = { statement, done: resolve } })
+      await new Promise<void>(resolve => { armed = { statement, done: resolve, hold: false } })
+    },
+    holdNextCommitAnswer: async statement => {
+      await new Promise<void>(resolve => { armed = { statement, done: resolve, hold: true } })
+      return {
+        release: () => {
+          const answer = held
+          held = null
+          if (answer !== null && !answer.client.destroyed) for (const data of answer.data) answer.client.write(data)
+        }
+      }
     }
   }
 }

@@ -3,7 +3,7 @@
 import type { ProfileRecord, ProfileSummary, SearchFilters, StoredProfile } from '../profile.js'
 import type { RouteStats, StatisticsOnly } from '../stats/rollup.js'
 import type { PeriodRow, RollupRange } from '../stats/trend.js'
-import type { MissingWindow } from '../stats/missing.js'
+import type { MissingWindow, StampedTallies } from '../stats/missing.js'
 import { withoutPassword } from '../../../lib/postgres/url.js'
 
 /** Which store the writer thread opens (plain data: it crosses to the worker). */
@@ -30,9 +30,12 @@ export interface StoreReader {
   /**
    * Route statistics over the window ending at `nowMs`, read from the rollups the writer keeps: of
    * every deployment, or of the one named (exactly); with the requests they lack (`missing`: the
-   * stored tallies of requests that could not be counted, per period overlapping the window).
+   * stored tallies of requests that could not be counted, per period overlapping the window, and of
+   * `stamped` those whose stamp the store has not recorded). Read in one snapshot: how far minute
+   * rows were given up, the rows, the tallies and the stamps (a coarsening or a hand-over committed
+   * between two reads made the window lose rows, or count a tally twice).
    */
-  routeStats: (nowMs: number, windowMs: number, deployment?: string) => Promise<WindowStats>
+  routeStats: (nowMs: number, windowMs: number, deployment?: string, stamped?: StampedTallies[]) => Promise<WindowStats>
   /** The rollup rows of a range, added up per line and period (the trends, and one line's requests). */
   rollupPeriods: (range: RollupRange) => Promise<PeriodRow[]>
   /** Bytes the stored profiles take (what the byte bound is measured on). */

@@ -3,7 +3,7 @@ import type { StatisticsStamp } from '../engine/contract.js'
 import type { QueuedProfile } from '../profile.js'
 import type { StoreHealth } from './health.js'
 import { profileBytes } from './profile-size.js'
-import { MissingTallies, type MissingWindow } from '../stats/missing.js'
+import { MissingTallies, type MissingWindow, type StampedTallies } from '../stats/missing.js'
 import { batchLength, EMPTY_STATISTICS, PendingStatistics, requestOf, type StatisticsBatch } from './statistics-columns.js'
 import type { WriterClient } from './writer-client.js'
 
@@ -111,8 +111,8 @@ export class ProfileQueue {
   private retry: { seq: number, batch: StatisticsBatch, missing: MissingWindow[] } | null = null
   /** Requests that could not be counted, per period of their start, until a hand-over writes them. */
   private readonly missing = new MissingTallies()
-  /** The tallies of the hand-over with the writer (shown with the statistics until answered). */
-  private missingInFlight: MissingWindow[] = []
+  /** The tallies of the hand-over with the writer, with its stamp's seq (shown with the statistics until answered, unless the store recorded the stamp). */
+  private missingInFlight: { seq: number, missing: MissingWindow[] } | null = null
 
   constructor (
     private readonly writer: WriterClient,
@@ -183,9 +183,16 @@ export class ProfileQueue {
     }
   }
 
-  /** The tallies of missing requests not yet written (waiting, to retry, or with the writer). */
-  get missingNotWritten (): MissingWindow[] {
-    return [...this.missing.peek(), ...this.retry?.missing ?? [], ...this.missingInFlight]
+  /**
+   * The tallies of missing requests not known to be written, each with the stamp it is (or will be)
+   * handed over under: with the writer, to retry, and waiting (with the next hand-over's: a retry
+   * keeps its own seq). The store holds them already if it recorded that stamp (a commit's answer
+   * on its way or lost, or a hand-over during the read): the reader tells, in the snapshot of the
+   * stored tallies, so that none is counted twice.
+   */
+  get missingNotWritten (): StampedTallies[] {
+    const handed = [this.retry, this.missingInFlight, { seq: this.stampSeq + 1, missing: this.missing.peek() }]
+    return handed.flatMap(tallies => tallies === null || tallies.missing.length === 0 ? [] : [{ source: this.source, seq: tallies.seq, missing: tallies.missing }])
   }
 
   /** Queues a request recorded for the statistics only; never writes, never waits, never throws. */
@@ -278,14 +285,14 @@ export class ProfileQueue {
     this.inFlight = batch.length
     this.inFlightBytes = bytes
     this.statisticsInFlight = statisticsCount
-    this.missingInFlight = missing
+    this.missingInFlight = stamp === undefined ? null : { seq: stamp.seq, missing }
     this.inFlightSince = Date.now()
     const request = { type: 'write' as const, batch: batch.map(entry => entry.profile), statistics, ...(stamp === undefined ? {} : { stamp }), ...(missing.length === 0 ? {} : { missing }) }
     this.current = this.writer.request(request).then(async answer => {
       this.inFlight = 0
       this.inFlightBytes = 0
       this.statisticsInFlight = 0
-      this.missingInFlight = []
+      this.missingInFlight = null
       this.inFlightSince = null
       // Counted (or set aside) unless the answer is an error that did not settle them: then tried
       // again, first, as they were and with their stamp (the first attempt may have been committed).
@@ -298,8 +305,8 @@ export class ProfileQueue {
         this.statisticsSettled += statisticsCount
       }
       if (answer.statisticsLost !== undefined) {
-        // Not counted after all: tallied as missing from their minutes (the hand-over's own tallies,
-        // refused with them, are lost; they are counted in statisticsDropped already).
+        // Not counted after all: tallied as missing from their minutes (the hand-over's own tallies
+        // were written alone: writeBatch).
         this.noteMissing(statistics.startMs)
         this.events.onStatisticsDrop(statisticsCount, answer.statisticsLost)
       }

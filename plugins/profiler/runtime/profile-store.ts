@@ -195,12 +195,13 @@ export class ProfileStore {
 
   /**
    * Route statistics over the window ending at `nowMs` (of one deployment, if named), from the
-   * rollups (never the profiles); `missing` adds this instance's tallies not yet written.
+   * rollups (never the profiles); `missing` adds this instance's tallies not yet written (the
+   * reader leaves out those the store holds already: their stamp recorded).
    */
   async routeStats (nowMs: number, windowMs: number, deployment?: string): Promise<WindowStats> {
-    const stats = await this.reader.use(reader => reader.routeStats(nowMs, windowMs, deployment))
-    if (deployment !== undefined && this.deployment !== null && deployment !== this.deployment) return stats
-    return { ...stats, missing: [...stats.missing, ...this.queue.missingNotWritten] }
+    const ours = deployment === undefined || this.deployment === null || deployment === this.deployment
+    const stamped = ours ? this.queue.missingNotWritten : []
+    return await this.reader.use(reader => reader.routeStats(nowMs, windowMs, deployment, stamped))
   }
 
   /** The rollup rows of a range, per line and period (the trends, and where a profile stands on its route). */

@@ -19,6 +19,17 @@ export type BatchOutcome =
    */
   | { ok: false, written: number, rejected: string[], setAside: SetAside[], error: unknown, retry: string[], statisticsSettled: boolean } & StatisticsOutcome
 
+/** Writes the tallies of missing requests alone; null when stored, else why not (a fault is thrown: the batch is retried). */
+async function writeTalliesAlone (store: StoreWriter, stamp: StatisticsStamp | undefined, missing: MissingWindow[]): Promise<string | null> {
+  try {
+    await store.write([], [], stamp, missing)
+    return null
+  } catch (err) {
+    if (!store.isContentError(err)) throw err
+    return `the windows of ${missing.reduce((sum, window) => sum + window.count, 0)} request(s) missing could not be stored: ${(err as Error).message}`
+  }
+}
+
 /**
  * Writes `batch` in one transaction. When that fails with an error the engine classifies as
  * being about the data (a constraint, a value out of range: `isContentError`), each profile is
@@ -44,6 +55,10 @@ export async function writeBatch (store: StoreWriter, batch: ProfileRecord[], st
     } catch (err) {
       if (!store.isContentError(err)) return { ok: false, written: 0, rejected: [], setAside: [], error: err, retry: batch.map(profile => profile.token), statisticsSettled: false }
       outcome.statisticsLost = `${statisticsOnly.length} request(s) could not be counted in the statistics: ${(err as Error).message}`
+      // The tallies of requests missing went with them: written alone (same stamp), so that the
+      // windows they lack still say so. The requests just lost are tallied by the queue.
+      const lostTallies = statisticsOnly.length > 0 && missing.length > 0 ? await writeTalliesAlone(store, stamp, missing) : null
+      if (lostTallies !== null) outcome.statisticsLost += `; and ${lostTallies}`
     }
   }
   for (const [index, profile] of batch.entries()) {

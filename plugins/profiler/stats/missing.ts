@@ -12,6 +12,16 @@ export interface MissingWindow {
   count: number
 }
 
+/**
+ * Tallies handed over to the writer under a statistics stamp and not yet answered for (with the
+ * writer, or to be retried): the store holds them once it has recorded that stamp.
+ */
+export interface StampedTallies {
+  source: string
+  seq: number
+  missing: MissingWindow[]
+}
+
 const DAY_MS = 86_400_000
 
 /** Periods held in memory at most; past that the tallies coarsen (minutes to hours to days). */
@@ -88,6 +98,11 @@ export class MissingTallies {
     }
     this.periods = periods
   }
+}
+
+/** The windows of the stamped tallies whose stamp the store has not recorded (`recorded`): those it does not hold yet. */
+export function unrecordedTallies (stamped: StampedTallies[], recorded: (tallies: StampedTallies) => boolean): MissingWindow[] {
+  return stamped.filter(tallies => tallies.missing.length > 0 && !recorded(tallies)).flatMap(tallies => tallies.missing)
 }
 
 /** The missing windows of a statistics window as the page shows them: per period of `spanMs` (coarser rows as they are), oldest first. */

@@ -9,7 +9,7 @@ import { storeBytes } from './partitions.js'
 import { PROFILER_MIGRATIONS_TABLE } from './writer.js'
 import { HOUR_MS, MINUTE_MS, windowRanges, WindowTotals, type WindowRow } from '../../stats/rollup.js'
 import { trendPeriods, type PeriodRow, type RollupRange } from '../../stats/trend.js'
-import type { MissingWindow } from '../../stats/missing.js'
+import { unrecordedTallies, type MissingWindow, type StampedTallies } from '../../stats/missing.js'
 import type { StoreReader, StoreTarget, WindowStats } from '../contract.js'
 import { rollupPeriodsQuery, type RollupDialect } from '../rollup-periods.js'
 import { PROCESS_JOIN, PROFILE_COLUMNS, SUMMARY_COLUMNS, toStoredProfile, toSummary, type ProfileRow, type SummaryRow } from '../profile-rows.js'
@@ -156,29 +156,58 @@ export class PostgresReader implements StoreReader {
     return { previous: previous[0]?.token ?? null, next: next[0]?.token ?? null }
   }
 
-  /** As on SQLite: the rollup rows of the minutes before the window's first whole hour, then the hours (a primary-key range each), of every deployment or one. */
-  async routeStats (nowMs: number, windowMs: number, deployment?: string): Promise<WindowStats> {
-    const coarsened = await this.query<{ ms: number }>('SELECT minutes_before_ms AS ms FROM profile_statistics_coarsened', [])
+  /**
+   * As on SQLite: the rollup rows of the minutes before the window's first whole hour, then the
+   * hours (a primary-key range each), of every deployment or one. Every read in one snapshot (a
+   * read-only REPEATABLE READ transaction): how far minutes were given up qualifies the rows read,
+   * and a tally handed over is either in the store with its stamp or in neither.
+   */
+  async routeStats (nowMs: number, windowMs: number, deployment?: string, stamped: StampedTallies[] = []): Promise<WindowStats> {
+    const client = await this.pool.connect()
+    let broken: Error | undefined
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
+      const stats = await this.routeStatsInSnapshot(client, nowMs, windowMs, deployment, stamped)
+      await client.query('COMMIT')
+      return stats
+    } catch (err) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => { broken = rollbackError })
+      throw err
+    } finally {
+      client.release(broken)
+    }
+  }
+
+  private async routeStatsInSnapshot (client: pg.PoolClient, nowMs: number, windowMs: number, deployment: string | undefined, stamped: StampedTallies[]): Promise<WindowStats> {
+    const query = async <R extends pg.QueryResultRow> (sql: string, params: unknown[]): Promise<R[]> =>
+      (await client.query<R>({ name: this.statementName(sql), text: sql, values: storableParams(params) })).rows
+    const queryArrays = async <R extends unknown[]> (sql: string, params: unknown[]): Promise<R[]> =>
+      (await client.query<R>({ name: this.statementName(sql), text: sql, values: storableParams(params), rowMode: 'array' })).rows
+    const coarsened = await query<{ ms: number }>('SELECT minutes_before_ms AS ms FROM profile_statistics_coarsened', [])
     const { fromMs, minutes, hoursFrom } = windowRanges(nowMs, windowMs, Number(coarsened[0]?.ms ?? 0))
     // Added up per route and method, or status (sums of bigint are numeric: cast back to be numbers).
     const sql = `SELECT method, route, status, sum(count)::bigint, sum(status_1xx)::bigint, sum(status_2xx)::bigint, sum(status_3xx)::bigint,
       sum(status_4xx)::bigint, sum(status_5xx)::bigint, sum(sum_ms), max(max_ms), string_agg(histogram, ''::bytea), sum(kept)::bigint
       FROM profile_route_stats WHERE span_ms = $1 AND start_ms >= $2 AND start_ms < $3 AND ($4::text IS NULL OR deployment = $4)
       GROUP BY method, route, status`
-    const [minuteRows, hourRows] = await Promise.all([
-      this.queryArrays<WindowRow>(sql, [MINUTE_MS, minutes[0], minutes[1], deployment ?? null]),
-      this.queryArrays<WindowRow>(sql, [HOUR_MS, hoursFrom, Number.MAX_SAFE_INTEGER, deployment ?? null])
-    ])
+    // One after the other: one connection (two queries at once on it are deprecated in node-postgres).
+    const minuteRows = await queryArrays<WindowRow>(sql, [MINUTE_MS, minutes[0], minutes[1], deployment ?? null])
+    const hourRows = await queryArrays<WindowRow>(sql, [HOUR_MS, hoursFrom, Number.MAX_SAFE_INTEGER, deployment ?? null])
     const totals = new WindowTotals()
     for (const row of minuteRows) totals.add(row)
     for (const row of hourRows) totals.add(row)
     // The tallies of requests not counted (migration 011) overlapping the window, per period of at
     // least the trend's (minutes for an hour's window, else hours).
     const span = 'CASE WHEN span_ms > $1 THEN span_ms ELSE $1 END'
-    const missing = await this.query<MissingWindow>(`SELECT ${span}::float8 AS "spanMs", ((start_ms / ${span}) * ${span})::float8 AS "startMs", sum(count)::float8 AS count
+    const missing = await query<MissingWindow>(`SELECT ${span}::float8 AS "spanMs", ((start_ms / ${span}) * ${span})::float8 AS "startMs", sum(count)::float8 AS count
       FROM profile_statistics_missing WHERE start_ms > $2::bigint - span_ms AND start_ms <= $3 AND ($4::text IS NULL OR deployment = $4)
       GROUP BY 1, 2 ORDER BY 2, 1`, [trendPeriods(nowMs, windowMs).spanMs, fromMs, nowMs, deployment ?? null])
-    return { fromMs, routes: totals.lines(), missing }
+    const recorded = stamped.length === 0
+      ? new Set<string>()
+      : new Set((await query<{ seq: number }>('SELECT seq::float8 AS seq FROM profile_statistics_stamps WHERE source = $1 AND seq = ANY ($2::bigint[])',
+        [stamped[0]?.source, stamped.map(tallies => tallies.seq)])).map(row => `${stamped[0]?.source ?? ''} ${row.seq}`))
+    const unrecorded = unrecordedTallies(stamped, tallies => recorded.has(`${tallies.source} ${tallies.seq}`))
+    return { fromMs, routes: totals.lines(), missing: [...missing, ...unrecorded] }
   }
 
   async rollupPeriods (range: RollupRange): Promise<PeriodRow[]> {

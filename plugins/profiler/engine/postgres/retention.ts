@@ -56,6 +56,23 @@ export async function addToCounts (client: pg.PoolClient, partitions: Partitions
     ON CONFLICT (partition) DO UPDATE SET profiles = profile_counts.profiles + excluded.profiles`, [numbers, numbers.map(n => counts.get(n))])
 }
 
+/**
+ * The statistics' rows as the store holds them now, and the bytes a row took when their table was
+ * last compact (migration 017: measured as `bytes` over the rows the first time it is asked for
+ * since, and kept in the store for every instance sharing it). In the step's transaction, under the
+ * retention lock: no other instance deletes meanwhile.
+ */
+async function liveStatistics (client: pg.PoolClient, bytes: number): Promise<{ rows: number, rowBytes: number }> {
+  const { rows } = await client.query<{ n: number, row_bytes: number | null }>(`SELECT (SELECT count(*) FROM profile_route_stats)::bigint AS n, row_bytes
+    FROM profile_statistics_coarsened`)
+  const count = Number(rows[0]?.n ?? 0)
+  const stored = rows[0]?.row_bytes ?? null
+  if (stored !== null) return { rows: count, rowBytes: stored }
+  const rowBytes = bytes / Math.max(1, count)
+  await client.query('UPDATE profile_statistics_coarsened SET row_bytes = $1', [rowBytes])
+  return { rows: count, rowBytes }
+}
+
 /** What a pruned profile leaves behind: its token (the route statistics keep counting its request). */
 const PRUNED_COLUMNS = 'id, token'
 interface PrunedRow { id: number, token: string }
@@ -94,12 +111,11 @@ export class PostgresRetention extends Retention {
   private stopped = false
   private readonly vacuumPartitions = new Set<number>()
   /**
-   * The statistics: their bytes as last measured; the bytes a row took when the table was last
-   * compact (their size does not fall as rows are deleted: VACUUM makes the space reusable, only
-   * VACUUM FULL gives it back); whether they are being coarsened, rows were deleted since the last
-   * VACUUM FULL, and one is due (after the step's transaction).
+   * The statistics: their bytes as last measured; when their rows were last counted; whether this
+   * instance is coarsening them, deleted rows since the last VACUUM FULL, and has one due (after the
+   * step's transaction). Their row count and the bytes a row takes are the store's (liveStatistics).
    */
-  private readonly statistics = { bytes: 0, rows: 0, rowBytes: undefined as number | undefined, checkedAt: -Infinity, coarsening: false, deleted: false, compact: false }
+  private readonly statistics = { bytes: 0, checkedAt: -Infinity, coarsening: false, deleted: false, compact: false }
   private readonly bound = new BoundReporter(reason => { this.events.onBound(reason) })
 
   constructor (
@@ -166,7 +182,6 @@ export class PostgresRetention extends Retention {
     // again at a later step when another instance holds the retention lock or a reader the table.
     if (this.statistics.compact && !this.stopped && await this.compactStatistics()) {
       this.statistics.compact = false
-      this.statistics.rowBytes = undefined
       // Measured again at the next step (the bytes a row takes now that the table is compact).
       this.statistics.checkedAt = -Infinity
       return true
@@ -196,6 +211,9 @@ export class PostgresRetention extends Retention {
    * batch per step, until their live rows (counted, at the bytes a row took when the table was last
    * compact) are down to 80%; then, when the table itself is still over the share, it is compacted
    * (VACUUM FULL, after this step's transaction). Looked at every 10 s while there is nothing to do.
+   * The rows are counted at every step, in the store: instances sharing it coarsen in turn, and a
+   * count taken once and lowered by this instance's own deletes missed the others' (two instances
+   * deleted six times what one does: statistics-shared-store).
    */
   private async coarsen (client: pg.PoolClient, now: number): Promise<boolean> {
     const { statistics } = this
@@ -209,15 +227,12 @@ export class PostgresRetention extends Retention {
     // Over it on disk: the live rows are counted (a read of the whole table), every 10 s unless coarsening goes on.
     if (!statistics.coarsening && !statistics.deleted && Date.now() - statistics.checkedAt < STATISTICS_MEASURE_MS) return false
     statistics.checkedAt = Date.now()
-    // While coarsening goes on, the rows counted at its start less those it deleted (no count per step).
-    if (!statistics.coarsening) statistics.rows = Number((await client.query<{ n: number }>('SELECT count(*)::bigint AS n FROM profile_route_stats')).rows[0]?.n ?? 0)
-    statistics.rowBytes ??= statistics.bytes / Math.max(1, statistics.rows)
-    const live = statistics.rows * statistics.rowBytes
+    const { rows, rowBytes } = await liveStatistics(client, statistics.bytes)
+    const live = rows * rowBytes
     if (live > (statistics.coarsening ? share.target : share.start)) {
-      const deleted = await coarsenStatistics(client, now, rowsOver(live - share.target, statistics.rowBytes))
+      const deleted = await coarsenStatistics(client, now, rowsOver(live - share.target, rowBytes))
       statistics.coarsening = deleted > 0
       if (deleted > 0) {
-        statistics.rows -= deleted
         statistics.deleted = true
         return true
       }
@@ -342,7 +357,10 @@ export class PostgresRetention extends Retention {
 
   /** VACUUM FULL of the statistics (rewrite); false when it did not run (tried again at a later step). */
   private async compactStatistics (): Promise<boolean> {
-    return (await this.rewrite(['profile_route_stats'], false) ?? 0) > 0
+    if ((await this.rewrite(['profile_route_stats'], false) ?? 0) === 0) return false
+    // Compact again: the bytes a row takes are measured anew (by whichever instance coarsens next).
+    await this.pool.query('UPDATE profile_statistics_coarsened SET row_bytes = NULL')
+    return true
   }
 
   /**

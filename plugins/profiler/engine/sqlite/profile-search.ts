@@ -4,7 +4,7 @@ import { PROCESS_JOIN, PROFILE_COLUMNS, SUMMARY_COLUMNS, toStoredProfile, toSumm
 import { compareRows, filterTerms, searchOrder, SqlParameters, withUrlTermSearchForm, type SqlDialect } from '../search-predicates.js'
 import { HOUR_MS, MINUTE_MS, windowRanges, WindowTotals, type WindowRow } from '../../stats/rollup.js'
 import { trendPeriods, type PeriodRow, type RollupRange } from '../../stats/trend.js'
-import type { MissingWindow } from '../../stats/missing.js'
+import { unrecordedTallies, type MissingWindow, type StampedTallies } from '../../stats/missing.js'
 import type { WindowStats } from '../contract.js'
 import { rollupPeriodsQuery, type RollupDialect } from '../rollup-periods.js'
 
@@ -75,6 +75,7 @@ function prepareReadStatements (db: Database) {
       GROUP BY 1, 2 ORDER BY 2, 1`),
     allTokens: db.prepare('SELECT token FROM profiles').pluck(),
     minutesCoarsened: db.prepare('SELECT minutes_before_ms FROM profile_statistics_coarsened').pluck(),
+    stampRecorded: db.prepare('SELECT 1 FROM profile_statistics_stamps WHERE source = ? AND seq = ?').pluck(),
     deployments: db.prepare('SELECT name FROM profile_deployments ORDER BY name').pluck(),
     countAll: db.prepare('SELECT count(*) FROM profiles').pluck(),
     pageCount: db.prepare('PRAGMA page_count').pluck(),
@@ -125,8 +126,13 @@ export class ProfileSearch {
   /**
    * Route statistics over the window ending at `nowMs`, from the rollup rows the writer keeps:
    * the minutes before the window's first whole hour, then the hours, each added up by SQLite.
+   * One read transaction (one snapshot of the WAL): the writer thread commits between statements.
    */
-  routeStats (nowMs: number, windowMs: number, deployment?: string): WindowStats {
+  routeStats (nowMs: number, windowMs: number, deployment?: string, stamped: StampedTallies[] = []): WindowStats {
+    return this.db.transaction(() => this.routeStatsInSnapshot(nowMs, windowMs, deployment, stamped))()
+  }
+
+  private routeStatsInSnapshot (nowMs: number, windowMs: number, deployment: string | undefined, stamped: StampedTallies[]): WindowStats {
     const { fromMs, minutes, hoursFrom } = windowRanges(nowMs, windowMs, this.statements.minutesCoarsened.get() as number)
     const totals = new WindowTotals()
     for (const [span, from, to] of [[MINUTE_MS, minutes[0], minutes[1]], [HOUR_MS, hoursFrom, Number.MAX_SAFE_INTEGER]] as const) {
@@ -136,7 +142,8 @@ export class ProfileSearch {
       }
     }
     const missing = this.statements.missing.all({ span: trendPeriods(nowMs, windowMs).spanMs, from: fromMs, to: nowMs, deployment: deployment ?? null }) as MissingWindow[]
-    return { fromMs, routes: totals.lines(), missing }
+    const unrecorded = unrecordedTallies(stamped, tallies => this.statements.stampRecorded.get(tallies.source, tallies.seq) !== undefined)
+    return { fromMs, routes: totals.lines(), missing: [...missing, ...unrecorded] }
   }
 
   /** A span's rollup rows per line and period (the histograms as hex: back to bytes). */

@@ -1,6 +1,7 @@
 // Messages between the request thread's SqliteReaderThread and the reader worker (reader-worker.ts).
 import type { SearchFilters } from '../../profile.js'
 import type { RollupRange } from '../../stats/trend.js'
+import type { StampedTallies } from '../../stats/missing.js'
 
 /** One read, by the name of the StoreReader method it stands for (tokens: every stored token at once). */
 export type ReaderCall =
@@ -8,7 +9,7 @@ export type ReaderCall =
   | { method: 'searchHar', args: [SearchFilters, string] }
   | { method: 'find' | 'latest', args: [string] }
   | { method: 'neighbours', args: [string, string] }
-  | { method: 'routeStats', args: [number, number, string | undefined] }
+  | { method: 'routeStats', args: [number, number, string | undefined, StampedTallies[] | undefined] }
   | { method: 'rollupPeriods', args: [RollupRange] }
   | { method: 'storeBytes' | 'deployments' | 'tokens' | 'close', args: [] }
 

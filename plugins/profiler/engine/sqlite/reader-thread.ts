@@ -4,6 +4,7 @@ import type { ProfileSummary, SearchFilters, StoredProfile } from '../../profile
 import { isStorageFault } from '../../../../lib/sqlite/faults.js'
 import type { PeriodRow, RollupRange } from '../../stats/trend.js'
 import type { StoreReader, StoreTarget, WindowStats } from '../contract.js'
+import type { StampedTallies } from '../../stats/missing.js'
 import { PROFILER_THREAD_LIMITS } from '../../thread-heap.js'
 import { revivedError, type ReaderAnswer, type ReaderCall } from './reader-protocol.js'
 
@@ -72,8 +73,8 @@ export class SqliteReaderThread implements StoreReader {
     return await this.call({ method: 'neighbours', args: [token, type] }) as { previous: string | null, next: string | null }
   }
 
-  async routeStats (nowMs: number, windowMs: number, deployment?: string): Promise<WindowStats> {
-    return await this.call({ method: 'routeStats', args: [nowMs, windowMs, deployment] }) as WindowStats
+  async routeStats (nowMs: number, windowMs: number, deployment?: string, stamped?: StampedTallies[]): Promise<WindowStats> {
+    return await this.call({ method: 'routeStats', args: [nowMs, windowMs, deployment, stamped] }) as WindowStats
   }
 
   async rollupPeriods (range: RollupRange): Promise<PeriodRow[]> {

@@ -3,6 +3,7 @@ import { isStorageFault } from '../../../../lib/sqlite/faults.js'
 import type { ProfileSummary, SearchFilters, StoredProfile } from '../../profile.js'
 import type { PeriodRow, RollupRange } from '../../stats/trend.js'
 import type { StoreReader, StoreTarget, WindowStats } from '../contract.js'
+import type { StampedTallies } from '../../stats/missing.js'
 import { harText } from '../../export/export-text.js'
 import { openProfileDatabase } from './open-database.js'
 import { ProfileSearch } from './profile-search.js'
@@ -49,8 +50,8 @@ export class SqliteReader implements StoreReader {
     return this.searches.neighbours(token, type)
   }
 
-  async routeStats (nowMs: number, windowMs: number, deployment?: string): Promise<WindowStats> {
-    return this.searches.routeStats(nowMs, windowMs, deployment)
+  async routeStats (nowMs: number, windowMs: number, deployment?: string, stamped?: StampedTallies[]): Promise<WindowStats> {
+    return this.searches.routeStats(nowMs, windowMs, deployment, stamped)
   }
 
   async rollupPeriods (range: RollupRange): Promise<PeriodRow[]> {
