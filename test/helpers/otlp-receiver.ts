@@ -9,8 +9,6 @@ import { createRequire } from 'node:module'
 import type { Test } from 'tap'
 
 const require = createRequire(import.meta.url)
-/** protobufjs's 64-bit integer (the package `long`), as the generated code takes it. */
-const Long = (require('protobufjs/minimal') as { util: { Long: { fromString: (text: string, unsigned: boolean) => unknown } } }).util.Long
 /** OTLP/JSON's 64-bit integers, written as decimal strings. */
 const INT64_KEYS = new Set(['startTimeUnixNano', 'endTimeUnixNano', 'timeUnixNano', 'intValue'])
 
@@ -25,9 +23,8 @@ const generated = require('otlp-official-decoder/build/src/generated/root.js') a
   opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: MessageType } } } } }
 }
 /** opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest, as protobufjs generated it. */
-export const ExportTraceServiceRequest = generated.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest
+const ExportTraceServiceRequest = generated.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest
 
-export interface DecodedValue { stringValue?: string, boolValue?: boolean, intValue?: string, doubleValue?: number }
 export interface DecodedSpan {
   traceId: string
   spanId: string
@@ -94,7 +91,7 @@ function plain (message: Message): DecodedRequest[] {
 }
 
 /** An application/x-protobuf body, decoded by the official definitions' generated decoder. */
-export function decodeProtobuf (body: Buffer): DecodedRequest[] {
+function decodeProtobuf (body: Buffer): DecodedRequest[] {
   return plain(ExportTraceServiceRequest.decode(body))
 }
 
@@ -103,7 +100,7 @@ export function decodeProtobuf (body: Buffer): DecodedRequest[] {
  * read into the generated message type: the ids turned to bytes first (protobufjs, as proto3's JSON
  * mapping, would take base64), everything else as written. verify() must find nothing wrong.
  */
-export function decodeJson (body: Buffer): DecodedRequest[] {
+function decodeJson (body: Buffer): DecodedRequest[] {
   const object = JSON.parse(body.toString('utf8')) as PlainObject
   for (const resourceSpans of object.resourceSpans as PlainObject[]) {
     for (const scopeSpans of resourceSpans.scopeSpans as PlainObject[]) {
@@ -116,19 +113,18 @@ export function decodeJson (body: Buffer): DecodedRequest[] {
       }
     }
   }
-  // verify() wants 64-bit integers as numbers or Longs: OTLP/JSON's strings are turned to Longs
-  // (each checked to be a decimal string first, as OTLP/JSON writes them).
-  const longs = (value: unknown): void => {
-    if (typeof value !== 'object' || value === null || value instanceof Buffer) return
-    for (const [key, inner] of Object.entries(value)) {
-      if (INT64_KEYS.has(key)) {
-        if (typeof inner !== 'string' || !/^[0-9]+$/.test(inner)) throw new Error(`${key} is not a decimal string: ${JSON.stringify(inner)}`)
-        ;(value as PlainObject)[key] = Long.fromString(inner, key !== 'intValue')
-      } else longs(inner)
-    }
+  // verify() wants 64-bit integers as numbers or Longs: it checks a copy with OTLP/JSON's decimal
+  // strings (each checked to be one) as numbers; fromObject() reads the strings themselves, exactly.
+  const numbered = (value: unknown): unknown => {
+    if (typeof value !== 'object' || value === null || value instanceof Buffer) return value
+    if (Array.isArray(value)) return value.map(numbered)
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => {
+      if (!INT64_KEYS.has(key)) return [key, numbered(inner)]
+      if (typeof inner !== 'string' || !/^[0-9]+$/.test(inner)) throw new Error(`${key} is not a decimal string: ${JSON.stringify(inner)}`)
+      return [key, Number(inner)]
+    }))
   }
-  longs(object)
-  const problem = ExportTraceServiceRequest.verify(object)
+  const problem = ExportTraceServiceRequest.verify(numbered(object))
   if (problem !== null) throw new Error(`the JSON body does not fit ExportTraceServiceRequest: ${problem}`)
   return plain(ExportTraceServiceRequest.fromObject(object))
 }

@@ -14,11 +14,9 @@ export type AttributeValue = string | number | boolean
 export type Attributes = Array<[key: string, value: AttributeValue]>
 
 /** OTLP's Span.SpanKind. */
-export const SPAN_KIND = { internal: 1, server: 2, client: 3 } as const
-/** OTLP's Status.StatusCode (unset is left out). */
-export const STATUS_ERROR = 2
+const SPAN_KIND = { internal: 1, server: 2, client: 3 } as const
 
-export interface SpanEvent {
+interface SpanEvent {
   /** ns after the profile's start. */
   atNs: number
   name: string
