@@ -51,12 +51,10 @@ function valueOf (value: PlainObject): string | number | boolean {
 }
 
 function attributesOf (list: unknown): Record<string, string | number | boolean> {
-  const attributes: Record<string, string | number | boolean> = {}
-  for (const entry of (list ?? []) as PlainObject[]) {
-    if (entry.key as string in attributes) throw new Error(`attribute ${String(entry.key)} twice`)
-    attributes[entry.key as string] = valueOf(entry.value as PlainObject)
-  }
-  return attributes
+  const entries = ((list ?? []) as PlainObject[]).map(entry => [entry.key as string, valueOf(entry.value as PlainObject)] as const)
+  if (new Set(entries.map(([key]) => key)).size !== entries.length) throw new Error('an attribute key twice')
+  // fromEntries: a key such as __proto__ or valueOf is an own property like any other.
+  return Object.fromEntries(entries)
 }
 
 function hex (bytes: unknown): string {
@@ -72,7 +70,7 @@ function plain (message: Message): DecodedRequest[] {
     const only = scopeSpans[0] as PlainObject
     return {
       resource: attributesOf((resourceSpans.resource as PlainObject).attributes),
-      scope: only.scope as { name: string, version: string },
+      scope: { name: (only.scope as PlainObject).name as string, version: (only.scope as PlainObject).version as string },
       spans: (only.spans as PlainObject[]).map(span => ({
         traceId: hex(span.traceId),
         spanId: hex(span.spanId),
@@ -91,7 +89,7 @@ function plain (message: Message): DecodedRequest[] {
 }
 
 /** An application/x-protobuf body, decoded by the official definitions' generated decoder. */
-function decodeProtobuf (body: Buffer): DecodedRequest[] {
+export function decodeProtobuf (body: Buffer): DecodedRequest[] {
   return plain(ExportTraceServiceRequest.decode(body))
 }
 
@@ -100,7 +98,7 @@ function decodeProtobuf (body: Buffer): DecodedRequest[] {
  * read into the generated message type: the ids turned to bytes first (protobufjs, as proto3's JSON
  * mapping, would take base64), everything else as written. verify() must find nothing wrong.
  */
-function decodeJson (body: Buffer): DecodedRequest[] {
+export function decodeJson (body: Buffer): DecodedRequest[] {
   const object = JSON.parse(body.toString('utf8')) as PlainObject
   for (const resourceSpans of object.resourceSpans as PlainObject[]) {
     for (const scopeSpans of resourceSpans.scopeSpans as PlainObject[]) {
