@@ -4,10 +4,12 @@
 // the counts are exact (exported + dropped + waiting = every span of every stored profile, exported =
 // what the receiver took). A 400 is never retried; a collector that stays down past the tries has its
 // spans dropped and counted. The writer in its own thread, both store engines.
+import type { Worker } from 'node:worker_threads'
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import { buildTestApp } from '../helpers/app.js'
 import { otlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js'
+import { startedWorkers } from '../helpers/started-workers.js'
 import { storeEngines } from '../helpers/store-engines.js'
 import { waitFor } from '../helpers/wait-for.js'
 
@@ -132,3 +134,26 @@ for (const engine of storeEngines(t)) {
     })
   })
 }
+
+t.test('a writer thread that dies with spans waiting: they are counted as dropped, the counts go on from there', async t => {
+  const receiver = await otlpReceiver(t)
+  await receiver.stop()
+  const workers = startedWorkers(t)
+  const app = await buildTestApp(t, { PROFILER_OTLP_ENDPOINT: receiver.url, PROFILER_WRITER: 'thread' }, undefined, { profiler: { otlpTuning: { delayMs: 5, firstRetryMs: 20, maxRetryMs: 50, maxAttempts: 1000 } } })
+  const waiting = [await poll(app), await poll(app)]
+  await app.profileStore.flush()
+  const waitingSpans = await sum(app, waiting)
+  await waitFor(async () => (await listing(app)).export.queuedSpans === waitingSpans, { what: 'the spans waiting for the collector' })
+  const writer = workers[0] as Worker
+  const exited = new Promise(resolve => writer.once('exit', resolve))
+  writer.terminate().catch(() => {})
+  await exited
+  await waitFor(async () => (await listing(app)).export.droppedSpans === waitingSpans, { timeoutMs: 15_000, what: 'the new writer thread\'s first report' })
+  await receiver.start()
+  const after = await poll(app)
+  await app.profileStore.flush()
+  const afterSpans = await spansOf(app, after)
+  await waitFor(async () => (await listing(app)).export.exportedSpans === afterSpans, { what: 'the new thread exporting' })
+  t.match((await listing(app)).export, { state: 'ok', exportedSpans: afterSpans, droppedSpans: waitingSpans, queuedSpans: 0 })
+  t.same(tokensTaken(receiver), [after])
+})

@@ -35,6 +35,8 @@ export class ProfileStore {
   readonly health: StoreHealth
   /** The OTLP export's counts and state, as the writer last reported them; null: profiles are not exported. */
   private exportState: ExportState | null = null
+  /** What writer threads that ended had counted (a restarted one counts from 0); what they held waiting is lost, counted as dropped. */
+  private readonly exportBefore = { exported: 0, dropped: 0 }
   private readonly reservations = new Reservations()
   private readonly queue: ProfileQueue
   private readonly reader: ReaderConnection
@@ -89,7 +91,12 @@ export class ProfileStore {
     } else if (message.type === 'bound') {
       this.health.overBound(message.reason)
     } else if (message.type === 'export') {
-      this.exportChanged(message.state)
+      if (message.first === true && this.exportState !== null) {
+        this.exportBefore.exported = this.exportState.exportedSpans
+        this.exportBefore.dropped = this.exportState.droppedSpans + this.exportState.queuedSpans
+      }
+      const { state } = message
+      this.exportChanged({ ...state, exportedSpans: state.exportedSpans + this.exportBefore.exported, droppedSpans: state.droppedSpans + this.exportBefore.dropped })
     }
   }
 

@@ -60,5 +60,5 @@ export type WriterMessage =
   /** The store is over PROFILER_MAX_BYTES with nothing left that retention may delete, and why; null: it holds the bound again. */
   | { type: 'bound', reason: string | null }
   | { type: 'error', message: string }
-  /** What became of the spans sent out so far (the OTLP export), whenever it changes. */
-  | { type: 'export', state: ExportState }
+  /** What became of the spans sent out so far (the OTLP export), whenever it changes; `first`: a writer (thread) that just started, counting from 0. */
+  | { type: 'export', state: ExportState, first?: true }

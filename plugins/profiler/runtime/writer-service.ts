@@ -34,7 +34,7 @@ export function startWriterService (settings: WriterSettings, send: (message: Wr
   let store: StoreWriter | null = null
   const redactor = new Redactor(settings.redaction)
   // Profiles just stored are sent out as traces from here, never holding up the next write.
-  const profileExport = settings.export === undefined ? null : startProfileExport(settings.export, state => { send({ type: 'export', state }) })
+  const profileExport = settings.export === undefined ? null : startProfileExport(settings.export, state => { send({ type: 'export', state }) }, state => { send({ type: 'export', state, first: true }) })
   // Collected at the first capture (a failure is reported, and the profiles go without them).
   let processPanels: ProcessPanels | null | undefined = settings.process === undefined ? null : undefined
 

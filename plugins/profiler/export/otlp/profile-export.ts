@@ -28,10 +28,11 @@ function panelsOf ({ record, panels }: StoredForExport): ExportedPanels {
   return fromStoredPanels(JSON.parse(record.panels) as Record<string, unknown>, row) as ExportedPanels
 }
 
-export function startProfileExport (settings: ExportSettings, report: (state: ExportState) => void): ProfileExport {
+/** `report` hears every change of the counts; `started` the first, before any profile is offered. */
+export function startProfileExport (settings: ExportSettings, report: (state: ExportState) => void, started: (state: ExportState) => void): ProfileExport {
   const encoding = (settings.otlp.protocol === 'http/json' ? jsonEncoding : protobufEncoding)(settings.otlp.resource, settings.scope)
   const exporter = new OtlpExporter(settings.otlp, encoding, settings.tuning, report)
-  report(exporter.snapshot())
+  started(exporter.snapshot())
   return {
     offer: profiles => {
       if (profiles.length > 0) exporter.offer(profiles.map(profile => () => encoding.encode(profileTrace(profile.record, panelsOf(profile)))))
