@@ -157,3 +157,33 @@ t.test('a writer thread that dies with spans waiting: they are counted as droppe
   t.match((await listing(app)).export, { state: 'ok', exportedSpans: afterSpans, droppedSpans: waitingSpans, queuedSpans: 0 })
   t.same(tokensTaken(receiver), [after])
 })
+
+t.test('bounded in bytes: requests split at the request bound; traces that find the queue full are dropped and counted', async t => {
+  const receiver = await otlpReceiver(t)
+  const probe = await buildTestApp(t, { PROFILER_OTLP_ENDPOINT: receiver.url }, undefined, { profiler: { otlpTuning: { delayMs: 5 } } })
+  await poll(probe)
+  await probe.profileStore.flush()
+  await waitFor(() => receiver.received.length === 1, { what: 'one trace, to know its size' })
+  const traceBytes = receiver.received[0]?.body.length ?? 0
+  // Room for two traces a request; the queue holds all five made at once.
+  const split = await buildTestApp(t, { PROFILER_OTLP_ENDPOINT: receiver.url }, undefined, { profiler: { otlpTuning: { delayMs: 200, maxRequestBytes: Math.floor(traceBytes * 2.5) } } })
+  const five: string[] = []
+  for (let i = 0; i < 5; i++) five.push(await poll(split))
+  await split.profileStore.flush()
+  await waitFor(() => five.every(token => tokensTaken(receiver).includes(token)), { what: 'the five traces' })
+  const bodies = receiver.received.slice(1).map(request => request.body.length)
+  t.ok(bodies.length >= 3, `in ${bodies.length} requests`)
+  t.ok(bodies.every(bytes => bytes <= traceBytes * 2.5 + 512), 'each within the bound (and its envelope)')
+
+  // A queue too small for any trace: every one dropped, counted, nothing sent.
+  const sentBefore = receiver.received.length
+  const full = await buildTestApp(t, { PROFILER_OTLP_ENDPOINT: receiver.url }, undefined, { profiler: { otlpTuning: { delayMs: 5, maxQueueBytes: 64 } } })
+  const dropped = [await poll(full), await poll(full)]
+  await full.profileStore.flush()
+  const droppedSpans = await sum(full, dropped)
+  await waitFor(async () => (await listing(full)).export.droppedSpans === droppedSpans, { what: 'the traces dropped' })
+  t.match((await listing(full)).export, { state: 'failing', exportedSpans: 0, queuedSpans: 0, reason: /export queue is full/ })
+  t.ok(dropped.every(token => !tokensTaken(receiver).includes(token)) && receiver.received.length === sentBefore, 'nothing sent')
+  const stored = (await listing(full)).tokens
+  t.ok(dropped.every(token => stored.includes(token)), 'their profiles stored all the same')
+})
