@@ -184,6 +184,8 @@ t.test('bounded in bytes: requests split at the request bound; traces that find 
   await waitFor(async () => (await listing(full)).export.droppedSpans === droppedSpans, { what: 'the traces dropped' })
   t.match((await listing(full)).export, { state: 'failing', exportedSpans: 0, queuedSpans: 0, reason: /export queue is full/ })
   t.ok(dropped.every(token => !tokensTaken(receiver).includes(token)) && receiver.received.length === sentBefore, 'nothing sent')
+  const page = (await full.inject({ url: '/_profiler/empty/search/results' })).body
+  t.match(page, `<p class="error-message" id="otlp-export">Kept profiles are sent as traces to ${receiver.url}/v1/traces (http/protobuf): 0 span(s) exported, ${droppedSpans} dropped, 0 waiting; failing since`, 'the listing page says it')
   const stored = (await listing(full)).tokens
   t.ok(dropped.every(token => stored.includes(token)), 'their profiles stored all the same')
 })
