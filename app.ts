@@ -17,6 +17,7 @@ import missCompression from './plugins/routing/miss-compression.js'
 import views from './plugins/views.js'
 import { HttpError } from './lib/http-error.js'
 import { redactionRules } from './lib/redact.js'
+import { shownOtlp } from './lib/otlp-environment.js'
 import { routableUrl } from './plugins/routing/request-target.js'
 import { ROUTER_OPTIONS } from './plugins/routing/route-mirror.js'
 import { serializerCompiler, validatorCompiler } from './schema-compilers.js'
@@ -130,8 +131,11 @@ export async function buildApp (config: Config, overrides: AppOverrides = {}): P
       retention: { maxProfiles: config.profilerMaxProfiles, maxAgeMs: config.profilerMaxAgeMs, maxBytes: config.profilerMaxBytes, statsMaxAgeMs: config.profilerStatsMaxAgeMs },
       maxQueueBytes: config.profilerMaxQueueBytes,
       alerts: config.profilerAlerts,
-      // The alert rules hold webhook URLs and secrets: the environment panel shows the file's path only.
-      configuration: Object.fromEntries(Object.entries(config).filter(([name]) => name !== 'profilerAlerts')),
+      otlp: config.profilerOtlp,
+      version: config.version,
+      // The alert rules hold webhook URLs and secrets: the environment panel shows the file's path only;
+      // the OTLP headers hold credentials: it shows their names only.
+      configuration: { ...Object.fromEntries(Object.entries(config).filter(([name]) => name !== 'profilerAlerts')), profilerOtlp: shownOtlp(config.profilerOtlp) },
       ...overrides.profiler
     })
   }

@@ -6,6 +6,7 @@ import { Type, type Static } from 'typebox'
 import { packageRoot } from './paths.js'
 import { traceLink } from './lib/trace-context.js'
 import { AlertRulesError, loadAlertRules, type AlertRules } from './lib/alerts/rules-file.js'
+import { OtlpEnvironmentError, otlpSettingsOf, type OtlpSettings } from './lib/otlp-environment.js'
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 /** A comma-separated list of names (header or field names), possibly empty. */
@@ -85,7 +86,11 @@ const EnvSchema = Type.Object({
   MAX_EVENT_LOOP_DELAY: Type.String({ pattern: DURATION, default: '1s', description: DURATION_RULE }),
   TRUSTED_HOSTS: Type.String({ default: '' }),
   // Alert rules read from the route statistics (issue 40): a JSON file, validated at start.
-  PROFILER_ALERTS: Type.Optional(Type.String({ minLength: 1 }))
+  PROFILER_ALERTS: Type.Optional(Type.String({ minLength: 1 })),
+  // Every kept profile sent out as a trace over OTLP/HTTP (issue 39): a collector's base URL, or
+  // `otel` for the OTEL_EXPORTER_OTLP_* variables; lib/otlp-environment.ts reads the rest.
+  PROFILER_OTLP_ENDPOINT: Type.Optional(Type.String()),
+  PROFILER_OTLP_PROTOCOL: Type.Optional(Type.String())
 })
 
 /** Variables whose value is never repeated in an error message. */
@@ -153,6 +158,8 @@ export interface Config {
   profilerAlertsPath: string | null
   /** Its rules, validated. Holds the webhooks' URLs and secrets: never log or show it. */
   profilerAlerts: AlertRules | null
+  /** Where kept profiles are sent as traces (PROFILER_OTLP_ENDPOINT); null: not sent. Holds the OTLP headers (credentials): never log or show it. */
+  profilerOtlp: OtlpSettings | null
 }
 
 /** Thrown for an invalid environment; `message` is one line per bad variable. */
@@ -304,6 +311,8 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   }
   eitherUrlOrPath(env, 'DATABASE_URL', 'DATABASE_PATH')
   const profilerAlertsPath = parsed.PROFILER_ALERTS === undefined ? null : resolvePath(parsed.PROFILER_ALERTS)
+  const version = readVersion()
+  const profilerDeployment = parsed.PROFILER_DEPLOYMENT ?? hostname()
   return {
     port: parsed.PORT,
     host: parsed.HOST,
@@ -316,7 +325,7 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     trustProxy: parseTrustProxy(parsed.TRUST_PROXY),
     logLevel: parsed.LOG_LEVEL,
     profilerLogLevel: parsed.PROFILER_LOG_LEVEL,
-    version: readVersion(),
+    version,
     profilerMaxProfiles: parsed.PROFILER_MAX_PROFILES,
     profilerMaxAgeMs: parseDuration(parsed.PROFILER_MAX_AGE),
     profilerSlowQueryMs: parseDuration(parsed.PROFILER_SLOW_QUERY),
@@ -330,7 +339,7 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     profilerRedactFields: parseNameList(parsed.PROFILER_REDACT_FIELDS),
     profilerDatabaseUrl: parsed.PROFILER_DATABASE_URL ?? null,
     databaseUrl: parsed.DATABASE_URL ?? null,
-    profilerDeployment: parsed.PROFILER_DEPLOYMENT ?? hostname(),
+    profilerDeployment,
     profilerPartitionMs: parseDuration(parsed.PROFILER_PARTITION),
     profilerTraceUrl: traceUrlOf(parsed.PROFILER_TRACE_URL),
     profilerWriter: parsed.PROFILER_WRITER,
@@ -341,7 +350,20 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     maxEventLoopDelayMs: parseDuration(parsed.MAX_EVENT_LOOP_DELAY),
     trustedHosts,
     profilerAlertsPath,
-    profilerAlerts: profilerAlertsPath === null ? null : alertRules(profilerAlertsPath)
+    profilerAlerts: profilerAlertsPath === null ? null : alertRules(profilerAlertsPath),
+    profilerOtlp: otlpSettings(env, { name: SERVICE_NAME, version, environment: parsed.NODE_ENV, deployment: profilerDeployment })
+  }
+}
+
+/** The resource's service.name unless OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES say otherwise. */
+const SERVICE_NAME = 'profiled-api'
+
+function otlpSettings (env: Record<string, string | undefined>, service: Parameters<typeof otlpSettingsOf>[1]): OtlpSettings | null {
+  try {
+    return otlpSettingsOf(env, service)
+  } catch (err) {
+    if (err instanceof OtlpEnvironmentError) throw new ConfigError(`Invalid environment: ${err.message}`)
+    throw err
   }
 }
 

@@ -7,6 +7,7 @@
 // bench/results.json (results-postgres.json for --store=postgres, against a cluster it starts
 // itself under var/bench/postgres). Every figure is also given as a ratio against a baseline of the
 // same run. --only=pages: the status poll beside clients looping on the costliest profiler pages. --only=burst: issue 20's scanner bursts into a byte-bounded store. --smoke: tiny sizes and runs, only to check that the benchmark itself works.
+// --only=otlp: issue 39's OTLP export beside @fastify/otel with a batched OTLP exporter, against the profiler without export.
 // --only=hooks: the timeline's hook timing alone, a timed app against an untimed one in one process.
 // --seconds=<n> and --rounds=<n> set the measured seconds of each load run and the interleaved rounds.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -16,6 +17,7 @@ import { packageRoot } from '../paths.js'
 import { measureCpu } from './cpu.js'
 import { BEFORE_PANELS, measureBeforeAfter } from './cpu-before-after.js'
 import { measureSampling } from './cpu-sampling.js'
+import { measureOtlpCost } from './cpu-otlp.js'
 import { measureHookTiming } from './hook-timing.js'
 import { measurePanelsInProcess } from './in-process.js'
 import { runLoad, type LoadResult, type Mix } from './load.js'
@@ -169,6 +171,11 @@ async function measureSamplingCost (): Promise<void> {
   results.sampling = await measureSampling(cpuRunSettings())
 }
 
+async function measureOtlpExportCost (): Promise<void> {
+  log('\n## Issue 39: CPU per request of the OTLP export against @fastify/otel with a batched OTLP exporter')
+  results.otlp = await measureOtlpCost(cpuRunSettings())
+}
+
 async function measureSearch (): Promise<void> {
   log(`\n## Search (p50/p99 ms; ${SEARCH_ITERATIONS} calls in-process, ${HTTP_ITERATIONS} listing pages over HTTP)`)
   const cases = searchCases(SEED_END_MS)
@@ -285,10 +292,10 @@ const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node
 log(`# Profiler benchmark${quick ? ' (--quick)' : ''}${smoke ? ' (--smoke: not a measurement)' : ''}, ${store.name} store: ${machine.nproc} cores, ${machine.cpu}, Node ${machine.node}, ${machine.date}`)
 results.machine = machine
 // First: it measures the first app this process builds.
-const sections: Record<string, () => Promise<void>> = { suite: measureSuiteCosts, store: measureStore, cpu: measureCpuPerRequest, panels: measurePanelsCost, hooks: measureHookTimingCost, sampling: measureSamplingCost, search: measureSearch, throughput: measureThroughput, memory: measureMemory, pages: measurePagesBesidePoll, burst: measureScannerBursts }
+const sections: Record<string, () => Promise<void>> = { suite: measureSuiteCosts, store: measureStore, cpu: measureCpuPerRequest, panels: measurePanelsCost, hooks: measureHookTimingCost, sampling: measureSamplingCost, otlp: measureOtlpExportCost, search: measureSearch, throughput: measureThroughput, memory: measureMemory, pages: measurePagesBesidePoll, burst: measureScannerBursts }
 const only = process.argv.find(arg => arg.startsWith('--only='))?.slice('--only='.length).split(',')
 // The sections that run on empty stores only need no seeded one.
-const needsStore = only === undefined || only.some(name => !['suite', 'pages', 'burst', 'sampling', 'panels', 'hooks'].includes(name))
+const needsStore = only === undefined || only.some(name => !['suite', 'pages', 'burst', 'sampling', 'otlp', 'panels', 'hooks'].includes(name))
 for (const [name, section] of Object.entries(sections)) {
   // --only=cpu runs the panels' before and after too (as it always has); --only=panels runs it alone.
   if (only === undefined || only.includes(name) || (name === 'store' && needsStore) || (name === 'panels' && only.includes('cpu'))) await section()

@@ -18,6 +18,8 @@ import { WriterThread } from './runtime/writer-thread.js'
 import type { AlertRules } from '../../lib/alerts/rules-file.js'
 import { AlertService } from './alerts/alert-service.js'
 import { openAlertStore } from './engine/open-alert-store.js'
+import type { OtlpSettings } from '../../lib/otlp-environment.js'
+import { DEFAULT_EXPORT_TUNING, type ExportTuning } from './export/otlp/exporter.js'
 
 export interface ProfilerOptions {
   /** The profiler's own store: a SQLite file or a PostgreSQL database. */
@@ -54,6 +56,12 @@ export interface ProfilerOptions {
   configuration?: Readonly<Record<string, unknown>>
   /** The alert rules (PROFILER_ALERTS), evaluated in the background from the route statistics; null: none. */
   alerts?: AlertRules | null
+  /** Where kept profiles are sent as traces (PROFILER_OTLP_ENDPOINT); null or absent: they are not. */
+  otlp?: OtlpSettings | null
+  /** The export's delays and bounds (tests shorten them). */
+  otlpTuning?: Partial<ExportTuning>
+  /** The service's version: the export's instrumentation scope names it. */
+  version?: string
 }
 
 declare module 'fastify' {
@@ -63,6 +71,8 @@ declare module 'fastify' {
 }
 
 const DROP_LOG_INTERVAL_MS = 10_000
+/** The instrumentation scope of the spans the export sends. */
+const EXPORT_SCOPE = 'profiled-api/profiler'
 /** When this process started (the main thread's time origin), epoch ms: the same for every app it builds. */
 const PROCESS_STARTED_AT_MS = Math.round(performance.timeOrigin)
 
@@ -106,7 +116,10 @@ export default fp<ProfilerOptions>(async function profilerPlugin (app, options) 
       redaction: options.redaction,
       retention: options.retention,
       retentionIntervalMs: options.retentionIntervalMs ?? 1000,
-      process: { configuration: options.configuration ?? {}, deployment: options.deployment, startedAtMs: PROCESS_STARTED_AT_MS }
+      process: { configuration: options.configuration ?? {}, deployment: options.deployment, startedAtMs: PROCESS_STARTED_AT_MS },
+      ...(options.otlp === undefined || options.otlp === null
+        ? {}
+        : { export: { otlp: options.otlp, tuning: { ...DEFAULT_EXPORT_TUNING, ...options.otlpTuning }, scope: { name: EXPORT_SCOPE, version: options.version ?? '' } } })
     },
     message => {
       if (message.type === 'error') store.health.fail(message.message)

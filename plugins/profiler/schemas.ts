@@ -28,6 +28,24 @@ export type ProfileSummary = Static<typeof ProfileSummarySchema>
  * What the operator sees of the store: taking writes, failing since when and why, or over
  * PROFILER_MAX_BYTES since when and why (retention has nothing left it may delete: docs/profiler.md, Retention).
  */
+/**
+ * The OTLP export of kept profiles (PROFILER_OTLP_ENDPOINT), since the process started: spans
+ * exported, dropped (the collector refused them, stayed down past the retries, or the export's
+ * queue was full) and waiting; `state` ok, retrying (a batch waits to be tried again) or failing
+ * (spans were dropped since the last batch the collector took), since when and why.
+ */
+const ExportStateSchema = Type.Object({
+  url: Type.String(),
+  protocol: Type.String(),
+  state: Type.Union([Type.Literal('ok'), Type.Literal('retrying'), Type.Literal('failing')]),
+  since: Type.Union([Type.String(), Type.Null()]),
+  reason: Type.Union([Type.String(), Type.Null()]),
+  exportedSpans: Type.Integer(),
+  droppedSpans: Type.Integer(),
+  queuedSpans: Type.Integer()
+})
+export type ExportState = Static<typeof ExportStateSchema>
+
 const StoreHealthSchema = Type.Object({
   state: Type.Union([Type.Literal('ok'), Type.Literal('failing'), Type.Literal('over-bound')]),
   /** ISO time the current fault (or the state over the bound) began, or null. */
@@ -38,7 +56,9 @@ const StoreHealthSchema = Type.Object({
   /** Profiles waiting in memory to be written. */
   queued: Type.Integer(),
   /** Requests not kept as profiles that could not be counted in the route statistics either, since the process started. */
-  statisticsDropped: Type.Integer()
+  statisticsDropped: Type.Integer(),
+  /** Present when kept profiles are sent out as traces. */
+  export: Type.Optional(ExportStateSchema)
 })
 export type StoreHealthSnapshot = Static<typeof StoreHealthSchema>
 

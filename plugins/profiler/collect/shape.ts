@@ -24,8 +24,10 @@ function parseResponseBody (text: string | undefined): unknown {
 /**
  * The profile of a captured request: redacted, with every panel's data JSON-encoded; the
  * per-process panels are not collected here but referenced (`process`: collect/process-panels.ts).
+ * With it, the panels' data as collected (`panels`, not encoded): the OTLP export reads them in the
+ * writer thread instead of parsing back the JSON just written.
  */
-export function shapeProfile (capture: RequestCapture, redactor: Redactor, process: ProcessPanels | null = null): ProfileRecord {
+export function shapeProfile (capture: RequestCapture, redactor: Redactor, process: ProcessPanels | null = null): { record: ProfileRecord, panels: Record<string, unknown> } {
   const collected: Record<string, unknown> = {}
   const context: CollectContext = {
     capture,
@@ -64,5 +66,5 @@ export function shapeProfile (capture: RequestCapture, redactor: Redactor, proce
   const trace = (collected.request as { trace?: { traceId: string } } | undefined)?.trace
   if (trace !== undefined) record.traceId = trace.traceId
   if (process !== null) record.process = process
-  return record
+  return { record, panels: collected }
 }

@@ -7,6 +7,7 @@ import { ReaderConnection } from './reader-connection.js'
 import { Reservations } from './reservations.js'
 import type { WriterClient } from './writer-client.js'
 import type { WriterMessage } from './writer-protocol.js'
+import type { ExportState } from '../schemas.js'
 
 export { DEFAULT_STORE_OPTIONS, type StoreOptions } from './profile-queue.js'
 
@@ -32,6 +33,10 @@ export class ProfileStore {
   /** Stored profiles, as the writer (or the reader at open) last reported. */
   count = 0
   readonly health: StoreHealth
+  /** The OTLP export's counts and state, as the writer last reported them; null: profiles are not exported. */
+  private exportState: ExportState | null = null
+  /** What writer threads that ended had counted (a restarted one counts from 0); what they held waiting is lost, counted as dropped. */
+  private readonly exportBefore = { exported: 0, dropped: 0 }
   private readonly reservations = new Reservations()
   private readonly queue: ProfileQueue
   private readonly reader: ReaderConnection
@@ -85,6 +90,13 @@ export class ProfileStore {
       for (const token of message.tokens) this.reservations.reserve(token)
     } else if (message.type === 'bound') {
       this.health.overBound(message.reason)
+    } else if (message.type === 'export') {
+      if (message.first === true && this.exportState !== null) {
+        this.exportBefore.exported = this.exportState.exportedSpans
+        this.exportBefore.dropped = this.exportState.droppedSpans + this.exportState.queuedSpans
+      }
+      const { state } = message
+      this.exportChanged({ ...state, exportedSpans: state.exportedSpans + this.exportBefore.exported, droppedSpans: state.droppedSpans + this.exportBefore.dropped })
     }
   }
 
@@ -131,7 +143,17 @@ export class ProfileStore {
   }
 
   healthSnapshot (): StoreHealthSnapshot {
-    return this.health.snapshot()
+    const snapshot = this.health.snapshot()
+    return this.exportState === null ? snapshot : { ...snapshot, export: this.exportState }
+  }
+
+  /** Logs the export's faults once each way, as the store's own: when spans start being retried or dropped, and when the collector takes them again. */
+  private exportChanged (state: ExportState): void {
+    const before = this.exportState?.state ?? 'ok'
+    this.exportState = state
+    if (state.state === before) return
+    if (state.state === 'ok') this.events.info(`profiler: the OTLP collector takes spans again; ${state.droppedSpans} span(s) dropped since the service started`)
+    else if (before === 'ok') this.events.error(`profiler: profiles cannot be sent to the OTLP collector (${state.reason ?? ''}); spans are retried, then dropped and counted`)
   }
 
   /** Runs the retention bounds now (as seen at `now`), after everything queued is stored. */

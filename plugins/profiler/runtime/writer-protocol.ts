@@ -5,6 +5,8 @@ import type { QueuedProfile } from '../profile.js'
 import type { RetentionLimits, StatisticsStamp, StoreTarget } from '../engine/contract.js'
 import type { StatisticsBatch } from './statistics-columns.js'
 import type { MissingWindow } from '../stats/missing.js'
+import type { ExportSettings } from '../export/otlp/profile-export.js'
+import type { ExportState } from '../schemas.js'
 
 export interface WriterSettings {
   target: StoreTarget
@@ -16,6 +18,8 @@ export interface WriterSettings {
   retentionIntervalMs: number
   /** What the per-process panels read (the environment); absent: the profiles have none. */
   process?: ProcessFacts
+  /** Where stored profiles are sent as traces (OTLP/HTTP); absent: they are not. */
+  export?: ExportSettings
 }
 
 export type WriterRequest =
@@ -56,3 +60,5 @@ export type WriterMessage =
   /** The store is over PROFILER_MAX_BYTES with nothing left that retention may delete, and why; null: it holds the bound again. */
   | { type: 'bound', reason: string | null }
   | { type: 'error', message: string }
+  /** What became of the spans sent out so far (the OTLP export), whenever it changes; `first`: a writer (thread) that just started, counting from 0. */
+  | { type: 'export', state: ExportState, first?: true }

@@ -6,12 +6,19 @@
 import { Redactor } from '../../../lib/redact.js'
 import { collectProcessPanels } from '../collect/process-panels.js'
 import { shapeProfile } from '../collect/shape.js'
-import type { ProcessPanels, ProfileRecord, QueuedProfile } from '../profile.js'
+import type { ProcessPanels, QueuedProfile } from '../profile.js'
 import type { StoreWriter } from '../engine/contract.js'
 import type { WriterMessage, WriterRequest, WriterSettings } from './writer-protocol.js'
 import { isOpenFault, openStoreWriter } from '../engine/open-writer.js'
 import { statisticsOf } from './statistics-columns.js'
-import { writeBatch, type SetAside } from './write-batch.js'
+import { writeBatch, type BatchOutcome, type SetAside } from './write-batch.js'
+import { startProfileExport, type StoredForExport } from '../export/otlp/profile-export.js'
+
+/** The profiles of a batch that are in the store now: not rejected, set aside or left to be retried (offered when they are written). */
+function storedOf (shaped: StoredForExport[], outcome: BatchOutcome): StoredForExport[] {
+  const notStored = new Set<string>([...outcome.rejected, ...outcome.setAside.map(aside => aside.token), ...(outcome.ok ? [] : outcome.retry)])
+  return notStored.size === 0 ? shaped : shaped.filter(profile => !notStored.has(profile.record.token))
+}
 
 /** Takes one request; the promise resolves once it has been answered (it never rejects: failures are answers). */
 export type WriterService = (request: WriterRequest) => Promise<void>
@@ -26,6 +33,8 @@ export function startWriterService (settings: WriterSettings, send: (message: Wr
   }
   let store: StoreWriter | null = null
   const redactor = new Redactor(settings.redaction)
+  // Profiles just stored are sent out as traces from here, never holding up the next write.
+  const profileExport = settings.export === undefined ? null : startProfileExport(settings.export, state => { send({ type: 'export', state }) }, state => { send({ type: 'export', state, first: true }) })
   // Collected at the first capture (a failure is reported, and the profiles go without them).
   let processPanels: ProcessPanels | null | undefined = settings.process === undefined ? null : undefined
 
@@ -40,12 +49,12 @@ export function startWriterService (settings: WriterSettings, send: (message: Wr
     return processPanels
   }
 
-  /** The batch's captures shaped into profiles; one that cannot be shaped is left out and reported. */
-  function shapeBatch (batch: QueuedProfile[], unshaped: SetAside[]): ProfileRecord[] {
-    const records: ProfileRecord[] = []
+  /** The batch's captures shaped into profiles (with their panels as collected); one that cannot be shaped is left out and reported. */
+  function shapeBatch (batch: QueuedProfile[], unshaped: SetAside[]): StoredForExport[] {
+    const records: StoredForExport[] = []
     for (const item of batch) {
       if (!('kind' in item)) {
-        records.push(item)
+        records.push({ record: item, panels: null })
         continue
       }
       try {
@@ -70,7 +79,9 @@ export function startWriterService (settings: WriterSettings, send: (message: Wr
         case 'write': {
           const writer = await openStore()
           const unshaped: SetAside[] = []
-          const outcome = await writeBatch(writer, shapeBatch(request.batch, unshaped), statisticsOf(request.statistics), request.stamp, request.missing)
+          const shaped = shapeBatch(request.batch, unshaped)
+          const outcome = await writeBatch(writer, shaped.map(profile => profile.record), statisticsOf(request.statistics), request.stamp, request.missing)
+          if (profileExport !== null) profileExport.offer(storedOf(shaped, outcome))
           const settled = { count: writer.count, written: outcome.written, rejected: outcome.rejected, unshaped: [...unshaped, ...outcome.setAside], statisticsLost: outcome.statisticsLost }
           if (outcome.ok) send({ type: 'done', id: request.id, ...settled })
           else send({ type: 'done', id: request.id, ...settled, error: (outcome.error as Error).message, fault: writer.isFault(outcome.error), retry: outcome.retry, statisticsSettled: outcome.statisticsSettled })
@@ -83,7 +94,7 @@ export function startWriterService (settings: WriterSettings, send: (message: Wr
           break
         }
         case 'close':
-          await store?.close()
+          await Promise.all([store?.close(), profileExport?.close()])
           send({ type: 'done', id: request.id, count: store?.count ?? 0 })
           break
       }

@@ -1,0 +1,233 @@
+// A kept profile as one trace (issue 39, "Send profiles out as traces"), built in the writer thread
+// from the panels as collected (redacted already, as stored): a SERVER span for the request, an
+// INTERNAL span per timed hook run and the handler (named as @fastify/otel names them), a CLIENT
+// span per statement, log lines at warn and above as events, the error as an `exception` event.
+// Attribute names are the stable semantic conventions' (HTTP and database spans, v1.44); the
+// profile's token and link go under `profiler.*` (no convention exists for them).
+import { randomFillSync } from 'node:crypto'
+import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../profile.js'
+import type { TimelineData, TimelineItem } from '../../panels/timeline/schema.js'
+import type { DbData, DbStatement } from '../../panels/db/schema.js'
+import type { RequestData } from '../../panels/request/schema.js'
+
+export type AttributeValue = string | number | boolean
+export type Attributes = Array<[key: string, value: AttributeValue]>
+
+/** OTLP's Span.SpanKind. */
+const SPAN_KIND = { internal: 1, server: 2, client: 3 } as const
+
+interface SpanEvent {
+  /** ns after the profile's start. */
+  atNs: number
+  name: string
+  attributes: Attributes
+}
+
+export interface ExportSpan {
+  spanId: Buffer
+  /** null: a root without a remote parent. */
+  parentSpanId: Buffer | null
+  name: string
+  kind: number
+  /** ns after the profile's start (the request's). */
+  startNs: number
+  endNs: number
+  attributes: Attributes
+  events: SpanEvent[]
+  /** Set for errors only (an ERROR status with its message); OTLP leaves the others unset. */
+  error: string | null
+}
+
+export interface ExportTrace {
+  traceId: Buffer
+  /** The W3C tracestate the request arrived with ('' when none): the root span (the first) carries it on. */
+  traceState: string
+  /** The request's start, epoch ms (whole: the profile's id holds it); the spans' times count from it. */
+  startMs: number
+  spans: ExportSpan[]
+}
+
+interface LogLine { offsetMs: number, level: string, message: string }
+interface ExceptionData { name: string, message: string, chain: Array<{ name: string, message: string, stack?: string }> }
+
+/** The panels the export reads, as collected (shape.ts); any of them may be missing. */
+export interface ExportedPanels {
+  request?: RequestData
+  timeline?: TimelineData
+  db?: DbData
+  logs?: { lines: LogLine[] }
+  exception?: ExceptionData | null
+}
+
+const KNOWN_METHODS = new Set(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'QUERY', 'TRACE'])
+const EXPORTED_LOG_LEVELS = new Set(['warn', 'error', 'fatal'])
+const DB_SYSTEMS = { sqlite: 'sqlite', postgres: 'postgresql' } as const
+const TRACE_ID_BYTES = 16
+const SPAN_ID_BYTES = 8
+
+function ns (ms: number): number {
+  return Math.round(ms * 1e6)
+}
+
+/** Random bytes for a trace: its trace id (when the request carried none) and each span's id. */
+class Ids {
+  private readonly bytes: Buffer
+  constructor (spanCount: number) {
+    this.bytes = randomFillSync(Buffer.allocUnsafe(TRACE_ID_BYTES + SPAN_ID_BYTES * spanCount))
+  }
+
+  /** The request's trace id, or a random one. */
+  traceId (hex: string | undefined): Buffer {
+    return hex === undefined ? nonZero(this.bytes.subarray(0, TRACE_ID_BYTES)) : Buffer.from(hex, 'hex')
+  }
+
+  span (index: number): Buffer {
+    const at = TRACE_ID_BYTES + index * SPAN_ID_BYTES
+    return nonZero(this.bytes.subarray(at, at + SPAN_ID_BYTES))
+  }
+}
+
+/** An all-zero id is invalid: one bit set makes sure. */
+function nonZero (id: Buffer): Buffer {
+  id.writeUInt8(id.readUInt8(0) | 1, 0)
+  return id
+}
+
+/** @fastify/otel's span name and attributes for a hook run or the handler. */
+function hookSpan (item: TimelineItem): { name: string, attributes: Attributes } {
+  const callback = item.name === '' ? 'anonymous' : item.name
+  const named = item.name === '' ? (item.plugin === '' ? 'anonymous' : item.plugin) : item.name
+  if (item.kind === 'handler') {
+    return { name: `handler - ${named}`, attributes: [['hook.name', `${item.plugin} - route-handler`], ['fastify.type', 'request-handler'], ['hook.callback.name', callback]] }
+  }
+  const route = item.plugin === 'route'
+  return {
+    name: `${item.type} - ${named}`,
+    attributes: [
+      ['hook.name', route ? `route -> ${item.type}` : `${item.plugin} - ${item.type}`],
+      ['fastify.type', route ? 'route-hook' : 'hook'],
+      ['hook.callback.name', callback]
+    ]
+  }
+}
+
+function header (headers: Record<string, unknown> | undefined, name: string): string | undefined {
+  const value = headers?.[name]
+  return typeof value === 'string' ? value : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined
+}
+
+/** The SERVER span's attributes (HTTP server span, stable): from the row's values and the request panel, redacted as stored. */
+function serverAttributes (record: ProfileRecord, url: URL | null, request: RequestData | undefined): Attributes {
+  const method = record.method.toUpperCase()
+  const known = KNOWN_METHODS.has(method)
+  const attributes: Attributes = [['http.request.method', known ? method : '_OTHER']]
+  if (!known) attributes.push(['http.request.method_original', record.method])
+  if (url !== null) {
+    attributes.push(['url.scheme', url.protocol.slice(0, -1)], ['url.path', url.pathname])
+    if (url.search.length > 1) attributes.push(['url.query', url.search.slice(1)])
+    attributes.push(['server.address', url.hostname])
+    if (url.port !== '') attributes.push(['server.port', Number(url.port)])
+  }
+  if (record.route !== null) attributes.push(['http.route', record.route])
+  attributes.push(['http.response.status_code', record.statusCode])
+  if (record.statusCode >= 500) attributes.push(['error.type', String(record.statusCode)])
+  if (record.ip !== '') attributes.push(['client.address', record.ip])
+  const agent = header(request?.requestHeaders, 'user-agent')
+  if (agent !== undefined) attributes.push(['user_agent.original', agent])
+  attributes.push(['profiler.token', record.token])
+  if (url !== null) attributes.push(['profiler.url', `${url.origin}/_profiler/${record.token}`])
+  return attributes
+}
+
+function paramText (value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value) ?? String(value)
+}
+
+/** A statement's CLIENT span attributes (database client span, stable): the SQL as prepared, its parameters apart. */
+function statementAttributes (statement: DbStatement, system: string | null): Attributes {
+  const attributes: Attributes = []
+  if (system !== null) attributes.push(['db.system.name', system])
+  attributes.push(['db.query.text', statement.sql])
+  if (/^[A-Z]+$/.test(statement.kind)) attributes.push(['db.operation.name', statement.kind])
+  const params = statement.params
+  if (Array.isArray(params)) params.forEach((value, index) => { attributes.push([`db.query.parameter.${index}`, paramText(value)]) })
+  else for (const [name, value] of Object.entries(params)) attributes.push([`db.query.parameter.${name}`, paramText(value)])
+  if (statement.rows !== null) attributes.push(['db.response.returned_rows', statement.rows])
+  if (statement.error !== null) attributes.push(['error.type', '_OTHER'])
+  return attributes
+}
+
+/** The innermost hook or handler span running at `atNs` (the root when none): where a statement or a log line hangs. */
+function enclosing (spans: ExportSpan[], hookCount: number, atNs: number): ExportSpan {
+  let found = spans[0] as ExportSpan
+  for (let index = 1; index <= hookCount; index++) {
+    const span = spans[index] as ExportSpan
+    if (span.startNs <= atNs && atNs <= span.endNs) found = span
+  }
+  return found
+}
+
+function parsedUrl (url: string): URL | null {
+  try {
+    return new URL(url)
+  } catch {
+    return null
+  }
+}
+
+/** The trace of one kept profile. */
+export function profileTrace (record: ProfileRecord, panels: ExportedPanels): ExportTrace {
+  const trace = panels.request?.trace
+  const hooks = (panels.timeline?.items ?? []).filter(item => item.kind !== 'statement')
+  const statements = panels.db?.statements ?? []
+  const ids = new Ids(1 + hooks.length + statements.length)
+  const url = parsedUrl(record.url)
+  const endNs = ns(record.durationMs)
+  const exception = panels.exception ?? null
+  const root: ExportSpan = {
+    spanId: ids.span(0),
+    parentSpanId: trace === undefined ? null : Buffer.from(trace.parentSpanId, 'hex'),
+    name: record.route === null ? (KNOWN_METHODS.has(record.method.toUpperCase()) ? record.method.toUpperCase() : 'HTTP') : `${record.method.toUpperCase()} ${record.route}`,
+    kind: SPAN_KIND.server,
+    startNs: 0,
+    endNs,
+    attributes: serverAttributes(record, url, panels.request),
+    events: [],
+    // Server spans: an error status for 5xx only (4xx are the client's).
+    error: record.statusCode >= 500 ? (exception?.message ?? `HTTP ${record.statusCode}`) : null
+  }
+  const spans: ExportSpan[] = [root]
+  for (const item of hooks) {
+    const { name, attributes } = hookSpan(item)
+    const startNs = ns(item.startMs)
+    spans.push({ spanId: ids.span(spans.length), parentSpanId: root.spanId, name, kind: SPAN_KIND.internal, startNs, endNs: startNs + ns(item.durationMs), attributes, events: [], error: null })
+  }
+  const system = panels.db?.engine == null ? null : DB_SYSTEMS[panels.db.engine]
+  for (const statement of statements) {
+    const startNs = ns(statement.startMs)
+    const parent = enclosing(spans, hooks.length, startNs)
+    spans.push({
+      spanId: ids.span(spans.length),
+      parentSpanId: parent.spanId,
+      name: /^[A-Z]+$/.test(statement.kind) ? statement.kind : (system ?? 'database'),
+      kind: SPAN_KIND.client,
+      startNs,
+      endNs: startNs + ns(statement.durationMs),
+      attributes: statementAttributes(statement, system),
+      events: [],
+      error: statement.error
+    })
+  }
+  for (const line of panels.logs?.lines ?? []) {
+    if (!EXPORTED_LOG_LEVELS.has(line.level)) continue
+    const atNs = ns(line.offsetMs)
+    enclosing(spans, hooks.length, atNs).events.push({ atNs, name: 'log', attributes: [['log.severity', line.level], ['log.message', line.message]] })
+  }
+  if (exception !== null) {
+    const attributes: Attributes = [['exception.type', exception.name], ['exception.message', exception.message]]
+    const stack = exception.chain[0]?.stack
+    if (stack !== undefined) attributes.push(['exception.stacktrace', stack])
+    root.events.push({ atNs: endNs, name: 'exception', attributes })
+  }
+  return { traceId: ids.traceId(trace?.traceId), traceState: trace?.traceState ?? '', startMs: Math.floor(record.id / ID_SLOTS_PER_MS), spans }
+}

@@ -1,0 +1,132 @@
+// The few protobuf wire-format writes OTLP's trace messages need (protobuf's "Encoding" guide):
+// varints, little-endian fixed64 and double, length-delimited fields. A nested message is written
+// in place and its length put in front once it is known (open/close), with no buffer per message.
+
+const WIRE_VARINT = 0
+const WIRE_FIXED64 = 1
+const WIRE_LENGTH = 2
+const TWO_32 = 2 ** 32
+const TWO_16 = 2 ** 16
+
+function varintSize (value: number): number {
+  let size = 1
+  while (value >= 0x80) {
+    value = Math.floor(value / 128)
+    size++
+  }
+  return size
+}
+
+export class ProtoWriter {
+  private buffer = Buffer.allocUnsafe(16 * 1024)
+  private position = 0
+  private readonly starts: number[] = []
+
+  /** Bytes written so far, and a copy of them (the writer is reused). */
+  get length (): number {
+    return this.position
+  }
+
+  take (): Buffer {
+    const copy = Buffer.from(this.buffer.subarray(0, this.position))
+    this.position = 0
+    return copy
+  }
+
+  private room (bytes: number): void {
+    if (this.position + bytes <= this.buffer.length) return
+    const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.position + bytes))
+    this.buffer.copy(grown, 0, 0, this.position)
+    this.buffer = grown
+  }
+
+  /** A non-negative integer up to 2^53. */
+  varint (value: number): void {
+    this.room(10)
+    while (value >= 0x80) {
+      this.buffer[this.position++] = (value % 128) | 0x80
+      value = Math.floor(value / 128)
+    }
+    this.buffer[this.position++] = value
+  }
+
+  private tag (field: number, wire: number): void {
+    this.varint(field * 8 + wire)
+  }
+
+  uint (field: number, value: number): void {
+    this.tag(field, WIRE_VARINT)
+    this.varint(value)
+  }
+
+  double (field: number, value: number): void {
+    this.tag(field, WIRE_FIXED64)
+    this.room(8)
+    this.buffer.writeDoubleLE(value, this.position)
+    this.position += 8
+  }
+
+  /** A fixed64 of `ms` × 10^6 + `extraNs` (epoch nanoseconds: exact, though past 2^53). */
+  nanos (field: number, ms: number, extraNs: number): void {
+    this.tag(field, WIRE_FIXED64)
+    // ms × 10^6 = (high × 2^16 + low16) × 10^6, every product below 2^53.
+    const high = Math.floor(ms / TWO_16)
+    const scaled = high * 1e6
+    const scaledHigh = Math.floor(scaled / TWO_16)
+    const low = (scaled - scaledHigh * TWO_16) * TWO_16 + (ms - high * TWO_16) * 1e6 + extraNs
+    const carry = Math.floor(low / TWO_32)
+    this.room(8)
+    this.buffer.writeUInt32LE(low - carry * TWO_32, this.position)
+    this.buffer.writeUInt32LE(scaledHigh + carry, this.position + 4)
+    this.position += 8
+  }
+
+  string (field: number, value: string): void {
+    this.tag(field, WIRE_LENGTH)
+    const bytes = Buffer.byteLength(value)
+    this.varint(bytes)
+    this.room(bytes)
+    this.position += this.buffer.write(value, this.position)
+  }
+
+  bytes (field: number, value: Uint8Array): void {
+    this.tag(field, WIRE_LENGTH)
+    this.varint(value.length)
+    this.room(value.length)
+    this.buffer.set(value, this.position)
+    this.position += value.length
+  }
+
+  /** Bytes already encoded, written as they are. */
+  raw (value: Uint8Array): void {
+    this.room(value.length)
+    this.buffer.set(value, this.position)
+    this.position += value.length
+  }
+
+  /** Starts a nested message in `field`; close() ends it. */
+  open (field: number): void {
+    this.tag(field, WIRE_LENGTH)
+    this.starts.push(this.position)
+  }
+
+  close (): void {
+    const start = this.starts.pop() as number
+    const length = this.position - start
+    const size = varintSize(length)
+    this.room(size)
+    this.buffer.copyWithin(start + size, start, this.position)
+    const end = this.position + size
+    this.position = start
+    this.varint(length)
+    this.position = end
+  }
+}
+
+/** The bytes of a length-delimited field's key and length, for a field of `length` bytes written apart. */
+export function lengthPrefix (field: number, length: number): Buffer {
+  const writer = new ProtoWriter()
+  writer.varint(field * 8 + WIRE_LENGTH)
+  writer.varint(length)
+  return writer.take()
+}

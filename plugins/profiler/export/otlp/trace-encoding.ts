@@ -1,0 +1,162 @@
+// ExportTraceServiceRequest in both OTLP/HTTP encodings (opentelemetry-proto: trace/v1/trace.proto,
+// collector/trace/v1/trace_service.proto, docs/specification.md "JSON Protobuf Encoding").
+// Each trace is encoded once, when it is offered, as its spans' frames; a request is those frames
+// under one resource and one scope, put together when it is sent.
+import type { AttributeValue, Attributes, ExportSpan, ExportTrace } from './profile-spans.js'
+import { lengthPrefix, ProtoWriter } from './protobuf-writer.js'
+
+export interface EncodedTrace {
+  /** The spans' frames: protobuf ScopeSpans.spans fields, or JSON span objects joined by commas. */
+  frames: Buffer
+  spans: number
+}
+
+export interface TraceEncoding {
+  contentType: string
+  encode: (trace: ExportTrace) => EncodedTrace
+  /** The request body holding these traces' spans. */
+  request: (traces: EncodedTrace[]) => Buffer
+}
+
+export interface ScopeInfo { name: string, version: string }
+
+// Field numbers of the OTLP messages written here.
+const REQUEST = { resourceSpans: 1 }
+const RESOURCE_SPANS = { resource: 1, scopeSpans: 2 }
+const RESOURCE = { attributes: 1 }
+const SCOPE_SPANS = { scope: 1, spans: 2 }
+const SCOPE = { name: 1, version: 2 }
+const SPAN = { traceId: 1, spanId: 2, traceState: 3, parentSpanId: 4, name: 5, kind: 6, start: 7, end: 8, attributes: 9, events: 11, status: 15 }
+const EVENT = { time: 1, name: 2, attributes: 3 }
+const STATUS = { message: 2, code: 3 }
+const KEY_VALUE = { key: 1, value: 2 }
+const ANY_VALUE = { string: 1, bool: 2, int: 3, double: 4 }
+const STATUS_ERROR = 2
+
+function isInt64 (value: number): boolean {
+  return Number.isSafeInteger(value) && value >= 0
+}
+
+function writeAttributes (writer: ProtoWriter, field: number, attributes: Attributes): void {
+  for (const [key, value] of attributes) {
+    writer.open(field)
+    writer.string(KEY_VALUE.key, key)
+    writer.open(KEY_VALUE.value)
+    if (typeof value === 'string') writer.string(ANY_VALUE.string, value)
+    else if (typeof value === 'boolean') writer.uint(ANY_VALUE.bool, value ? 1 : 0)
+    else if (isInt64(value)) writer.uint(ANY_VALUE.int, value)
+    else writer.double(ANY_VALUE.double, value)
+    writer.close()
+    writer.close()
+  }
+}
+
+function writeSpan (writer: ProtoWriter, trace: ExportTrace, span: ExportSpan): void {
+  writer.open(SCOPE_SPANS.spans)
+  writer.bytes(SPAN.traceId, trace.traceId)
+  writer.bytes(SPAN.spanId, span.spanId)
+  if (span === trace.spans[0] && trace.traceState !== '') writer.string(SPAN.traceState, trace.traceState)
+  if (span.parentSpanId !== null) writer.bytes(SPAN.parentSpanId, span.parentSpanId)
+  writer.string(SPAN.name, span.name)
+  writer.uint(SPAN.kind, span.kind)
+  writer.nanos(SPAN.start, trace.startMs, span.startNs)
+  writer.nanos(SPAN.end, trace.startMs, span.endNs)
+  writeAttributes(writer, SPAN.attributes, span.attributes)
+  for (const event of span.events) {
+    writer.open(SPAN.events)
+    writer.nanos(EVENT.time, trace.startMs, event.atNs)
+    writer.string(EVENT.name, event.name)
+    writeAttributes(writer, EVENT.attributes, event.attributes)
+    writer.close()
+  }
+  if (span.error !== null) {
+    writer.open(SPAN.status)
+    writer.string(STATUS.message, span.error)
+    writer.uint(STATUS.code, STATUS_ERROR)
+    writer.close()
+  }
+  writer.close()
+}
+
+/** application/x-protobuf: the default. */
+export function protobufEncoding (resource: Record<string, string>, scope: ScopeInfo): TraceEncoding {
+  const writer = new ProtoWriter()
+  writer.open(RESOURCE_SPANS.resource)
+  writeAttributes(writer, RESOURCE.attributes, Object.entries(resource))
+  writer.close()
+  const resourceFrame = writer.take()
+  writer.open(SCOPE_SPANS.scope)
+  writer.string(SCOPE.name, scope.name)
+  writer.string(SCOPE.version, scope.version)
+  writer.close()
+  const scopeFrame = writer.take()
+  return {
+    contentType: 'application/x-protobuf',
+    encode: trace => {
+      for (const span of trace.spans) writeSpan(writer, trace, span)
+      return { frames: writer.take(), spans: trace.spans.length }
+    },
+    request: traces => {
+      const scopeSpansLength = scopeFrame.length + traces.reduce((sum, trace) => sum + trace.frames.length, 0)
+      const scopeSpansPrefix = lengthPrefix(RESOURCE_SPANS.scopeSpans, scopeSpansLength)
+      const resourceSpansLength = resourceFrame.length + scopeSpansPrefix.length + scopeSpansLength
+      return Buffer.concat([lengthPrefix(REQUEST.resourceSpans, resourceSpansLength), resourceFrame, scopeSpansPrefix, scopeFrame, ...traces.map(trace => trace.frames)])
+    }
+  }
+}
+
+/** A decimal epoch-ns string (OTLP/JSON writes 64-bit integers as strings). */
+function nanosText (ms: number, extraNs: number): string {
+  const whole = ms + Math.floor(extraNs / 1e6)
+  return `${whole}${String(extraNs % 1e6).padStart(6, '0')}`
+}
+
+function jsonValue (value: AttributeValue): Record<string, unknown> {
+  if (typeof value === 'string') return { stringValue: value }
+  if (typeof value === 'boolean') return { boolValue: value }
+  return isInt64(value) ? { intValue: String(value) } : { doubleValue: value }
+}
+
+function jsonAttributes (attributes: Attributes): Array<{ key: string, value: Record<string, unknown> }> {
+  return attributes.map(([key, value]) => ({ key, value: jsonValue(value) }))
+}
+
+function jsonSpan (trace: ExportTrace, traceId: string, span: ExportSpan): Record<string, unknown> {
+  const json: Record<string, unknown> = { traceId, spanId: span.spanId.toString('hex') }
+  if (span === trace.spans[0] && trace.traceState !== '') json.traceState = trace.traceState
+  if (span.parentSpanId !== null) json.parentSpanId = span.parentSpanId.toString('hex')
+  json.name = span.name
+  json.kind = span.kind
+  json.startTimeUnixNano = nanosText(trace.startMs, span.startNs)
+  json.endTimeUnixNano = nanosText(trace.startMs, span.endNs)
+  json.attributes = jsonAttributes(span.attributes)
+  if (span.events.length > 0) json.events = span.events.map(event => ({ timeUnixNano: nanosText(trace.startMs, event.atNs), name: event.name, attributes: jsonAttributes(event.attributes) }))
+  if (span.error !== null) json.status = { message: span.error, code: STATUS_ERROR }
+  return json
+}
+
+/**
+ * application/json, as OTLP/JSON differs from proto3's JSON: ids in hex (not base64), enums as
+ * integers, lowerCamelCase keys, 64-bit integers as decimal strings.
+ */
+export function jsonEncoding (resource: Record<string, string>, scope: ScopeInfo): TraceEncoding {
+  const head = Buffer.from(`{"resourceSpans":[{"resource":${JSON.stringify({ attributes: jsonAttributes(Object.entries(resource)) })},"scopeSpans":[{"scope":${JSON.stringify(scope)},"spans":[`)
+  const tail = Buffer.from(']}]}]}')
+  const comma = Buffer.from(',')
+  return {
+    contentType: 'application/json',
+    encode: trace => {
+      const traceId = trace.traceId.toString('hex')
+      return { frames: Buffer.from(trace.spans.map(span => JSON.stringify(jsonSpan(trace, traceId, span))).join(',')), spans: trace.spans.length }
+    },
+    request: traces => {
+      const parts: Buffer[] = [head]
+      traces.forEach((trace, index) => {
+        if (index > 0) parts.push(comma)
+        parts.push(trace.frames)
+      })
+      parts.push(tail)
+      return Buffer.concat(parts)
+    }
+  }
+}

@@ -1,0 +1,74 @@
+// The OTLP encoders over generated traces: whatever the names, attribute values (any Unicode, any
+// number, booleans), ids, times (epoch ns past 2^53) and sizes, the protobuf body decodes with the
+// decoder generated from the official opentelemetry-proto definitions to exactly what was encoded,
+// and so does the JSON body read into the same generated type (test/helpers/otlp-receiver.ts).
+import { isDeepStrictEqual } from 'node:util'
+import fc from 'fast-check'
+import t from 'tap'
+import { jsonEncoding, protobufEncoding } from '../../plugins/profiler/export/otlp/trace-encoding.js'
+import type { Attributes, ExportSpan, ExportTrace } from '../../plugins/profiler/export/otlp/profile-spans.js'
+import { decodeJson, decodeProtobuf, type DecodedRequest } from '../helpers/otlp-receiver.js'
+
+const bytes = (length: number): fc.Arbitrary<Buffer> => fc.uint8Array({ minLength: length, maxLength: length }).map(array => Buffer.from(array))
+const text = fc.string({ unit: 'grapheme', maxLength: 40 })
+const value = fc.oneof(text, fc.boolean(), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), fc.double({ noNaN: true, noDefaultInfinity: true }).filter(number => !Number.isSafeInteger(number) || number < 0))
+const attributes: fc.Arbitrary<Attributes> = fc.uniqueArray(fc.tuple(fc.string({ minLength: 1, maxLength: 20 }), value), { selector: ([key]) => key, maxLength: 8 })
+const offset = fc.integer({ min: 0, max: 3_600_000_000_000 })
+const span = fc.record({
+  spanId: bytes(8),
+  parentSpanId: fc.option(bytes(8), { nil: null }),
+  name: text,
+  kind: fc.constantFrom(1, 2, 3),
+  startNs: offset,
+  endNs: offset,
+  attributes,
+  events: fc.array(fc.record({ atNs: offset, name: text, attributes }), { maxLength: 3 }),
+  error: fc.option(text, { nil: null })
+}) satisfies fc.Arbitrary<ExportSpan>
+const trace: fc.Arbitrary<ExportTrace> = fc.record({
+  traceId: bytes(16),
+  traceState: fc.stringMatching(/^([a-z][a-z0-9]{0,8}=[a-z0-9]{1,8})?$/),
+  // From 1970 to past 2100: the ns are above 2^53 for all but the first days.
+  startMs: fc.integer({ min: 0, max: 4_200_000_000_000 }),
+  spans: fc.array(span, { minLength: 1, maxLength: 6 })
+})
+const resource = fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), text, { maxKeys: 5 })
+
+const hex = (buffer: Buffer | null): string => buffer === null ? '' : buffer.toString('hex')
+const ns = (ms: number, extra: number): bigint => BigInt(ms) * 1_000_000n + BigInt(extra)
+const attributesOf = (list: Attributes): Record<string, unknown> => Object.fromEntries(list)
+
+/** What the decoder must give back for these traces. */
+function expected (traces: ExportTrace[], resourceAttributes: Record<string, string>): DecodedRequest {
+  return {
+    resource: { ...resourceAttributes },
+    scope: { name: 'scope', version: '1.2.3' },
+    spans: traces.flatMap(one => one.spans.map((item, index) => ({
+      traceId: hex(one.traceId),
+      spanId: hex(item.spanId),
+      parentSpanId: hex(item.parentSpanId),
+      traceState: index === 0 ? one.traceState : '',
+      name: item.name,
+      kind: item.kind,
+      startTimeUnixNano: ns(one.startMs, item.startNs),
+      endTimeUnixNano: ns(one.startMs, item.endNs),
+      attributes: attributesOf(item.attributes) as Record<string, string | number | boolean>,
+      events: item.events.map(event => ({ timeUnixNano: ns(one.startMs, event.atNs), name: event.name, attributes: attributesOf(event.attributes) as Record<string, string | number | boolean> })),
+      status: item.error === null ? { code: 0, message: '' } : { code: 2, message: item.error }
+    })))
+  }
+}
+
+for (const [name, encodingOf, decode] of [['protobuf', protobufEncoding, decodeProtobuf], ['JSON', jsonEncoding, decodeJson]] as const) {
+  t.test(`${name}: the official decoder reads back exactly what was encoded`, async t => {
+    fc.assert(fc.property(fc.array(trace, { minLength: 1, maxLength: 3 }), resource, (traces, resourceAttributes) => {
+      const encoding = encodingOf(resourceAttributes, { name: 'scope', version: '1.2.3' })
+      const body = encoding.request(traces.map(one => encoding.encode(one)))
+      const decoded = decode(body)
+      if (isDeepStrictEqual(decoded, [expected(traces, resourceAttributes)])) return true
+      t.same(decoded, [expected(traces, resourceAttributes)])
+      return false
+    }), { numRuns: 300 })
+    t.pass('300 generated requests read back exactly')
+  })
+}
