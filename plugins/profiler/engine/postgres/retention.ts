@@ -58,7 +58,7 @@ export async function addToCounts (client: pg.PoolClient, partitions: Partitions
 
 /**
  * The statistics' rows as the store holds them now, and the bytes a row took when their table was
- * last compact (migration 017: measured as `bytes` over the rows the first time it is asked for
+ * last compact (migration 016: measured as `bytes` over the rows the first time it is asked for
  * since, and kept in the store for every instance sharing it). In the step's transaction, under the
  * retention lock: no other instance deletes meanwhile.
  */
@@ -322,11 +322,12 @@ export class PostgresRetention extends Retention {
   /**
    * Over the byte target with no partition to drop: the oldest rows go, down to the profiles that
    * fit, and VACUUM makes their space reusable: the tables then stop growing (they do not shrink).
-   * The count is held there (also by the writer: makeRoom), and lowered again, in proportion, only
-   * when the bytes still grew once it was reached and vacuumed; never below three quarters of the
-   * first count held (bounded in bytes: held), so that bytes held by something else never empty the
-   * store. Reached, vacuumed and still over the bound, the tables are rewritten (reclaim). A dropped
-   * partition ends the hold.
+   * The count is held there (also by the writer: makeRoom). Reached, vacuumed and still over the
+   * bound, the tables are rewritten (reclaim); still over it after that, the count is lowered in
+   * proportion (lower), never below three quarters of the first count held (bounded in bytes:
+   * held), so that bytes held by something else never empty the store. Bytes that grow within the
+   * bound lower nothing (a 2% growth did, and TOAST's uneven reuse made the count fall step by step).
+   * A dropped partition ends the hold.
    */
   private async pruneForSize (client: pg.PoolClient, bytes: number, target: number): Promise<boolean> {
     let budget = this.budget
