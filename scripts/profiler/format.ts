@@ -87,7 +87,8 @@ const STATS_NUMBERS = new Set([...STATS_COLUMNS.keys()].filter(i => i >= STATS_C
 /** The route statistics as the page shows them: the window, then one line per route (slowest p95 first). */
 export function statsTable (stats: RouteStatsAnswer, colour: boolean): string {
   const of = stats.deployment === null ? '' : `, deployment ${printable(stats.deployment)}`
-  const bound = stats.bound === null ? '' : `Statistics are kept ${stats.bound.statsMaxAge} (PROFILER_STATS_MAX_AGE): none from before ${listTime(stats.bound.from)} (UTC).\n`
+  const bound = (stats.bound === null ? '' : `Statistics are kept ${stats.bound.statsMaxAge} (PROFILER_STATS_MAX_AGE): none from before ${listTime(stats.bound.from)} (UTC).\n`) +
+    (stats.givenUp === null ? '' : `Oldest hours given up to PROFILER_MAX_BYTES: none from before ${listTime(stats.givenUp.from)} (UTC).\n`)
   const missing = stats.missing.total === 0
     ? ''
     : `${stats.missing.total} request(s) could not be counted and are missing from these figures: ${stats.missing.windows.map(window => `${listTime(window.from)} (${window.count})`).join(', ')}.\n`

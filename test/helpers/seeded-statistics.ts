@@ -102,3 +102,16 @@ export async function statisticsRows (env: Record<string, string>): Promise<numb
     db.close()
   }
 }
+
+/** The start of the oldest hour row the statistics hold (ms). */
+export async function oldestHourRow (env: Record<string, string>): Promise<number> {
+  const target = storeTarget(env)
+  const sql = `SELECT min(start_ms) AS ms FROM profile_route_stats WHERE span_ms = ${HOUR_MS}`
+  if (target.engine === 'postgres') return Number((await queryOn(target.url, sql))[0]?.ms)
+  const db = new BetterSqlite3(target.path, { readonly: true })
+  try {
+    return db.prepare(sql).pluck().get() as number
+  } finally {
+    db.close()
+  }
+}

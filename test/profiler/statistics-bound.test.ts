@@ -8,7 +8,7 @@ import { openStoreWriter } from '../../plugins/profiler/engine/open-writer.js'
 import { STATISTICS_SHARE } from '../../plugins/profiler/engine/retention-policy.js'
 import { buildTestApp } from '../helpers/app.js'
 import { listProfiles, profilerHtml, statsJson } from '../helpers/profiler.js'
-import { seedStatistics, statisticsBytes, statisticsRows } from '../helpers/seeded-statistics.js'
+import { oldestHourRow, seedStatistics, statisticsBytes, statisticsRows } from '../helpers/seeded-statistics.js'
 import { storeEngines, storeTarget } from '../helpers/store-engines.js'
 
 const engines = storeEngines(t)
@@ -90,6 +90,12 @@ for (const engine of engines) {
       t.equal(app.profileStore.count, 600, 'every profile stays: they fit the profiles\' part')
       const week = await statsJson(app, '?window=7d')
       t.ok(week.routes.length > 1, `the 7d window still has the seeded routes' hours (${week.routes.length} lines)`)
+      // The oldest hours went to keep the share: the window says from when it holds any, not 7 days.
+      const oldestHour = await oldestHourRow(env)
+      t.match(week, { givenUp: { from: new Date(oldestHour).toISOString() }, from: new Date(oldestHour).toISOString() },
+        `the 7d window says its hours start at ${new Date(oldestHour).toISOString()}, where those left start`)
+      t.ok(oldestHour > Date.now() - 7 * 86_400_000, 'later than the window\'s start')
+      t.match(await profilerHtml(app, '/stats?window=7d'), /id="stats-given-up">The statistics gave up their oldest hours/, 'the page says so')
       t.match((await app.inject({ url: '/_profiler/empty/search/results?limit=1', headers: { accept: 'application/json' } })).json(), { store: { state: 'ok' } })
     })
 

@@ -38,6 +38,7 @@ t.test('statistics: numbers aligned right, the status of unmatched requests colo
     window: '1h',
     deployment: null,
     bound: null,
+    givenUp: null,
     from: '2026-11-22T09:30:00.000Z',
     to: '2026-11-22T10:30:12.345Z',
     routes: [line('/a\u001b[2J', null, 1200), line(null, 404, 7)],
@@ -57,6 +58,8 @@ t.test('statistics: numbers aligned right, the status of unmatched requests colo
   t.equal(statsTable({ ...stats, routes: [] }, false), `${plain[0]}\nNo request was recorded in this window.\n`)
   t.equal(statsTable({ ...stats, window: '30d', bound: { statsMaxAge: '7d', from: '2026-11-15T10:00:00.000Z' } }, false).split('\n')[1],
     'Statistics are kept 7d (PROFILER_STATS_MAX_AGE): none from before 15-Nov-2026 10:00:00 (UTC).', 'a bound shorter than the window is said')
+  t.equal(statsTable({ ...stats, window: '7d', givenUp: { from: '2026-11-21T10:00:00.000Z' } }, false).split('\n')[1],
+    'Oldest hours given up to PROFILER_MAX_BYTES: none from before 21-Nov-2026 10:00:00 (UTC).', 'hours given up to the byte bound inside the window are said')
   t.equal(statsTable({ ...stats, missing: { total: 5, windows: [{ from: '2026-11-22T10:01:00.000Z', to: '2026-11-22T10:02:00.000Z', count: 5 }] } }, false).split('\n')[1],
     '5 request(s) could not be counted and are missing from these figures: 22-Nov-2026 10:01:00 (5).', 'requests not counted are said, by minute')
   t.equal(statsTable({ ...stats, deployment: 'A\u001b[2J' }, false).split('\n')[0], 'Route statistics, last 1h, deployment A\\u001b[2J: 22-Nov-2026 09:30:00 to 22-Nov-2026 10:30:12 (UTC)', 'the deployment named, printable')

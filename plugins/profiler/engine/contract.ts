@@ -50,7 +50,8 @@ export interface StoreReader {
 }
 
 /** A window's route statistics, and the requests missing from them (stats/missing.ts). */
-export interface WindowStats { fromMs: number, routes: RouteStats[], missing: MissingWindow[] }
+/** A window's statistics: from its start (fromMs); every hour row before hoursBeforeMs was given up to the statistics' share of the bytes (0: none). */
+export interface WindowStats { fromMs: number, hoursBeforeMs: number, routes: RouteStats[], missing: MissingWindow[] }
 
 /**
  * Which hand-over a batch's statistics-only requests came with, so that they are counted once even

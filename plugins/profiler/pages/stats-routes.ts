@@ -71,6 +71,7 @@ export const statsRoutes: FastifyPluginAsyncTypebox<{ store: ProfileStore, stats
           from: Type.String(),
           to: Type.String(),
           bound: Type.Union([Type.Object({ statsMaxAge: Type.String(), from: Type.String() }), Type.Null()]),
+          givenUp: Type.Union([Type.Object({ from: Type.String() }), Type.Null()]),
           routes: Type.Array(StatsLine),
           trendSpan: Type.Union([Type.Literal('1m'), Type.Literal('1h')]),
           trendFrom: Type.String(),

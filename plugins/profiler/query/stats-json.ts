@@ -73,6 +73,11 @@ export interface RouteStatsAnswer {
   to: string
   /** When the statistics' bound (PROFILER_STATS_MAX_AGE) is shorter than the window: the bound, and since when rows are left. */
   bound: { statsMaxAge: string, from: string } | null
+  /**
+   * When the statistics gave up their oldest hours inside the window to stay within their share of
+   * PROFILER_MAX_BYTES (coarsening): since when rows are left (`from` is then that time).
+   */
+  givenUp: { from: string } | null
   routes: RouteStatsLine[]
   /** The trends' periods: a minute (1h) or an hour, from trendFrom (whole periods) to the current one included. */
   trendSpan: '1m' | '1h'
@@ -110,15 +115,17 @@ export async function routeStatsJson (source: RouteStatsSource, query: RouteStat
   // The command line spells its parameters --window, --deployment, --compare.
   const dashes = parameterName.startsWith('--') ? '--' : ''
   if (compare !== null && deployment === null) throw invalid(`${dashes}compare`, `a "${dashes}deployment" to compare it with`, compare)
-  const { fromMs: windowFromMs, routes, missing } = await source.routeStats(nowMs, windowMs, deployment ?? undefined)
+  const { fromMs: windowFromMs, hoursBeforeMs, routes, missing } = await source.routeStats(nowMs, windowMs, deployment ?? undefined)
   const periods = trendPeriods(nowMs, windowMs)
   const trends = new Trends(await source.rollupPeriods({ ...periods, ...(deployment === null ? {} : { deployment }) }), periods)
   const comparison = compare === null || deployment === null
     ? null
     : compareLines(routes, (await source.routeStats(nowMs, windowMs, compare)).routes, deployment, compare)
   const keptFromMs = statsKeptFrom(nowMs, statsMaxAgeMs)
-  const fromMs = Math.max(windowFromMs, keptFromMs)
+  const givenUpFromMs = Math.min(hoursBeforeMs, nowMs)
+  const fromMs = Math.max(windowFromMs, keptFromMs, givenUpFromMs)
   const bound = keptFromMs > windowFromMs ? { statsMaxAge: durationText(statsMaxAgeMs), from: new Date(keptFromMs).toISOString() } : null
+  const givenUp = givenUpFromMs > Math.max(windowFromMs, keptFromMs) ? { from: new Date(givenUpFromMs).toISOString() } : null
   const lines = routes.map(line => ({ ...line, listing: listingHref(line, fromMs, deployment), trend: trends.trendOf(lineKeyOf(line)) }))
   return {
     window: name,
@@ -126,6 +133,7 @@ export async function routeStatsJson (source: RouteStatsSource, query: RouteStat
     from: new Date(fromMs).toISOString(),
     to: new Date(nowMs).toISOString(),
     bound,
+    givenUp,
     routes: lines,
     trendSpan: periods.spanMs === 60_000 ? '1m' : '1h',
     trendFrom: new Date(periods.fromMs).toISOString(),

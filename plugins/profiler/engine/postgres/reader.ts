@@ -183,8 +183,8 @@ export class PostgresReader implements StoreReader {
       (await client.query<R>({ name: this.statementName(sql), text: sql, values: storableParams(params) })).rows
     const queryArrays = async <R extends unknown[]> (sql: string, params: unknown[]): Promise<R[]> =>
       (await client.query<R>({ name: this.statementName(sql), text: sql, values: storableParams(params), rowMode: 'array' })).rows
-    const coarsened = await query<{ ms: number }>('SELECT minutes_before_ms AS ms FROM profile_statistics_coarsened', [])
-    const { fromMs, minutes, hoursFrom } = windowRanges(nowMs, windowMs, Number(coarsened[0]?.ms ?? 0))
+    const coarsened = await query<{ minutes: number, hours: number }>('SELECT minutes_before_ms AS minutes, hours_before_ms AS hours FROM profile_statistics_coarsened', [])
+    const { fromMs, minutes, hoursFrom } = windowRanges(nowMs, windowMs, Number(coarsened[0]?.minutes ?? 0))
     // Added up per route and method, or status (sums of bigint are numeric: cast back to be numbers).
     const sql = `SELECT method, route, status, sum(count)::bigint, sum(status_1xx)::bigint, sum(status_2xx)::bigint, sum(status_3xx)::bigint,
       sum(status_4xx)::bigint, sum(status_5xx)::bigint, sum(sum_ms), max(max_ms), string_agg(histogram, ''::bytea), sum(kept)::bigint
@@ -207,7 +207,7 @@ export class PostgresReader implements StoreReader {
       : new Set((await query<{ seq: number }>('SELECT seq::float8 AS seq FROM profile_statistics_stamps WHERE source = $1 AND seq = ANY ($2::bigint[])',
         [stamped[0]?.source, stamped.map(tallies => tallies.seq)])).map(row => `${stamped[0]?.source ?? ''} ${row.seq}`))
     const unrecorded = unrecordedTallies(stamped, tallies => recorded.has(`${tallies.source} ${tallies.seq}`))
-    return { fromMs, routes: totals.lines(), missing: [...missing, ...unrecorded] }
+    return { fromMs, hoursBeforeMs: Number(coarsened[0]?.hours ?? 0), routes: totals.lines(), missing: [...missing, ...unrecorded] }
   }
 
   async rollupPeriods (range: RollupRange): Promise<PeriodRow[]> {

@@ -58,6 +58,7 @@ export async function coarsenStatistics (client: pg.PoolClient, nowMs: number, l
     if (deleted === 0 || through === null) continue
     // How far minutes are given up (in the step's transaction): windows that would start there start at the whole hour.
     if (spanMs === MINUTE_MS) await client.query('UPDATE profile_statistics_coarsened SET minutes_before_ms = GREATEST(minutes_before_ms, $1)', [Number(through) + MINUTE_MS])
+    else await client.query('UPDATE profile_statistics_coarsened SET hours_before_ms = GREATEST(hours_before_ms, $1)', [Number(through) + HOUR_MS])
     return deleted
   }
   return 0

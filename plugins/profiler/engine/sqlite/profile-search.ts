@@ -74,7 +74,7 @@ function prepareReadStatements (db: Database) {
       FROM profile_statistics_missing WHERE start_ms > @from - span_ms AND start_ms <= @to AND (@deployment IS NULL OR deployment = @deployment)
       GROUP BY 1, 2 ORDER BY 2, 1`),
     allTokens: db.prepare('SELECT token FROM profiles').pluck(),
-    minutesCoarsened: db.prepare('SELECT minutes_before_ms FROM profile_statistics_coarsened').pluck(),
+    coarsened: db.prepare('SELECT minutes_before_ms AS minutes, hours_before_ms AS hours FROM profile_statistics_coarsened'),
     stampRecorded: db.prepare('SELECT 1 FROM profile_statistics_stamps WHERE source = ? AND seq = ?').pluck(),
     deployments: db.prepare('SELECT name FROM profile_deployments ORDER BY name').pluck(),
     countAll: db.prepare('SELECT count(*) FROM profiles').pluck(),
@@ -133,7 +133,8 @@ export class ProfileSearch {
   }
 
   private routeStatsInSnapshot (nowMs: number, windowMs: number, deployment: string | undefined, stamped: StampedTallies[]): WindowStats {
-    const { fromMs, minutes, hoursFrom } = windowRanges(nowMs, windowMs, this.statements.minutesCoarsened.get() as number)
+    const coarsened = this.statements.coarsened.get() as { minutes: number, hours: number } | undefined
+    const { fromMs, minutes, hoursFrom } = windowRanges(nowMs, windowMs, coarsened?.minutes ?? 0)
     const totals = new WindowTotals()
     for (const [span, from, to] of [[MINUTE_MS, minutes[0], minutes[1]], [HOUR_MS, hoursFrom, Number.MAX_SAFE_INTEGER]] as const) {
       // The histograms come as hex (group_concat joins text): back to bytes.
@@ -143,7 +144,7 @@ export class ProfileSearch {
     }
     const missing = this.statements.missing.all({ span: trendPeriods(nowMs, windowMs).spanMs, from: fromMs, to: nowMs, deployment: deployment ?? null }) as MissingWindow[]
     const unrecorded = unrecordedTallies(stamped, tallies => this.statements.stampRecorded.get(tallies.source, tallies.seq) !== undefined)
-    return { fromMs, routes: totals.lines(), missing: [...missing, ...unrecorded] }
+    return { fromMs, hoursBeforeMs: coarsened?.hours ?? 0, routes: totals.lines(), missing: [...missing, ...unrecorded] }
   }
 
   /** A span's rollup rows per line and period (the histograms as hex: back to bytes). */

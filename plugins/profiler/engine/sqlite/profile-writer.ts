@@ -96,6 +96,7 @@ function prepareRollupStatements (db: Database) {
     nthOldestRollupStart: db.prepare('SELECT start_ms FROM profile_route_stats WHERE span_ms = ? AND start_ms < ? ORDER BY start_ms LIMIT 1 OFFSET ?').pluck(),
     deleteRollupsThrough: db.prepare('DELETE FROM profile_route_stats WHERE span_ms = ? AND start_ms <= ?'),
     minutesCoarsened: db.prepare('UPDATE profile_statistics_coarsened SET minutes_before_ms = max(minutes_before_ms, ?)'),
+    hoursCoarsened: db.prepare('UPDATE profile_statistics_coarsened SET hours_before_ms = max(hours_before_ms, ?)'),
     // The b-trees' pages (dbstat, aggregated per b-tree): ~10 µs a page, so it is read now and then (retention.ts).
     btreeSize: db.prepare("SELECT coalesce(sum(pgsize), 0) AS bytes, coalesce(sum(ncell), 0) AS cells FROM dbstat('main', 1) WHERE name = ?")
   }
@@ -371,10 +372,13 @@ export class ProfileWriter {
     return 0
   }
 
-  /** Deletes a span's rows through a period's start, and notes how far minutes are given up, in one transaction. */
+  /** Deletes a span's rows through a period's start, and notes how far minutes or hours are given up, in one transaction. */
   private readonly coarsenThrough = (spanMs: number, throughMs: number): number => this.db.transaction(() => {
     const deleted = this.statements.deleteRollupsThrough.run(spanMs, throughMs).changes
-    if (deleted > 0 && spanMs === MINUTE_MS) this.statements.minutesCoarsened.run(throughMs + MINUTE_MS)
+    if (deleted > 0) {
+      if (spanMs === MINUTE_MS) this.statements.minutesCoarsened.run(throughMs + MINUTE_MS)
+      else this.statements.hoursCoarsened.run(throughMs + HOUR_MS)
+    }
     return deleted
   })()
 
