@@ -50,8 +50,8 @@ export function createPool (url: string, options: PoolOptions): pg.Pool {
   return pool
 }
 
-/** Runs `work` in one transaction on one connection of the pool. */
-export async function inTransaction<T> (pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+/** Runs `work` in one transaction on one connection of the pool (`begin`: the statement that opens it, with its isolation level). */
+export async function inTransaction<T> (pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
   const client = await pool.connect()
   // A connection the server ends between two statements emits 'error' (nobody else listens while
   // it is checked out): the next statement fails with the fault instead of the process ending.
@@ -59,7 +59,7 @@ export async function inTransaction<T> (pool: pg.Pool, work: (client: pg.PoolCli
   client.on('error', ignore)
   let broken: Error | undefined
   try {
-    await client.query('BEGIN')
+    await client.query(begin)
     const result = await work(client)
     await client.query('COMMIT')
     return result

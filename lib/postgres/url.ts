@@ -2,6 +2,7 @@
 // the import script, the environment panel): never with its password, in whichever form
 // node-postgres reads one. A URL that does not parse, or parses only by reading part of its user
 // info as a port, a path, a query or a fragment, is not shown at all: nothing of it is repeated.
+import { parseUrl } from '../parse-url.js'
 import { decodeQueryText, isSecretName, URL_PASSWORD_MASK } from '../redact.js'
 
 const MASK = URL_PASSWORD_MASK
@@ -51,12 +52,4 @@ export function withoutPassword (url: string): string {
   const withHost = url.includes('@/') ? parseUrl(url.replace('@/', `@${DUMMY_HOST}/`)) : null
   if (withHost !== null && !userInfoCutShort(withHost)) return masked(withHost).replace(`@${DUMMY_HOST}/`, '@/')
   return UNPARSABLE_DATABASE_URL
-}
-
-function parseUrl (text: string): URL | null {
-  try {
-    return new URL(text)
-  } catch {
-    return null
-  }
 }

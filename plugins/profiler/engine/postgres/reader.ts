@@ -1,7 +1,7 @@
 import type pg from 'pg'
 import { isPostgresFault } from '../../../../lib/postgres/faults.js'
 import { migratePostgres, postgresSchemaVersion } from '../../../../lib/postgres/migrate.js'
-import { createPool } from '../../../../lib/postgres/pool.js'
+import { createPool, inTransaction } from '../../../../lib/postgres/pool.js'
 import { storableParams } from '../../../../lib/postgres/text.js'
 import { profilerPostgresMigrationsDir } from '../../../../paths.js'
 import type { ProfileSummary, SearchFilters, StoredProfile } from '../../profile.js'
@@ -163,19 +163,8 @@ export class PostgresReader implements StoreReader {
    * and a tally handed over is either in the store with its stamp or in neither.
    */
   async routeStats (nowMs: number, windowMs: number, deployment?: string, stamped: StampedTallies[] = []): Promise<WindowStats> {
-    const client = await this.pool.connect()
-    let broken: Error | undefined
-    try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
-      const stats = await this.routeStatsInSnapshot(client, nowMs, windowMs, deployment, stamped)
-      await client.query('COMMIT')
-      return stats
-    } catch (err) {
-      await client.query('ROLLBACK').catch((rollbackError: Error) => { broken = rollbackError })
-      throw err
-    } finally {
-      client.release(broken)
-    }
+    return await inTransaction(this.pool, async client => await this.routeStatsInSnapshot(client, nowMs, windowMs, deployment, stamped),
+      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
   }
 
   private async routeStatsInSnapshot (client: pg.PoolClient, nowMs: number, windowMs: number, deployment: string | undefined, stamped: StampedTallies[]): Promise<WindowStats> {

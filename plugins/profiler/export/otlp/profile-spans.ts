@@ -5,6 +5,7 @@
 // Attribute names are the stable semantic conventions' (HTTP and database spans, v1.44); the
 // profile's token and link go under `profiler.*` (no convention exists for them).
 import { randomFillSync } from 'node:crypto'
+import { parseUrl } from '../../../../lib/parse-url.js'
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../profile.js'
 import type { TimelineData, TimelineItem } from '../../panels/timeline/schema.js'
 import type { DbData, DbStatement } from '../../panels/db/schema.js'
@@ -167,21 +168,13 @@ function enclosing (spans: ExportSpan[], hookCount: number, atNs: number): Expor
   return found
 }
 
-function parsedUrl (url: string): URL | null {
-  try {
-    return new URL(url)
-  } catch {
-    return null
-  }
-}
-
 /** The trace of one kept profile. */
 export function profileTrace (record: ProfileRecord, panels: ExportedPanels): ExportTrace {
   const trace = panels.request?.trace
   const hooks = (panels.timeline?.items ?? []).filter(item => item.kind !== 'statement')
   const statements = panels.db?.statements ?? []
   const ids = new Ids(1 + hooks.length + statements.length)
-  const url = parsedUrl(record.url)
+  const url = parseUrl(record.url)
   const endNs = ns(record.durationMs)
   const exception = panels.exception ?? null
   const root: ExportSpan = {
