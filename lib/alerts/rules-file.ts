@@ -4,6 +4,7 @@
 // fields are refused, so that a misspelt one ("minRequest") is not silently ignored.
 // Webhook URLs and secrets are never repeated in a message.
 import { readFileSync } from 'node:fs'
+import { durationMs, durationText } from '../duration.js'
 
 const MEASURES = ['p50', 'p95', 'p99', '5xx', '4xx', 'count'] as const
 export type Measure = typeof MEASURES[number]
@@ -57,8 +58,6 @@ export interface AlertRules {
 /** A rules file that cannot be used: `message` is one line (no URL or secret in it). */
 export class AlertRulesError extends Error {}
 
-const DURATION = /^([0-9]{1,9})(ms|s|m|h|d)$/
-const DURATION_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
 const DEPLOYMENT = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/
 const MAX_RULES = 200
@@ -66,14 +65,6 @@ const MAX_WEBHOOKS = 20
 /** The longest window: minute rollups are read up to a day. */
 const MAX_WINDOW_MS = 86_400_000
 const MIN_EVALUATE_MS = 100
-
-/** A duration as the rules file spells it: 500ms, 30s, 5m, 4h, 1d. */
-export function durationText (ms: number): string {
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) {
-    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`
-  }
-  return `${ms}ms`
-}
 
 type Json = Record<string, unknown>
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -107,8 +98,8 @@ class Fields {
   duration (field: string, fallbackMs: number | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number {
     const rule = `must be a duration such as 500ms, 30s, 5m or 4h${min > 0 ? `, at least ${durationText(min)}` : ''}${max < Number.MAX_SAFE_INTEGER ? `, at most ${durationText(max)}` : ''}`
     if (!this.has(field)) return fallbackMs ?? this.fail(field, `is missing: it ${rule}`)
-    const match = DURATION.exec(String(this.raw(field)))
-    const ms = match === null || typeof this.raw(field) !== 'string' ? NaN : Number(match[1]) * (DURATION_MS[match[2] ?? 'ms'] ?? 1)
+    const raw = this.raw(field)
+    const ms = typeof raw === 'string' ? durationMs(raw) ?? NaN : NaN
     if (!(ms >= min && ms <= max)) this.fail(field, rule)
     return ms
   }

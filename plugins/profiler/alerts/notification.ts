@@ -1,7 +1,8 @@
 // What a webhook receives: one JSON object per change to firing or resolved, and per reminder. Its
 // `text` is what Slack (and chat tools that read Slack's incoming-webhook body) shows as is.
 import { createHmac } from 'node:crypto'
-import { durationText, type AlertRule } from '../../../lib/alerts/rules-file.js'
+import { durationText } from '../../../lib/duration.js'
+import type { AlertRule } from '../../../lib/alerts/rules-file.js'
 import { formatMs } from '../units.js'
 import type { Reading } from './readings.js'
 import { windowRanges } from '../stats/rollup.js'

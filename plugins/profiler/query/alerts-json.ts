@@ -1,7 +1,8 @@
 // The alerts as the page's JSON twin answers them: shared by the page, the command line
 // (`profiler alerts`) and the MCP tool (`list_alerts`), so that all three say the same. Webhooks
 // are named, never shown: their URLs and secrets stay in the rules file.
-import { durationText, type AlertRule, type AlertRules } from '../../../lib/alerts/rules-file.js'
+import { durationText } from '../../../lib/duration.js'
+import type { AlertRule, AlertRules } from '../../../lib/alerts/rules-file.js'
 import type { AlertHistory, AlertReader, AlertState, AlertStateRow } from '../engine/alert-store.js'
 import { alertLinks, valueText } from '../alerts/notification.js'
 

@@ -7,6 +7,7 @@ import { lineKeyOf, trendPeriods, Trends, type PeriodRow, type RollupRange, type
 import { compareLines, lineLabels, type ComparisonLine } from './stats-compare.js'
 import { invalid, NO_ROUTE } from './search-filters.js'
 import { formatMs } from '../units.js'
+import { durationMs, durationText } from '../../../lib/duration.js'
 
 /** The windows offered (the page's buttons), and the default. */
 const WINDOWS: Record<string, number> = { '5m': 300_000, '15m': 900_000, '30m': 1_800_000, '1h': 3_600_000, '24h': 86_400_000, '7d': 604_800_000, '30d': 2_592_000_000 }
@@ -16,8 +17,6 @@ export const DEFAULT_WINDOW = '1h'
  * Any other window an alert rule can have (lib/alerts/rules-file.ts: a duration such as 90s, 10m or
  * 2h), up to the longest offered: a rule's link shows the window it reads.
  */
-const WINDOW_DURATION = /^([0-9]{1,9})(ms|s|m|h|d)$/
-const WINDOW_UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }
 const MIN_WINDOW_MS = 1000
 const MAX_WINDOW_MS = 2_592_000_000
 export const WINDOW_RULE = `${WINDOW_NAMES.join(', ')} or another duration from 1s to 30d (90s, 10m, 2h)`
@@ -25,10 +24,8 @@ export const WINDOW_RULE = `${WINDOW_NAMES.join(', ')} or another duration from 
 /** A window's length and the name the answer gives it (a window offered under its own name: 60m is 1h); undefined: not a window. */
 function windowOf (text: string): { name: string, ms: number } | undefined {
   if (Object.hasOwn(WINDOWS, text)) return { name: text, ms: WINDOWS[text] as number }
-  const match = WINDOW_DURATION.exec(text)
-  if (match === null) return undefined
-  const ms = Number(match[1]) * (WINDOW_UNIT_MS[match[2] as string] as number)
-  if (ms < MIN_WINDOW_MS || ms > MAX_WINDOW_MS) return undefined
+  const ms = durationMs(text)
+  if (ms === undefined || ms < MIN_WINDOW_MS || ms > MAX_WINDOW_MS) return undefined
   return { name: WINDOW_NAMES.find(name => WINDOWS[name] === ms) ?? durationText(ms), ms }
 }
 
@@ -90,14 +87,6 @@ export interface RouteStatsAnswer {
    * failed, or refused by it), per period (a minute for 1h, else an hour) overlapping the span.
    */
   missing: MissingAnswer
-}
-
-const UNITS: Array<[string, number]> = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000], ['ms', 1]]
-
-/** A duration as the configuration spells it: 30d, 12h, 90s. */
-function durationText (ms: number): string {
-  const [unit, size] = UNITS.find(([, size]) => ms % size === 0) ?? ['ms', 1]
-  return `${ms / size}${unit}`
 }
 
 /**
