@@ -4,11 +4,13 @@
 // in a target or in a request the HTTP parser rejects, is redacted in the console's lines as in the
 // profiles.
 import { existsSync, readFileSync } from 'node:fs'
+import BetterSqlite3 from 'better-sqlite3'
 import t from 'tap'
 import { UNPARSABLE_DATABASE_URL } from '../../lib/postgres/url.js'
 import { basicAuth } from '../helpers/profiler.js'
 import { rawAnswer } from '../helpers/raw-http.js'
 import { startServer } from '../helpers/server.js'
+import { sqlitePanels } from '../helpers/sqlite-panels.js'
 import { waitFor } from '../helpers/wait-for.js'
 import { freePort } from '../helpers/throwaway-cluster.js'
 
@@ -72,8 +74,15 @@ t.test('a store URL that does not parse: the start-up and outage lines show noth
   t.same(leaked(log), [], 'no line holds the password')
 })
 
-/** The SQLite store's bytes (file and WAL), found from the start-up line that names it. */
+/** The SQLite store's bytes (file and WAL) and its profiles' panels decoded from their blocks, found from the start-up line that names it. */
 function storeFiles (log: string): string {
   const path = /Profiler: on, store (\S+\.sqlite),/.exec(log)?.[1] ?? ''
-  return [path, `${path}-wal`].filter(file => file !== '' && existsSync(file)).map(file => readFileSync(file).toString('latin1')).join('')
+  const bytes = [path, `${path}-wal`].filter(file => file !== '' && existsSync(file)).map(file => readFileSync(file).toString('latin1')).join('')
+  if (path === '') return bytes
+  const db = new BetterSqlite3(path, { readonly: true })
+  try {
+    return bytes + sqlitePanels(db).map(row => row.panels).join('')
+  } finally {
+    db.close()
+  }
 }

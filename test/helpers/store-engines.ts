@@ -8,6 +8,7 @@ import BetterSqlite3 from 'better-sqlite3'
 import type { Test } from 'tap'
 import type { StoreTarget } from '../../plugins/profiler/engine/contract.js'
 import { postgresBinDir, queryOn, startPostgres, type PostgresCluster } from './postgres.js'
+import { sqlitePanels } from './sqlite-panels.js'
 
 /** A fresh, empty store for one test: the environment that points an app (or the command line) at it. */
 type FreshStore = (t: Test) => Promise<Record<string, string>>
@@ -74,7 +75,15 @@ export async function missingInStore (env: Record<string, string>): Promise<numb
 
 /** The panels' text each stored profile has, by token, as the store holds it (the engines name the data row's id apart). */
 export async function storedPanels (env: Record<string, string>): Promise<Map<string, string>> {
-  const id = storeTarget(env).engine === 'postgres' ? 'id' : 'profile_id'
-  const rows = await storeRows(env, `SELECT p.token, d.panels FROM profile_data d JOIN profiles p ON p.id = d.${id}`)
+  const target = storeTarget(env)
+  if (target.engine === 'sqlite') {
+    const db = new BetterSqlite3(target.path, { readonly: true })
+    try {
+      return new Map(sqlitePanels(db).map(row => [row.token, row.panels]))
+    } finally {
+      db.close()
+    }
+  }
+  const rows = await storeRows(env, 'SELECT p.token, d.panels FROM profile_data d JOIN profiles p ON p.id = d.id')
   return new Map(rows.map(row => [String(row.token), String(row.panels)]))
 }

@@ -17,6 +17,7 @@ import { queryOn } from '../helpers/postgres.js'
 import { basicAuth, profileJson, storeOnly } from '../helpers/profiler.js'
 import { profiler } from '../helpers/profiler-cli.js'
 import { startServer } from '../helpers/server.js'
+import { sqlitePanels } from '../helpers/sqlite-panels.js'
 import { storeEngines } from '../helpers/store-engines.js'
 
 const engines = storeEngines(t)
@@ -47,14 +48,14 @@ async function storedProcesses (env: Record<string, string>): Promise<{ rows: Ar
   const db = new BetterSqlite3(env.PROFILER_DATABASE_PATH ?? '', { readonly: true })
   try {
     const rows = db.prepare('SELECT key, panels FROM profile_processes ORDER BY key').all() as Array<{ key: string, panels: string }>
-    const named = db.prepare('SELECT process_key FROM profile_data ORDER BY profile_id').pluck().all() as string[]
+    const named = sqlitePanels(db).map(row => row.processKey as string)
     return { rows, named }
   } finally {
     db.close()
   }
 }
 
-/** Every text the store holds, as bytes (the SQLite file and its WAL) or as the rows' text (PostgreSQL). */
+/** Every text the store holds, as bytes (the SQLite file and its WAL, and its blocks' panels decoded) or as the rows' text (PostgreSQL). */
 async function storedText (env: Record<string, string>): Promise<string> {
   const url = env.PROFILER_DATABASE_URL
   if (url !== undefined) {
@@ -62,7 +63,14 @@ async function storedText (env: Record<string, string>): Promise<string> {
     return String(rows[0]?.text ?? '')
   }
   const path = env.PROFILER_DATABASE_PATH ?? ''
-  return [path, `${path}-wal`].filter(file => existsSync(file)).map(file => readFileSync(file).toString('latin1')).join('')
+  const bytes = [path, `${path}-wal`].filter(file => existsSync(file)).map(file => readFileSync(file).toString('latin1')).join('')
+  // The profiles' own panels are compressed in their blocks: read decoded too.
+  const db = new BetterSqlite3(path, { readonly: true })
+  try {
+    return bytes + sqlitePanels(db).map(row => row.panels).join('')
+  } finally {
+    db.close()
+  }
 }
 
 async function flushed (app: FastifyInstance): Promise<void> {

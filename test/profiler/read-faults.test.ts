@@ -33,7 +33,7 @@ async function page (app: FastifyInstance, path: string): Promise<{ statusCode: 
 
 /**
  * Overwrites the lower half of the pages that hold the panels of the stored profiles (overflow
- * pages of profile_data, written first: the oldest profiles') with random bytes, after moving
+ * pages of profile_blocks, written first: the oldest profiles') with random bytes, after moving
  * everything from the WAL into the file and giving back its free pages. The writer appends and
  * never reads them again; and with no free page to fill, the pruning does not move the file's
  * last pages (the upper half) into the lower ones. Returns a function that writes the original bytes back.
@@ -46,7 +46,7 @@ function corruptPanels (path: string): () => void {
     db.pragma('incremental_vacuum')
     db.pragma('wal_checkpoint(TRUNCATE)')
     pageSize = db.pragma('page_size', { simple: true }) as number
-    const overflow = db.prepare("SELECT pageno FROM dbstat WHERE name = 'profile_data' AND pagetype = 'overflow' ORDER BY pageno").pluck().all() as number[]
+    const overflow = db.prepare("SELECT pageno FROM dbstat WHERE name = 'profile_blocks' AND pagetype = 'overflow' ORDER BY pageno").pluck().all() as number[]
     pages = overflow.slice(0, Math.floor(overflow.length / 2))
   } finally {
     db.close()
@@ -71,10 +71,11 @@ t.test('the profiler\'s SQLite file corrupted while the server runs: 503 "The pr
   // Reader threads started are the reader's (re)open attempts: seen as Node creates them.
   const workers = startedWorkers(t)
   const { app, logLines } = await buildWithLog(t, {})
-  // Profiles whose panels (a 20 KB body) spill into overflow pages: the oldest five to corrupt, five more after them.
+  // Profiles whose panels (a 20 KB body that does not compress: their blocks are) spill into
+  // overflow pages: the oldest five to corrupt, five more after them.
   const old: string[] = []
   for (let i = 0; i < 10; i++) {
-    old.push((await poll(app, { note: 'x'.repeat(20_000) })).token)
+    old.push((await poll(app, { note: randomBytes(15_000).toString('base64') })).token)
     await app.profileStore.flush()
   }
   t.equal((await page(app, `/${old[0] ?? ''}`)).statusCode, 200)

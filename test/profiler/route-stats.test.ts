@@ -159,7 +159,7 @@ t.test('the rollups are written with the profiles and outlive them; the page nev
   t.teardown(() => db.close())
   t.same(db.prepare('SELECT DISTINCT span_ms FROM profile_route_stats ORDER BY 1').pluck().all(), [60_000, 3_600_000], 'minute and hour rows')
   // Profiles gone from under the page: the statistics still answer from the rollups alone.
-  db.prepare('DELETE FROM profile_data').run()
+  db.prepare('DELETE FROM profile_blocks').run()
   db.prepare('DELETE FROM profiles').run()
   t.equal(await total(), 12)
 })

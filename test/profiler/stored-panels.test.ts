@@ -2,12 +2,12 @@ import BetterSqlite3 from 'better-sqlite3'
 import t from 'tap'
 import { buildTestApp } from '../helpers/app.js'
 import { profileJson } from '../helpers/profiler.js'
+import { sqlitePanelsOf } from '../helpers/sqlite-panels.js'
 
 const storedPanels = (app: { config: { profilerDatabasePath: string } }, token: string): Record<string, any> => {
   const db = new BetterSqlite3(app.config.profilerDatabasePath, { readonly: true })
   try {
-    const row = db.prepare('SELECT d.panels FROM profiles p JOIN profile_data d ON d.profile_id = p.id WHERE p.token = ?').pluck().get(token) as string
-    return JSON.parse(row)
+    return sqlitePanelsOf(db, token) as Record<string, any>
   } finally {
     db.close()
   }

@@ -10,7 +10,7 @@ export interface ProfileRow extends SummaryRow { parent_token: string | null, ty
 /** The columns of a SummaryRow, on `profiles p`. */
 export const SUMMARY_COLUMNS = 'p.id, p.token, p.ip, p.method, p.url, p.status_code AS status, p.duration_ms, p.deployment' +
   ', p.query_count AS queries, p.query_ms, p.log_warnings, p.log_errors, p.trace_id'
-/** The columns of a ProfileRow, on `profiles p` joined with its `profile_data d` and PROCESS_JOIN. */
+/** The columns of a ProfileRow, on `profiles p` joined with its panels `d` (profile_data, or SQLite's profile_panels view) and PROCESS_JOIN. */
 export const PROFILE_COLUMNS = `${SUMMARY_COLUMNS}, p.parent_token, p.type, p.route, d.panels, pp.panels AS process_panels`
 /** The per-process panels the profile's data names (stored once: migrations sqlite/007, postgres/008), as `pp`. */
 export const PROCESS_JOIN = 'LEFT JOIN profile_processes pp ON pp.key = d.process_key'

@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3'
 import type { ProfileSummary, SearchFilters, StoredProfile } from '../../profile.js'
-import { PROCESS_JOIN, PROFILE_COLUMNS, SUMMARY_COLUMNS, toStoredProfile, toSummary, type ProfileRow, type SummaryRow } from '../profile-rows.js'
+import { PROFILE_COLUMNS, SUMMARY_COLUMNS, toStoredProfile, toSummary, type SummaryRow } from '../profile-rows.js'
+import { DecodedBlocks, type BlockProfileRow } from './decoded-blocks.js'
 import { compareRows, filterTerms, searchOrder, SqlParameters, withUrlTermSearchForm, type SqlDialect } from '../search-predicates.js'
 import { HOUR_MS, MINUTE_MS, windowRanges, WindowTotals, type WindowRow } from '../../stats/rollup.js'
 import { trendPeriods, type PeriodRow, type RollupRange } from '../../stats/trend.js'
@@ -49,10 +50,15 @@ function allOf (trigrams: string[]): string {
 }
 
 function prepareReadStatements (db: Database) {
-  const detail = `SELECT ${PROFILE_COLUMNS} FROM profiles p JOIN profile_data d ON d.profile_id = p.id ${PROCESS_JOIN}`
+  // The panels in a block (migration 016), or for a profile written before blocks in its
+  // profile_data row; a profile with neither is not there (as when profile_data was joined).
+  const detail = `SELECT ${PROFILE_COLUMNS}, p.block_id, b.panels AS block, p.block_at, p.block_bytes
+    FROM profiles p LEFT JOIN profile_data d ON d.profile_id = p.id LEFT JOIN profile_blocks b ON b.id = p.block_id
+    LEFT JOIN profile_processes pp ON pp.key = coalesce(d.process_key, b.process_key)`
+  const stored = '(d.profile_id IS NOT NULL OR b.id IS NOT NULL)'
   return {
-    byToken: db.prepare(`${detail} WHERE p.token = ?`),
-    newest: db.prepare(`${detail} WHERE p.type = ? ORDER BY p.id DESC LIMIT 1`),
+    byToken: db.prepare(`${detail} WHERE p.token = ? AND ${stored}`),
+    newest: db.prepare(`${detail} WHERE p.type = ? AND ${stored} ORDER BY p.id DESC LIMIT 1`),
     // Candidates from a few of the term's trigrams, then the exact (case-sensitive) substring test,
     // both on the URL's search form (the index holds that form: migration 011).
     matchingUrls: db.prepare(`SELECT u.id FROM profile_urls_fts f JOIN profile_urls u ON u.id = f.rowid
@@ -90,6 +96,7 @@ function prepareReadStatements (db: Database) {
 export class ProfileSearch {
   private readonly statements: ReturnType<typeof prepareReadStatements>
   private readonly searches = new Map<string, Statement>()
+  private readonly blocks = new DecodedBlocks()
 
   constructor (private readonly db: Database) {
     this.statements = prepareReadStatements(db)
@@ -108,11 +115,11 @@ export class ProfileSearch {
   }
 
   find (token: string): StoredProfile | undefined {
-    return toStoredProfile(this.statements.byToken.get(token) as ProfileRow | undefined)
+    return toStoredProfile(this.blocks.withPanels(this.statements.byToken.get(token) as BlockProfileRow | undefined))
   }
 
   latest (type = 'request'): StoredProfile | undefined {
-    return toStoredProfile(this.statements.newest.get(type) as ProfileRow | undefined)
+    return toStoredProfile(this.blocks.withPanels(this.statements.newest.get(type) as BlockProfileRow | undefined))
   }
 
   /** The tokens of the profiles just before (older) and just after (newer) this one, of the same type. */

@@ -5,7 +5,11 @@ import type { StatisticsStamp, WriteResult } from '../contract.js'
 import type { MissingWindow } from '../../stats/missing.js'
 import { STATISTICS_TABLES, statisticsCoarsening } from '../retention-policy.js'
 import { storedSearchForm } from '../url-search-form.js'
+import { encodePanelsBlock } from './panels-block.js'
 import { addDelta, HOUR_MS, MINUTE_MS, countedRequest, countedStatisticsOnly, emptyValues, expiredRollups, fromStoredValues, rollupDeltas, toStoredValues, type CountedRequest, type RollupKey, type RollupRow, type RollupValues, type StatisticsOnly, type StoredRollupValues } from '../../stats/rollup.js'
+
+/** A profile's panel bytes on disk (`p` its row, `b` its block, `d` its profile_data row from before blocks). */
+const STORED_PANEL_BYTES = 'coalesce(octet_length(b.panels) * p.block_bytes / nullif(b.raw_bytes, 0), octet_length(d.panels), 0)'
 
 /** Recently used URL ids and IPs kept in memory, so that repeated URLs cost no lookup. */
 const CACHE_SIZE = 5_000
@@ -14,10 +18,11 @@ function prepareWriteStatements (db: Database) {
   return {
     insertProfile: db.prepare(`
       INSERT INTO profiles (id, token, parent_token, type, ip, method, url, url_id, status_code, duration_ms, route, deployment,
-        query_count, query_ms, log_warnings, log_errors, trace_id)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        query_count, query_ms, log_warnings, log_errors, trace_id, block_id, block_at, block_bytes)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT DO NOTHING`),
-    insertPanels: db.prepare('INSERT INTO profile_data (profile_id, panels, process_key) VALUES (?, ?, ?)'),
+    // The panels of a batch's profiles, one block (migration 016; block.ts).
+    insertBlock: db.prepare('INSERT INTO profile_blocks (last_id, process_key, raw_bytes, panels) VALUES (?, ?, ?, ?)'),
     // The per-process panels once per content (migration 007), with the newest profile naming them.
     upsertProcess: db.prepare(`INSERT INTO profile_processes (key, panels, last_id) VALUES (?, ?, ?)
       ON CONFLICT (key) DO UPDATE SET last_id = max(last_id, excluded.last_id)`),
@@ -30,18 +35,27 @@ function prepareWriteStatements (db: Database) {
     setSearchUrl: db.prepare('UPDATE profile_urls SET search_url = ? WHERE id = ?'),
     insertIp: db.prepare('INSERT OR IGNORE INTO profile_ips (ip) VALUES (?)'),
     storedAs: db.prepare('SELECT id, deployment FROM profiles WHERE token = ?'),
-    // Kept by triggers with every insert and delete (migration 012): one row, not a count of the table.
+    // One row, not a count of the table (migration 012), moved in the transaction of every insert and
+    // delete (migration 016: by the writer, no longer by triggers).
     storedCount: db.prepare('SELECT profiles FROM profile_counts WHERE id = 1').pluck(),
+    addToCount: db.prepare('UPDATE profile_counts SET profiles = profiles + ? WHERE id = 1'),
     oldestId: db.prepare('SELECT id FROM profiles ORDER BY id LIMIT 1').pluck(),
     nthOldestId: db.prepare('SELECT id FROM profiles ORDER BY id LIMIT 1 OFFSET ?').pluck(),
-    // The oldest profiles' panel bytes added up, oldest first, over a window of them (octet_length
+    // The oldest profiles' panel bytes added up, oldest first, over a window of them: their share of
+    // their block's bytes, or the size of a profile_data row written before blocks (octet_length
     // reads a value's size from its record header, not its overflow pages).
-    oldestPanelBytes: db.prepare(`SELECT profile_id AS id, sum(octet_length(panels)) OVER (ORDER BY profile_id) AS bytes
-      FROM (SELECT profile_id, panels FROM profile_data ORDER BY profile_id LIMIT ?)`).raw(),
+    oldestPanelBytes: db.prepare(`SELECT p.id, sum(${STORED_PANEL_BYTES}) OVER (ORDER BY p.id) AS bytes
+      FROM (SELECT id, block_id, block_bytes FROM profiles ORDER BY id LIMIT ?) p
+      LEFT JOIN profile_blocks b ON b.id = p.block_id LEFT JOIN profile_data d ON d.profile_id = p.id`).raw(),
     // The newest profiles' panel bytes on average (the bytes of what pruning for size keeps).
-    newestPanelBytes: db.prepare(`SELECT coalesce(avg(octet_length(panels)), 0)
-      FROM (SELECT panels FROM profile_data ORDER BY profile_id DESC LIMIT ?)`).pluck(),
+    newestPanelBytes: db.prepare(`SELECT coalesce(avg(${STORED_PANEL_BYTES}), 0)
+      FROM (SELECT id, block_id, block_bytes FROM profiles ORDER BY id DESC LIMIT ?) p
+      LEFT JOIN profile_blocks b ON b.id = p.block_id LEFT JOIN profile_data d ON d.profile_id = p.id`).pluck(),
     deleteData: db.prepare('DELETE FROM profile_data WHERE profile_id <= ?'),
+    // A block goes with the last of its profiles (its last_id bounds their ids from above).
+    deleteBlocks: db.prepare('DELETE FROM profile_blocks WHERE last_id <= ?'),
+    // Rare: a profile stored under a higher id than its batch gave it (insertOne).
+    raiseBlockBound: db.prepare('UPDATE profile_blocks SET last_id = ? WHERE id = ?'),
     deleteProfiles: db.prepare('DELETE FROM profiles WHERE id <= ? RETURNING token, url_id AS urlId, ip'),
     // The URLs and IPs of pruned profiles leave in the same transaction when no profile uses them any
     // more (two index probes each): a sweep after the fact fell behind scanner traffic.
@@ -113,6 +127,21 @@ function prepareStampStatements (db: Database) {
 
 interface DeletedProfile { token: string, urlId: number, ip: string }
 
+/** Where a profile's panels are: its block, the byte offset in the block's texts and the length. */
+interface PanelsPlace { blockId: number, at: number, bytes: number }
+
+/** The batch's indexes grouped by the per-process panels' key their profiles name (null: none). */
+function byProcessKey (batch: ProfileRecord[]): Map<string | null, number[]> {
+  const groups = new Map<string | null, number[]>()
+  batch.forEach((profile, index) => {
+    const key = profile.process?.key ?? null
+    const group = groups.get(key)
+    if (group === undefined) groups.set(key, [index])
+    else group.push(index)
+  })
+  return groups
+}
+
 /**
  * The profile store's writer: every INSERT and DELETE, on its own connection. It runs in the
  * writer thread (writer-worker.ts); the benchmarks also use it directly to seed stores.
@@ -161,9 +190,17 @@ export class ProfileWriter {
       const counted: CountedRequest[] = first ? statisticsOnly.map(request => countedStatisticsOnly(request, this.deployment)) : []
       if (first) for (const window of missing) this.statements.addMissing.run(this.deployment, window.spanMs, window.startMs, window.count)
       const processes = new Map<string, { panels: string, lastId: number }>()
-      for (const profile of batch) {
-        const id = this.insertOne(profile)
+      const { places, lastIds } = this.insertBlocks(batch)
+      const raised = new Set<number>()
+      for (const [index, profile] of batch.entries()) {
+        const place = places[index] as PanelsPlace
+        const id = this.insertOne(profile, place)
         if (id === 'stored') continue
+        // Moved past its block's bound (another writer held its id slot): the bound follows.
+        if (id !== null && id > (lastIds.get(place.blockId) as number)) {
+          lastIds.set(place.blockId, id)
+          raised.add(place.blockId)
+        }
         counted.push(countedRequest(profile, this.deployment, id !== null))
         if (id === null) {
           result.rejected.push(profile.token)
@@ -177,13 +214,17 @@ export class ProfileWriter {
         }
       }
       for (const [key, { panels, lastId }] of processes) this.statements.upsertProcess.run(key, panels, lastId)
+      for (const blockId of raised) this.statements.raiseBlockBound.run(lastIds.get(blockId), blockId)
+      if (result.written > 0) this.statements.addToCount.run(result.written)
       this.addToRollups(counted)
       return result
     })
     this.deleteBatch = db.transaction((throughId: number) => {
       this.statements.deleteData.run(throughId)
+      this.statements.deleteBlocks.run(throughId)
       // The route statistics stay: they count requests, and have their own bound (deleteExpiredRollups).
       const deleted = this.statements.deleteProfiles.all(throughId) as DeletedProfile[]
+      if (deleted.length > 0) this.statements.addToCount.run(-deleted.length)
       this.deleteUnusedKeys(deleted)
       if (deleted.length > 0) this.statements.deleteUnusedProcesses.run()
       return deleted.map(profile => profile.token)
@@ -429,7 +470,26 @@ export class ProfileWriter {
    * unless the stored one is this very profile ('stored': same token, millisecond and deployment),
    * written by a batch whose answer was lost (the writer thread died after its commit) and retried.
    */
-  private insertOne (profile: ProfileRecord): number | 'stored' | null {
+  /**
+   * The batch's panels as blocks, one per per-process key (almost always one): each profile's place
+   * in its block, in the batch's order, and each block's bound (the highest id of its profiles, as
+   * the batch gives them). A profile the batch then does not store (its token taken) leaves its
+   * bytes in the block until retention deletes the block.
+   */
+  private insertBlocks (batch: ProfileRecord[]): { places: PanelsPlace[], lastIds: Map<number, number> } {
+    const places: PanelsPlace[] = new Array(batch.length)
+    const lastIds = new Map<number, number>()
+    for (const [processKey, indexes] of byProcessKey(batch)) {
+      const block = encodePanelsBlock(indexes.map(index => (batch[index] as ProfileRecord).panels))
+      const lastId = Math.max(...indexes.map(index => (batch[index] as ProfileRecord).id))
+      const blockId = Number(this.statements.insertBlock.run(lastId, processKey, block.rawBytes, block.stored).lastInsertRowid)
+      lastIds.set(blockId, lastId)
+      indexes.forEach((index, at) => { places[index] = { blockId, ...(block.places[at] as { at: number, bytes: number }) } })
+    }
+    return { places, lastIds }
+  }
+
+  private insertOne (profile: ProfileRecord, place: PanelsPlace): number | 'stored' | null {
     const urlId = this.urlIdOf(profile.url)
     this.noteIp(profile.ip)
     const msBase = profile.id - (profile.id % ID_SLOTS_PER_MS)
@@ -438,11 +498,9 @@ export class ProfileWriter {
       // Positional parameters: binding by name costs a property lookup per column.
       const inserted = this.statements.insertProfile.run(id, profile.token, profile.parentToken, profile.type, profile.ip, profile.method,
         profile.url, urlId, profile.statusCode, profile.durationMs, profile.route, this.deployment,
-        profile.queryCount ?? 0, profile.queryMs ?? 0, profile.logWarnings ?? 0, profile.logErrors ?? 0, profile.traceId ?? null)
-      if (inserted.changes === 1) {
-        this.statements.insertPanels.run(id, profile.panels, profile.process?.key ?? null)
-        return id
-      }
+        profile.queryCount ?? 0, profile.queryMs ?? 0, profile.logWarnings ?? 0, profile.logErrors ?? 0, profile.traceId ?? null,
+        place.blockId, place.at, place.bytes)
+      if (inserted.changes === 1) return id
       const stored = this.statements.storedAs.get(profile.token) as { id: number, deployment: string } | undefined
       if (stored === undefined) continue
       return stored.deployment === this.deployment && stored.id - (stored.id % ID_SLOTS_PER_MS) === msBase ? 'stored' : null
