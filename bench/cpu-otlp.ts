@@ -5,11 +5,10 @@
 // PROFILER_OTLP_ENDPOINT set. Both export to the same loopback sink, which answers 200 to all.
 // The bounds: the export adds at most 0.3x what @fastify/otel with its exporter adds, and at most
 // 10 µs a kept profile over the profiler without export (all threads).
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { packageRoot } from '../paths.js'
 import { interleavedRounds, measureServerCpu, medianOf, signed, us, type CpuRunSettings, type MedianCpu } from './cpu-run.js'
+import { startOtlpSink } from './otlp-sink.js'
 import { round } from './stats.js'
 import type { RunStore } from './stores.js'
 
@@ -30,27 +29,6 @@ type Mode = typeof MODES[number]
 /** The preload's build (npm run bench compiles bench/ into dist-bench/). */
 const PRELOAD = join(packageRoot, 'dist-bench', 'bench', 'otel-batched-preload.js')
 
-/** A loopback OTLP/HTTP sink: reads each body, answers 200, counts requests and bytes. */
-async function startSink (): Promise<{ url: string, requests: () => number, bytes: () => number, close: () => Promise<void> }> {
-  let requests = 0
-  let bytes = 0
-  const server: Server = createServer((request, response) => {
-    request.on('data', (chunk: Buffer) => { bytes += chunk.length })
-    request.on('end', () => {
-      requests++
-      response.writeHead(200, { 'content-type': request.headers['content-type'] ?? 'application/x-protobuf' }).end()
-    })
-  })
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests: () => requests,
-    bytes: () => bytes,
-    close: async () => { await new Promise(resolve => server.close(resolve)) }
-  }
-}
-
 function modeEnv (mode: Mode, sink: string): { env: Record<string, string>, nodeArgs: string[] } {
   switch (mode) {
     case BASELINE: return { env: { PROFILER: 'off' }, nodeArgs: [] }
@@ -61,7 +39,7 @@ function modeEnv (mode: Mode, sink: string): { env: Record<string, string>, node
 }
 
 export async function measureOtlpCost (settings: OtlpCostSettings): Promise<Record<string, unknown>> {
-  const sink = await startSink()
+  const sink = await startOtlpSink()
   const sent: Record<string, number> = {}
   try {
     const runs = await interleavedRounds(MODES, settings.rounds, async mode => {

@@ -24,6 +24,8 @@ export interface ServerCpu extends CpuPerRequest {
   profiles: number
   /** The writer thread's CPU over those profiles (it also writes the statistics-only records of the others); null without profiles. */
   writerPerProfileUs: number | null
+  /** The database server's CPU per request over the same time (given `databaseCpuMs`; 0 otherwise). */
+  databaseUs: number
 }
 
 /**
@@ -42,8 +44,11 @@ async function settledProfiles (store: RunStore): Promise<number> {
   throw new Error('the store\'s profile count was still moving 30 s after the load')
 }
 
-/** The server's CPU, per thread (a PostgreSQL store's own server processes are not counted). */
-export async function measureServerCpu (settings: CpuRunSettings, env: Record<string, string>, store: RunStore, options: BenchServerOptions = {}): Promise<ServerCpu> {
+/**
+ * The server's CPU, per thread; a PostgreSQL store's own server processes are counted apart, when
+ * `databaseCpuMs` reads them (bench/cluster-cpu.ts).
+ */
+export async function measureServerCpu (settings: CpuRunSettings, env: Record<string, string>, store: RunStore, options: BenchServerOptions = {}, databaseCpuMs: () => number = () => 0): Promise<ServerCpu> {
   const logFile = join(settings.dataDir, 'cpu-run.log')
   rmSync(logFile, { force: true })
   const server = await startBenchServer({ ...env, ...store.env }, { logFile, ...options })
@@ -51,11 +56,13 @@ export async function measureServerCpu (settings: CpuRunSettings, env: Record<st
     await runLoad(server.url, 'seed-like', { seconds: settings.warmupSeconds, rate: settings.rate })
     const profilesBefore = await settledProfiles(store)
     const before = readThreadCpu(server.pid)
+    const databaseBefore = databaseCpuMs()
     const load = await runLoad(server.url, 'seed-like', { seconds: settings.seconds, rate: settings.rate })
     // The writer's last batches of the run are its work too.
     const profiles = await settledProfiles(store) - profilesBefore
     const cpu = cpuPerRequest(before, readThreadCpu(server.pid), load.requests)
-    return { ...cpu, requests: load.requests, profiles, writerPerProfileUs: profiles > 0 ? cpu.writerUs * load.requests / profiles : null }
+    const databaseUs = (databaseCpuMs() - databaseBefore) * 1000 / load.requests
+    return { ...cpu, requests: load.requests, profiles, writerPerProfileUs: profiles > 0 ? cpu.writerUs * load.requests / profiles : null, databaseUs }
   } finally {
     await server.stop()
   }
@@ -63,6 +70,7 @@ export async function measureServerCpu (settings: CpuRunSettings, env: Record<st
 
 export interface MedianCpu extends CpuPerRequest {
   writerPerProfileUs: number | null
+  databaseUs: number
   /** Profiles written per request (1 at PROFILER_SAMPLE=1). */
   keptShare: number
 }
@@ -76,6 +84,7 @@ export function medianOf (runs: ServerCpu[]): MedianCpu {
     restUs: m(runs.map(run => run.restUs)),
     totalUs: m(runs.map(run => run.totalUs)),
     writerPerProfileUs: perProfile.length === 0 ? null : m(perProfile),
+    databaseUs: m(runs.map(run => run.databaseUs)),
     keptShare: round(median(runs.map(run => run.profiles / Math.max(1, run.requests))), 4)
   }
 }

@@ -7,6 +7,7 @@
 // bench/results.json (results-postgres.json for --store=postgres, against a cluster it starts
 // itself under var/bench/postgres). Every figure is also given as a ratio against a baseline of the
 // same run. --only=pages: the status poll beside clients looping on the costliest profiler pages. --only=burst: issue 20's scanner bursts into a byte-bounded store. --smoke: tiny sizes and runs, only to check that the benchmark itself works.
+// --only=recording: issue 38's table (off, logging, OpenTelemetry, the profiler at 1 and 0.01; PostgreSQL's server CPU counted).
 // --only=otlp: issue 39's OTLP export beside @fastify/otel with a batched OTLP exporter, against the profiler without export.
 // --only=hooks: the timeline's hook timing alone, a timed app against an untimed one in one process.
 // --seconds=<n> and --rounds=<n> set the measured seconds of each load run and the interleaved rounds.
@@ -18,6 +19,7 @@ import { measureCpu } from './cpu.js'
 import { BEFORE_PANELS, measureBeforeAfter } from './cpu-before-after.js'
 import { measureSampling } from './cpu-sampling.js'
 import { measureOtlpCost } from './cpu-otlp.js'
+import { measureRecordingCost } from './cpu-recording.js'
 import { measureHookTiming } from './hook-timing.js'
 import { measurePanelsInProcess } from './in-process.js'
 import { runLoad, type LoadResult, type Mix } from './load.js'
@@ -176,6 +178,11 @@ async function measureOtlpExportCost (): Promise<void> {
   results.otlp = await measureOtlpCost(cpuRunSettings())
 }
 
+async function measureRecording (): Promise<void> {
+  log(`\n## Issue 38: every request recorded against request logging and OpenTelemetry tracing (${store.name} store)`)
+  results.recording = await measureRecordingCost({ ...cpuRunSettings(), databaseCpuMs: store.serverCpuMs, storeName: store.name })
+}
+
 async function measureSearch (): Promise<void> {
   log(`\n## Search (p50/p99 ms; ${SEARCH_ITERATIONS} calls in-process, ${HTTP_ITERATIONS} listing pages over HTTP)`)
   const cases = searchCases(SEED_END_MS)
@@ -292,10 +299,10 @@ const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', node
 log(`# Profiler benchmark${quick ? ' (--quick)' : ''}${smoke ? ' (--smoke: not a measurement)' : ''}, ${store.name} store: ${machine.nproc} cores, ${machine.cpu}, Node ${machine.node}, ${machine.date}`)
 results.machine = machine
 // First: it measures the first app this process builds.
-const sections: Record<string, () => Promise<void>> = { suite: measureSuiteCosts, store: measureStore, cpu: measureCpuPerRequest, panels: measurePanelsCost, hooks: measureHookTimingCost, sampling: measureSamplingCost, otlp: measureOtlpExportCost, search: measureSearch, throughput: measureThroughput, memory: measureMemory, pages: measurePagesBesidePoll, burst: measureScannerBursts }
+const sections: Record<string, () => Promise<void>> = { suite: measureSuiteCosts, store: measureStore, cpu: measureCpuPerRequest, panels: measurePanelsCost, hooks: measureHookTimingCost, sampling: measureSamplingCost, recording: measureRecording, otlp: measureOtlpExportCost, search: measureSearch, throughput: measureThroughput, memory: measureMemory, pages: measurePagesBesidePoll, burst: measureScannerBursts }
 const only = process.argv.find(arg => arg.startsWith('--only='))?.slice('--only='.length).split(',')
 // The sections that run on empty stores only need no seeded one.
-const needsStore = only === undefined || only.some(name => !['suite', 'pages', 'burst', 'sampling', 'otlp', 'panels', 'hooks'].includes(name))
+const needsStore = only === undefined || only.some(name => !['suite', 'pages', 'burst', 'sampling', 'recording', 'otlp', 'panels', 'hooks'].includes(name))
 for (const [name, section] of Object.entries(sections)) {
   // --only=cpu runs the panels' before and after too (as it always has); --only=panels runs it alone.
   if (only === undefined || only.includes(name) || (name === 'store' && needsStore) || (name === 'panels' && only.includes('cpu'))) await section()

@@ -14,6 +14,7 @@ import { storeBytes } from '../plugins/profiler/engine/postgres/partitions.js'
 import { PostgresWriter } from '../plugins/profiler/engine/postgres/writer.js'
 import { ProfileWriter } from '../plugins/profiler/engine/sqlite/profile-writer.js'
 import { seedProfiles, type SeedOptions } from './seed.js'
+import { clusterCpuMs } from './cluster-cpu.js'
 
 const UNBOUNDED_LIMITS = { maxProfiles: 1e12, maxAgeMs: 1e13, maxBytes: 1e15, statsMaxAgeMs: 1e13 }
 
@@ -42,6 +43,8 @@ export interface BenchStore {
   searcher: (size: number) => Promise<Searcher>
   /** A writable copy of the seeded store of `size`, or an empty store when size is 0. */
   runStore: (size: number) => Promise<RunStore>
+  /** The CPU the database server used so far, in ms (0 for SQLite: it runs in the service's threads). */
+  serverCpuMs: () => number
   close: () => Promise<void>
 }
 
@@ -106,6 +109,7 @@ export function sqliteStore (dataDir: string): BenchStore {
       }
       return { env: { PROFILER_DATABASE_PATH: path }, profiles, remove: async () => { removeSqlite(path) } }
     },
+    serverCpuMs: () => 0,
     close: async () => {}
   }
 }
@@ -173,6 +177,7 @@ export async function postgresStore (dataDir: string): Promise<BenchStore> {
         (await pool.query<{ t: string | null }>("SELECT to_regclass('profiles') AS t")).rows[0]?.t === null ? 0 : Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM profiles')).rows[0]?.n ?? 0))
       return { env: { PROFILER_DATABASE_URL: cluster.urlOf(name) }, profiles, remove: async () => { await drop(name) } }
     },
+    serverCpuMs: () => clusterCpuMs(join(dataDir, 'postgres', 'data')),
     close: async () => { await cluster.remove() }
   }
 }
