@@ -4,11 +4,12 @@
 // peer (@fastify/otel and a batched OTLP exporter to a loopback sink), and with the profiler at
 // PROFILER_SAMPLE=1 (every request kept, every panel) and 0.01. On PostgreSQL the cluster's CPU is
 // counted with the service's (bench/cluster-cpu.ts).
+import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { packageRoot } from '../paths.js'
 import { interleavedRounds, measureServerCpu, medianOf, signed, us, type CpuRunSettings, type MedianCpu } from './cpu-run.js'
 import { startOtlpSink } from './otlp-sink.js'
-import { round } from './stats.js'
+import { median, round } from './stats.js'
 import type { RunStore } from './stores.js'
 
 export interface RecordingCostSettings extends CpuRunSettings {
@@ -42,6 +43,11 @@ function modeEnv (mode: Mode, sink: string): { env: Record<string, string>, node
   }
 }
 
+/** A SQLite store's file and WAL, in bytes. */
+function sqliteFileBytes (path: string): number {
+  return [path, `${path}-wal`].filter(file => existsSync(file)).reduce((sum, file) => sum + statSync(file).size, 0)
+}
+
 /** A bound's line: the figure, the bound, and whether it holds (a ratio over a cost that was not above the baseline cannot be judged). */
 function verdict (what: string, value: number, bound: number, unit: string, over = 1): { line: string, holds: boolean | null } {
   if (over <= 0) return { line: `${what}: cannot be judged (what it is compared with added ${over} µs)`, holds: null }
@@ -52,11 +58,16 @@ function verdict (what: string, value: number, bound: number, unit: string, over
 export async function measureRecordingCost (settings: RecordingCostSettings): Promise<Record<string, unknown>> {
   const sink = await startOtlpSink()
   try {
+    // A SQLite store's bytes on disk (file and WAL) per profile after each run that keeps every request.
+    const bytesPerProfile: number[] = []
     const runs = await interleavedRounds(MODES, settings.rounds, async mode => {
       const store = await settings.runStore(0)
       const { env, nodeArgs } = modeEnv(mode, sink.url)
       try {
-        return await measureServerCpu(settings, { ...settings.env, ...env, DATABASE_PATH: join(settings.dataDir, 'app.sqlite') }, store, { nodeArgs }, settings.databaseCpuMs)
+        const run = await measureServerCpu(settings, { ...settings.env, ...env, DATABASE_PATH: join(settings.dataDir, 'app.sqlite') }, store, { nodeArgs }, settings.databaseCpuMs)
+        const path = store.env.PROFILER_DATABASE_PATH
+        if (mode === KEPT && path !== undefined) bytesPerProfile.push(sqliteFileBytes(path) / await store.profiles())
+        return run
       } finally {
         await store.remove()
       }
@@ -83,9 +94,12 @@ export async function measureRecordingCost (settings: RecordingCostSettings): Pr
       verdict('PROFILER_SAMPLE=0.01: added CPU against logging\'s', added(SAMPLED) / added(LOGGING), 1, '×', added(LOGGING))
     ]
     for (const { line } of verdicts) log(line)
+    const diskBytes = bytesPerProfile.length === 0 ? null : round(median(bytesPerProfile), 0)
+    if (diskBytes !== null) verdicts.push(verdict('bytes on disk a stored profile (file and WAL, fresh store)', diskBytes, 1500, ' B'))
+    for (const { line } of verdicts.slice(5)) log(line)
     const perRound = runs[KEPT].map((run, index) => round(run.totalUs + run.databaseUs - (runs[BASELINE][index]?.totalUs ?? Number.NaN) - (runs[BASELINE][index]?.databaseUs ?? 0), 1))
     log(`all threads, round by round: every request kept minus the baseline ${perRound.map(signed).join(', ')} µs`)
-    return { store: settings.storeName, rate: settings.rate, rounds: settings.rounds, modes: m, addedUs: Object.fromEntries(MODES.map(mode => [mode, added(mode)])), holds: verdicts.map(({ line, holds }) => ({ line, holds })), keptMinusBaselinePerRoundUs: perRound }
+    return { store: settings.storeName, rate: settings.rate, rounds: settings.rounds, modes: m, bytesOnDiskPerProfile: diskBytes, addedUs: Object.fromEntries(MODES.map(mode => [mode, added(mode)])), holds: verdicts.map(({ line, holds }) => ({ line, holds })), keptMinusBaselinePerRoundUs: perRound }
   } finally {
     await sink.close()
   }
