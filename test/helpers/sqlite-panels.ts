@@ -53,3 +53,24 @@ export function sqliteStoreContents (path: string): Array<{ where: string, bytes
     db.close()
   }
 }
+
+/**
+ * Rewrites every profile of the file as the release before blocks stored it (a profile_data row
+ * each, no block): what a store written by that release holds once migration 016 has run.
+ * Returns how many profiles were moved.
+ */
+export function storeAsBeforeBlocks (path: string): number {
+  const db = new BetterSqlite3(path)
+  try {
+    return db.transaction(() => {
+      const rows = sqlitePanels(db)
+      const insert = db.prepare('INSERT INTO profile_data (profile_id, panels, process_key) VALUES (?, ?, ?)')
+      for (const row of rows) insert.run(row.id, row.panels, row.processKey)
+      db.prepare('UPDATE profiles SET block_id = NULL, block_at = NULL, block_bytes = NULL').run()
+      db.prepare('DELETE FROM profile_blocks').run()
+      return rows.length
+    })()
+  } finally {
+    db.close()
+  }
+}

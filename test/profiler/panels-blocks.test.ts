@@ -10,24 +10,7 @@ import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../plugins/profiler/prof
 import { buildTestApp, postJson } from '../helpers/app.js'
 import { freshDir } from '../helpers/dirs.js'
 import { profileJson } from '../helpers/profiler.js'
-import { sqlitePanels } from '../helpers/sqlite-panels.js'
-
-/** Rewrites every profile of the file as the release before blocks stored it: its panels in a profile_data row. */
-function asBeforeBlocks (path: string): number {
-  const db = new BetterSqlite3(path)
-  try {
-    return db.transaction(() => {
-      const rows = sqlitePanels(db)
-      const insert = db.prepare('INSERT INTO profile_data (profile_id, panels, process_key) VALUES (?, ?, ?)')
-      for (const row of rows) insert.run(row.id, row.panels, row.processKey)
-      db.prepare('UPDATE profiles SET block_id = NULL, block_at = NULL, block_bytes = NULL').run()
-      db.prepare('DELETE FROM profile_blocks').run()
-      return rows.length
-    })()
-  } finally {
-    db.close()
-  }
-}
+import { sqlitePanels, storeAsBeforeBlocks } from '../helpers/sqlite-panels.js'
 
 function tableCounts (path: string): { profiles: number, counted: number, blocks: number, data: number } {
   const db = new BetterSqlite3(path, { readonly: true })
@@ -57,7 +40,7 @@ t.test('profiles stored before blocks (a profile_data row each) show as they did
   await first.close()
   t.equal(tableCounts(env.PROFILER_DATABASE_PATH).blocks, 1, 'one batch, one block')
 
-  t.equal(asBeforeBlocks(env.PROFILER_DATABASE_PATH), 3)
+  t.equal(storeAsBeforeBlocks(env.PROFILER_DATABASE_PATH), 3)
   t.match(tableCounts(env.PROFILER_DATABASE_PATH), { profiles: 3, counted: 3, blocks: 0, data: 3 })
   const second = await buildTestApp(t, env)
   const added = (await postJson(second, '/ccenter/getConseillerByCode', { code: 'ADV1002' })).headers['x-debug-token'] as string
