@@ -52,12 +52,12 @@ export async function startPostgres (t: Test): Promise<PostgresCluster> {
 }
 
 /** Rows of one query on its own connection (to look at what the service stored). */
-export async function queryOn (url: string, sql: string): Promise<Array<Record<string, any>>> {
+export async function queryOn (url: string, sql: string, params: unknown[] = []): Promise<Array<Record<string, any>>> {
   const { default: pg } = await import('pg')
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
-    return (await client.query(sql)).rows
+    return (await client.query(sql, params)).rows
   } finally {
     await client.end()
   }

@@ -130,6 +130,21 @@ if (needsPostgres(t)) {
     await waitFor(async () => (await listing(app)).statusCode === 200, { ...RECOVERY, what: 'the listing answers again' })
   })
 
+  t.test('the panels are compressed with lz4 (migration 018), in the partitions made after the migration too', async t => {
+    const url = await freshDatabase()
+    const { app } = await buildLoggedApp(t, { PROFILER_DATABASE_URL: url })
+    // A body that does not compress to nothing: the panels pass TOAST's 2 KB threshold and are compressed.
+    const res = await app.inject({ method: 'POST', url: '/monitor/MonitorPooling', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ note: Array.from({ length: 300 }, (_, i) => `word${i * 7919 % 1000}`).join(' ') }) })
+    await app.profileStore.flush()
+    const token = res.headers['x-debug-token'] as string
+    const [stored] = await queryOn(url, 'SELECT pg_column_compression(panels) AS method, tableoid::regclass::text AS partition FROM profile_data WHERE token = $1', [token])
+    t.equal(stored?.method, 'lz4', 'the stored panels')
+    const partitions = await queryOn(url, `SELECT c.relname, a.attcompression FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+      JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'panels' WHERE i.inhparent = 'profile_data'::regclass`)
+    t.ok(partitions.length >= 1 && partitions.every(row => row.attcompression === 'l'), `every partition's column: ${JSON.stringify(partitions)}`)
+    t.ok(partitions.some(row => row.relname === stored?.partition), 'the stored profile\'s partition among them')
+  })
+
   t.test('a profile the store refuses (a value out of range) is set aside and counted; the rest of its batch is stored', async t => {
     const url = await freshDatabase()
     const { app, logLines } = await buildLoggedApp(t, { PROFILER_DATABASE_URL: url }, { profiler: { store: { flushDelayMs: 600_000 } } })
