@@ -138,8 +138,6 @@ export default fp(async function jsonBodyPlugin (app) {
       }
     })
   }
-  // @fastify/formbody parses with fast-querystring itself.
-  await app.register(formbody, { bodyLimit: BODY_LIMIT })
   app.addContentTypeParser('*', emptyOrUnsupported)
   // A chunked body's size, for the profiler (body-size.ts); the start of a body refused
   // as too large, which no parser reads.
@@ -153,4 +151,7 @@ export default fp(async function jsonBodyPlugin (app) {
   })
   app.addHook('preValidation', toPlainObjectBody)
   app.addErrorRewording(rewordBodyError)
+  // @fastify/formbody parses with fast-querystring itself. Registered after this plugin's hooks: the
+  // profiler's timeline names a hook after the last plugin loaded into its instance (Fastify's pluginName).
+  await app.register(formbody, { bodyLimit: BODY_LIMIT })
 }, { name: 'json-body', dependencies: ['error-renderer'] })
