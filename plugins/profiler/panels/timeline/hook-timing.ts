@@ -166,41 +166,40 @@ function drawnRun (fn: Hook, self: unknown, arity: number, a: unknown, b: unknow
 }
 
 /**
+ * A plain function that runs the hook, timed when the request was drawn. Named parameters, not
+ * `arguments`, one function per arity, and the draw (a plain field once made: the request is every
+ * hook's first argument) read first: a run of a request left out allocates nothing here and is one
+ * call more.
+ */
+function timedCall (fn: Hook, site: HookSite, arity: number, isAsync: boolean): Hook {
+  if (arity === 2) {
+    return function timedHook (this: unknown, a: unknown, b: unknown): unknown {
+      return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b) : drawnRun(fn, this, 2, a, b, undefined, undefined, site, isAsync)
+    }
+  }
+  if (arity === 3) {
+    return function timedHook (this: unknown, a: unknown, b: unknown, c: unknown): unknown {
+      return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b, c) : drawnRun(fn, this, 3, a, b, c, undefined, site, isAsync)
+    }
+  }
+  return function timedHook (this: unknown, a: unknown, b: unknown, c: unknown, d: unknown): unknown {
+    return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b, c, d) : drawnRun(fn, this, 4, a, b, c, d, site, isAsync)
+  }
+}
+
+/**
  * The hook, timed on each run of a request the sample drew; the same length as the hook, and the
  * same kind: an async function's wrapper is an async function (Fastify refuses an async hook that
- * also takes `done`, telling it by what it is), anything else's a plain function.
+ * also takes `done`, telling it by what it is), anything else's a plain function. (An async
+ * wrapper costs a promise more a run, settled one turn after the hook's.)
  */
 function timed (fn: Hook, site: HookSite): Hook {
   if (wrappers.has(fn)) return fn
   const isAsync = fn instanceof AsyncFunction
-  const arity = ARITY[site.hook] ?? 4
-  // Named parameters, not `arguments`, one wrapper per arity, and the draw (a plain field once made:
-  // the request is every hook's first argument) read first: a run of a request left out allocates
-  // nothing here and is one call more (an async hook's: and its wrapper's promise, which settles as
-  // the hook's does, one turn later).
+  const call = timedCall(fn, site, ARITY[site.hook] ?? 4, isAsync)
   const wrapper = isAsync
-    ? arity === 2
-      ? async function timedHook (this: unknown, a: unknown, b: unknown): Promise<unknown> {
-        return await ((a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b) : drawnRun(fn, this, 2, a, b, undefined, undefined, site, true))
-      }
-      : arity === 3
-        ? async function timedHook (this: unknown, a: unknown, b: unknown, c: unknown): Promise<unknown> {
-          return await ((a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b, c) : drawnRun(fn, this, 3, a, b, c, undefined, site, true))
-        }
-        : async function timedHook (this: unknown, a: unknown, b: unknown, c: unknown, d: unknown): Promise<unknown> {
-          return await ((a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b, c, d) : drawnRun(fn, this, 4, a, b, c, d, site, true))
-        }
-    : arity === 2
-      ? function timedHook (this: unknown, a: unknown, b: unknown): unknown {
-        return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b) : drawnRun(fn, this, 2, a, b, undefined, undefined, site, false)
-      }
-      : arity === 3
-        ? function timedHook (this: unknown, a: unknown, b: unknown, c: unknown): unknown {
-          return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b, c) : drawnRun(fn, this, 3, a, b, c, undefined, site, false)
-        }
-        : function timedHook (this: unknown, a: unknown, b: unknown, c: unknown, d: unknown): unknown {
-          return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b, c, d) : drawnRun(fn, this, 4, a, b, c, d, site, false)
-        }
+    ? async function timedHook (this: unknown, a: unknown, b: unknown, c: unknown, d: unknown): Promise<unknown> { return await call.call(this, a, b, c, d) }
+    : call
   // The wrapper takes the arguments Fastify passes to this kind of hook; it says it takes as many as the hook does.
   Object.defineProperty(wrapper, 'length', { value: fn.length })
   Object.defineProperty(wrapper, 'name', { value: fn.name })
