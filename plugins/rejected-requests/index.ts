@@ -54,9 +54,9 @@ declare module 'fastify' {
 }
 
 const PARSER_ERROR = Symbol('parser error')
-const READING_BODY = Symbol('the reply of a request whose body is being read')
+const PAST_PREPARSING = Symbol('the reply of a request past preParsing')
 const REJECTED = Symbol('connection rejected')
-type MarkedRequest = IncomingMessage & { [PARSER_ERROR]?: HttpError, [READING_BODY]?: FastifyReply }
+type MarkedRequest = IncomingMessage & { [PARSER_ERROR]?: HttpError, [PAST_PREPARSING]?: FastifyReply }
 type MarkedSocket = Socket & { [REJECTED]?: boolean }
 
 /** How long the answers of requests read before a rejected one may take, at most (the server's requestTimeout, else 30 s). */
@@ -69,16 +69,17 @@ function answerWaitMs (app: FastifyInstance): number {
  * The rejected request had a complete head, so Fastify is running it (the parser failed in its
  * chunked body, or the body did not come in time): the error is answered through Fastify (the
  * error renderer, a profile like any request's, with its route), with `Connection: close`, after
- * which Node closes the connection. Before its body is read, the preParsing hook below throws the
- * error; once it is being read, the error is sent as the reply (the body reader, waiting for bytes
- * that will not come, is left unfinished: the request is over for Fastify once answered).
+ * which Node closes the connection. Before preParsing, the hook below throws the error; once its
+ * body is being read (the request flows to a reader), the error is sent as the reply, and the
+ * reader, waiting for bytes that will not come, is left unfinished. A body nobody reads (a GET's)
+ * changes nothing: Fastify answers the request as it would.
  */
 function handToFastify ({ request, response }: Exchange, error: HttpError): void {
   if (!response.headersSent) response.setHeader('connection', 'close')
   const marked = request as MarkedRequest
-  const reply = marked[READING_BODY]
+  const reply = marked[PAST_PREPARSING]
   if (reply === undefined) marked[PARSER_ERROR] = error
-  else if (!reply.sent) reply.send(error)
+  else if (request.readableFlowing === true && !reply.sent) reply.send(error)
 }
 
 /** The head of a request Node parsed but that never reaches Fastify (CONNECT). */
@@ -136,7 +137,7 @@ export default fp(async function rejectedRequestsPlugin (app) {
     const raw = request.raw as MarkedRequest
     const error = raw[PARSER_ERROR]
     if (error !== undefined) throw error
-    raw[READING_BODY] = reply
+    raw[PAST_PREPARSING] = reply
   })
 
   app.decorate('rejectClientError', (error: ClientError, socket: Socket) => {
