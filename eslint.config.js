@@ -13,6 +13,23 @@ const aboveThePanels = ['engine', 'runtime', 'query', 'pages'].map(folder =>
   never(folder, 'a panel reads a request (collect/, lib/): the store, the queries and the pages read panels, not the other way'))
 const noEngineFolder = { regex: `${up}engine/(sqlite|postgres)/`, message: 'the runtime reaches an engine through engine/contract.ts and engine/open-*.ts' }
 
+// Only what Node and Fastify document (issue 41): the internals the service once reached into, refused
+// in the shipped code (a Node or Fastify upgrade broke them silently).
+const UNDOCUMENTED = 'an internal of Node or Fastify: use what they document (docs/security.md, docs/profiler.md)'
+const supportedApisOnly = {
+  files: ['*.ts', 'lib/**/*.ts', 'plugins/**/*.ts', 'routes/**/*.ts', 'scripts/**/*.ts'],
+  rules: {
+    'no-restricted-properties': ['error',
+      { property: 'kOnExecute', message: `Node's HTTP parser slot: ${UNDOCUMENTED}` },
+      { property: 'shouldKeepAlive', message: `set a Connection: close header instead; ${UNDOCUMENTED}` },
+      { object: 'require', property: 'cache', message: UNDOCUMENTED }],
+    'no-restricted-syntax': ['error',
+      { selector: "MemberExpression[object.callee.name='createRequire'][property.name='cache']", message: `require.cache: ${UNDOCUMENTED}` },
+      { selector: "VariableDeclarator[init.callee.name='createRequire'] > ObjectPattern > Property[key.name='cache']", message: `require.cache: ${UNDOCUMENTED}` },
+      { selector: "CallExpression[callee.property.name=/^define(Property|Properties)$/] Literal[value='constructor']", message: `a faked constructor: ${UNDOCUMENTED}` }]
+  }
+}
+
 function importRules (files, patterns) {
   return { files, rules: { 'no-restricted-imports': ['error', { patterns }] } }
 }
@@ -30,5 +47,6 @@ export default [
   importRules(['plugins/profiler/export/**/*.ts'], [noRoutes, noPages, noQuery, noRuntime, noEngine]),
   importRules(['plugins/profiler/query/**/*.ts'], [noRoutes, noPages, noRuntime]),
   importRules(['plugins/profiler/panels/**/*.ts'], [noRoutes, ...aboveThePanels]),
-  importRules(['scripts/**/*.ts'], [{ regex: 'plugins/profiler/pages/', message: 'the command line and MCP read through query/, never pages/' }])
+  importRules(['scripts/**/*.ts'], [{ regex: 'plugins/profiler/pages/', message: 'the command line and MCP read through query/, never pages/' }]),
+  supportedApisOnly
 ]

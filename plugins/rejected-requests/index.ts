@@ -1,13 +1,12 @@
 import type { IncomingMessage } from 'node:http'
 import type { Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import fp from 'fastify-plugin'
 import type { HttpError } from '../../lib/http-error.js'
 import { errorBody } from '../error-renderer.js'
 import { originOf } from '../routing/request-origin.js'
 import { originFormOf } from '../routing/request-target.js'
-import { keepHeadBytes, takeHeadBytes } from './head-bytes.js'
 import { answersOver, lastExchange, trackExchange, type Exchange } from './in-flight.js'
 import { connectError, rejectionError, type ClientError } from './parser-errors.js'
 import { prefersHtml } from './prefers-html.js'
@@ -55,9 +54,9 @@ declare module 'fastify' {
 }
 
 const PARSER_ERROR = Symbol('parser error')
-const PARSING = Symbol('body parsing began')
+const PAST_PREPARSING = Symbol('the reply of a request past preParsing')
 const REJECTED = Symbol('connection rejected')
-type MarkedRequest = IncomingMessage & { [PARSER_ERROR]?: HttpError, [PARSING]?: boolean }
+type MarkedRequest = IncomingMessage & { [PARSER_ERROR]?: HttpError, [PAST_PREPARSING]?: FastifyReply }
 type MarkedSocket = Socket & { [REJECTED]?: boolean }
 
 /** How long the answers of requests read before a rejected one may take, at most (the server's requestTimeout, else 30 s). */
@@ -68,25 +67,19 @@ function answerWaitMs (app: FastifyInstance): number {
 
 /**
  * The rejected request had a complete head, so Fastify is running it (the parser failed in its
- * chunked body, or the body did not come in time): the error goes to Fastify, which answers it
- * through the error renderer and profiles it like any request, and the connection closes after.
+ * chunked body, or the body did not come in time): the error is answered through Fastify (the
+ * error renderer, a profile like any request's, with its route), with `Connection: close`, after
+ * which Node closes the connection. Before preParsing, the hook below throws the error; once its
+ * body is being read (the request flows to a reader), the error is sent as the reply, and the
+ * reader, waiting for bytes that will not come, is left unfinished. A body nobody reads (a GET's)
+ * changes nothing: Fastify answers the request as it would.
  */
 function handToFastify ({ request, response }: Exchange, error: HttpError): void {
-  if (!response.headersSent) response.shouldKeepAlive = false
+  if (!response.headersSent) response.setHeader('connection', 'close')
   const marked = request as MarkedRequest
-  marked[PARSER_ERROR] = error
-  // Before preParsing the hook below throws it; after it, it reaches the body reader.
-  if (marked[PARSING] !== true) return
-  if (request.listenerCount('error') > 0) {
-    request.emit('error', error)
-    return
-  }
-  const deliver = (event: string | symbol): void => {
-    if (event !== 'error') return
-    request.off('newListener', deliver)
-    process.nextTick(() => request.emit('error', error))
-  }
-  request.on('newListener', deliver)
+  const reply = marked[PAST_PREPARSING]
+  if (reply === undefined) marked[PARSER_ERROR] = error
+  else if (request.readableFlowing === true && !reply.sent) reply.send(error)
 }
 
 /** The head of a request Node parsed but that never reaches Fastify (CONNECT). */
@@ -140,20 +133,14 @@ export default fp(async function rejectedRequestsPlugin (app) {
   app.decorate('addRejectionRecorder', (recorder: RejectionRecorder) => { recorders.push(recorder) })
 
   app.server.on('request', trackExchange)
-  app.addHook('preParsing', async request => {
+  app.addHook('preParsing', async (request, reply) => {
     const raw = request.raw as MarkedRequest
     const error = raw[PARSER_ERROR]
     if (error !== undefined) throw error
-    raw[PARSING] = true
+    raw[PAST_PREPARSING] = reply
   })
 
-  // The bytes of a request head that arrives in several reads, for the rejection of that head.
-  app.server.on('connection', keepHeadBytes)
-
   app.decorate('rejectClientError', (error: ClientError, socket: Socket) => {
-    // Taken (and so freed) on the first error, whatever it is; read only with the packet of a
-    // parser rejection (a timeout brings none: what arrived of its head is not read, as before).
-    const earlier = takeHeadBytes(socket)
     const marked = socket as MarkedSocket
     // A reset connection has no one to answer; a rejected one is answered once (the parser
     // reports again on every later read).
@@ -169,7 +156,7 @@ export default fp(async function rejectedRequestsPlugin (app) {
       answersOver(socket, answerWaitMs(app)).then(() => { closeSoon(socket) }, () => { socket.destroy() })
       return
     }
-    answerSafely(app, recorders, socket, readRawHead(earlier, error.rawPacket, error.bytesParsed, error.code), httpError)
+    answerSafely(app, recorders, socket, readRawHead(error.rawPacket, error.bytesParsed, error.code), httpError)
   })
 
   // Node hands CONNECT over without an answer (and without an error listener on the socket).

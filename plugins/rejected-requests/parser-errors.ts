@@ -1,12 +1,16 @@
 import { maxHeaderSize } from 'node:http'
 import { HttpError } from '../../lib/http-error.js'
 
-/** What Node's HTTP server hands to `clientError`: llhttp's code (HPE_*) and reason, or a timeout. */
+/**
+ * What Node's HTTP server hands to `clientError`: llhttp's code (HPE_*) and reason, or a timeout;
+ * for a parser error, `bytesParsed` and `rawPacket` as Node documents them on that event.
+ */
 export interface ClientError extends Error {
   code?: string
   reason?: string
+  /** How far the parser got in `rawPacket`. */
   bytesParsed?: number
-  /** The read the parser failed in (a Buffer): only that read, the bytes before it are kept by head-bytes.ts. */
+  /** The read the parser failed in (a Buffer): only that read, not the ones before it. */
   rawPacket?: unknown
 }
 

@@ -1,15 +1,15 @@
 import { METHODS } from 'node:http'
 
-// What can be read of a request the HTTP parser rejected before its head was complete: the bytes
-// Node hands over with the error (`rawPacket`: only the read being parsed, which may hold requests
-// pipelined before this one), where the parser stopped in it (`bytesParsed`), and the bytes of the
-// same head read before that packet (head-bytes.ts: a head that arrived in several reads has its
-// request line in an earlier one). Bytes the client sends after the rejecting read are not waited
-// for: the head is refused there, and what it holds further on (the header lines after a 60 KB
-// URL, past the 16 KiB limit) is known only if it came in that read. Best effort and bounded:
-// only what is there is read, never more than the kept bytes and SCAN_BYTES of the packet, and
-// never trusted for more than a label (the profile's method, target and headers, and the Accept
-// header's choice).
+// What can be read of a request the HTTP parser rejected before its head was complete, from what
+// Node documents on the 'clientError' event's error: the bytes of the read the parser failed in
+// (`rawPacket`: that read only, which may hold requests pipelined before this one) and how far the
+// parser got in it (`bytesParsed`). A head that came in several reads is read from its last: the
+// reads before it are not handed over (a 60 KB URL that crossed the 16 KiB limit in its second
+// read has its method and the start of its target in the first, and is stored without them; the
+// header lines of the read that crossed it are still read).
+// Bytes the client sends after the rejecting read are not waited for either. Best effort and
+// bounded: only what is there is read, never more than SCAN_BYTES of the packet, and never trusted
+// for more than a label (the profile's method, target and headers, and the Accept header's choice).
 
 export interface RawHead {
   /** The method as sent; '' when it could not be read. */
@@ -23,7 +23,7 @@ export interface RawHead {
   headers: Record<string, string>
 }
 
-/** Bytes of the packet looked at (after the bytes kept of the head before it). */
+/** Bytes of the packet looked at. */
 const SCAN_BYTES = 64 * 1024
 /** A longer target or header value is kept as its first 2,048 characters and the count of the rest (a 60 KB URL). */
 const MAX_TEXT = 2048
@@ -75,16 +75,12 @@ function readHeaders (text: string): Record<string, string> {
   return headers
 }
 
-/**
- * The head of the request the parser stopped in, from the packet it was parsing and the bytes of
- * that head read before it (`earlier`, when it came in several reads).
- */
-export function readRawHead (earlier: Buffer | undefined, packet: unknown, bytesParsed: number | undefined, code: string | undefined): RawHead {
+/** The head of the request the parser stopped in, from the packet it was parsing (the read it failed in). */
+export function readRawHead (packet: unknown, bytesParsed: number | undefined, code: string | undefined): RawHead {
   if (!Buffer.isBuffer(packet) || packet.length === 0) return { method: '', target: '', headers: {} }
   const scanned = packet.subarray(0, SCAN_BYTES)
-  const before = earlier ?? Buffer.alloc(0)
-  const text = before.toString('latin1') + scanned.toString('latin1')
-  const errorAt = before.length + Math.min(bytesParsed ?? scanned.length, scanned.length)
+  const text = scanned.toString('latin1')
+  const errorAt = Math.min(bytesParsed ?? scanned.length, scanned.length)
   if (code === 'HPE_INVALID_METHOD') {
     // The request starts where the parser stopped, with something that is not a method.
     const lineEnd = text.indexOf('\n', errorAt)
@@ -94,7 +90,12 @@ export function readRawHead (earlier: Buffer | undefined, packet: unknown, bytes
   let last: RegExpExecArray | null = null
   REQUEST_LINE.lastIndex = 0
   for (let match = REQUEST_LINE.exec(text); match !== null && match.index <= errorAt; match = REQUEST_LINE.exec(text)) last = match
-  if (last === null) return { method: '', target: '', headers: {} }
+  if (last === null) {
+    // The request line came in an earlier read: this one starts inside the head (in the target, or
+    // in a header line), so its header lines are read from its first line break on.
+    const lineEnd = text.indexOf('\n')
+    return { method: '', target: '', headers: lineEnd === -1 ? {} : readHeaders(text.slice(lineEnd + 1)) }
+  }
   return {
     method: last[1] ?? '',
     target: keptTarget(last[2] ?? ''),

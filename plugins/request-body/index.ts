@@ -5,6 +5,7 @@ import { errorCodes, type FastifyError, type FastifyReply, type FastifyRequest }
 import fp from 'fastify-plugin'
 import secureJson from 'secure-json-parse'
 import { HttpError } from '../../lib/http-error.js'
+import { findJsonSyntaxError } from '../../lib/json-syntax-error.js'
 import { announcesBody, countedPayload, keepBodyPreview, noteBodyEnd, readBodyPreview, receivedBodyBytes } from './body-size.js'
 
 /** The body types handlers accept; any other is a 415 that lists these. */
@@ -27,22 +28,6 @@ function rewordBodyError (error: FastifyError, request: FastifyRequest): Error |
     default:
       return undefined
   }
-}
-
-/** Node says "... at position N" (or "Unexpected end of JSON input"); turn that into line and column. */
-function whereParsingFailed (message: string, text: string): string {
-  const match = /position (\d+)/.exec(message)
-  if (match === null && !message.startsWith('Unexpected end')) return ''
-  const position = match === null ? text.length : Number(match[1])
-  const before = text.slice(0, position)
-  const line = before.split('\n').length
-  const column = position - before.lastIndexOf('\n')
-  return ` (line ${line}, column ${column})`
-}
-
-/** V8 quotes a piece of the body in some messages ("Unexpected token 'h', "{"pass..." is not valid JSON"): keep it out. */
-function withoutQuotedBody (message: string): string {
-  return message.replace(/, (\.\.\.)?".*" is not valid JSON$/s, '')
 }
 
 /** Whether brackets outside strings nest deeper than `limit` (a linear scan, stopped early). */
@@ -82,12 +67,15 @@ function parseJsonBody (bytes: Buffer): unknown {
   try {
     value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' })
   } catch (err) {
-    const error = err as Error
-    if (/forbidden (prototype|constructor) property/.test(error.message)) {
-      throw new HttpError(400, 'Request body contains a forbidden key ("__proto__" or "constructor.prototype")', { cause: error, name: 'BadRequestError' })
+    // Where and why the text is not JSON, read by the project's own reader of the grammar (not from
+    // the parser's message, whose wording is the engine's and quotes the body). Text that is JSON was
+    // refused for a forbidden key.
+    const syntax = findJsonSyntaxError(text)
+    if (syntax === undefined) {
+      throw new HttpError(400, 'Request body contains a forbidden key ("__proto__" or "constructor.prototype")', { cause: err, name: 'BadRequestError' })
     }
-    const message = withoutQuotedBody(error.message)
-    throw new HttpError(400, `Request body is not valid JSON${whereParsingFailed(message, text)}: ${message}`, { cause: new SyntaxError(message), name: 'BadRequestError' })
+    const message = `Request body is not valid JSON (line ${syntax.line}, column ${syntax.column}): ${syntax.problem}`
+    throw new HttpError(400, message, { cause: new SyntaxError(message), name: 'BadRequestError' })
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new HttpError(400, `Request body must be a JSON object, not ${describeType(value)}`, { name: 'BadRequestError' })
@@ -150,8 +138,6 @@ export default fp(async function jsonBodyPlugin (app) {
       }
     })
   }
-  // @fastify/formbody parses with fast-querystring itself.
-  await app.register(formbody, { bodyLimit: BODY_LIMIT })
   app.addContentTypeParser('*', emptyOrUnsupported)
   // A chunked body's size, for the profiler (body-size.ts); the start of a body refused
   // as too large, which no parser reads.
@@ -165,4 +151,7 @@ export default fp(async function jsonBodyPlugin (app) {
   })
   app.addHook('preValidation', toPlainObjectBody)
   app.addErrorRewording(rewordBodyError)
+  // @fastify/formbody parses with fast-querystring itself. Registered after this plugin's hooks: the
+  // profiler's timeline names a hook after the last plugin loaded into its instance (Fastify's pluginName).
+  await app.register(formbody, { bodyLimit: BODY_LIMIT })
 }, { name: 'json-body', dependencies: ['error-renderer'] })

@@ -11,6 +11,7 @@ import {
   type RequestId
 } from '@modelcontextprotocol/sdk/types.js'
 import type { z } from 'zod'
+import { findJsonSyntaxError } from '../../lib/json-syntax-error.js'
 
 /** A JSON-RPC error answer to a line that is not a message the server can act on; `id` is null when none could be read. */
 export interface RpcError { id: RequestId | null, code: number, message: string }
@@ -28,8 +29,11 @@ const invalidRequest = (id: RequestId | null, why: string): ReadLine =>
 const invalidParams = (id: RequestId | null, why: string): ReadLine =>
   ({ error: { id, code: ErrorCode.InvalidParams, message: `Invalid params: ${why}` } })
 
-/** V8 quotes a piece of the input in some messages ("Unexpected token 'h', "{"pass..." is not valid JSON"): keep it out. */
-const withoutQuotedInput = (message: string): string => message.replace(/, (\.\.\.)?".*" is not valid JSON$/s, '')
+/** Where and why a line JSON.parse refused is not JSON (the project's own reading of the grammar: nothing of the line but one character is quoted). */
+function notJson (line: string): string {
+  const error = findJsonSyntaxError(line)
+  return error === undefined ? 'Parse error: the line is not JSON' : `Parse error: the line is not JSON (column ${error.column}: ${error.problem})`
+}
 
 function describeType (value: unknown): string {
   if (Array.isArray(value)) return 'an array'
@@ -84,8 +88,8 @@ export function readMessage (line: string): ReadLine {
   let value: unknown
   try {
     value = JSON.parse(line)
-  } catch (err) {
-    return { error: { id: null, code: ErrorCode.ParseError, message: `Parse error: the line is not JSON (${withoutQuotedInput((err as Error).message)})` } }
+  } catch {
+    return { error: { id: null, code: ErrorCode.ParseError, message: notJson(line) } }
   }
   if (Array.isArray(value)) return invalidRequest(null, 'a batch (a JSON array) is not supported: send one message, a JSON object, a line')
   if (typeof value !== 'object' || value === null) return invalidRequest(null, `a message is a JSON object, not ${describeType(value)}`)

@@ -1,7 +1,8 @@
 // The timeline panel on both store engines: one bar per hook run (callback, async, route-level;
 // throwing, rejecting, replying early), the handler and each statement, a tick per log line, on
 // one SVG; the threshold links hide short items and say how many; names escaped; the cap on hook
-// runs; each hook named after the plugin that added it; the page's JSON twin equal to the CLI's
+// runs; each hook named as Fastify names its instance; Fastify's checks of a hook's signature kept
+// through the wrappers; the page's JSON twin equal to the CLI's
 // `show --panel timeline` and MCP's get_profile.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
@@ -118,6 +119,10 @@ async function namedHooks (app: FastifyInstance): Promise<void> {
   }))
   app.addHook('onRequest', named('rootHook', pass))
   app.get('/test/named', async () => ({ ok: true }))
+  await app.register(async function encapsulatedPlugin (instance: FastifyInstance) {
+    instance.addHook('onRequest', named('encapsulatedHook', pass))
+    instance.get('/test/encapsulated', async () => ({ ok: true }))
+  })
 }
 
 const tokenOf = (res: { headers: Record<string, unknown> }): string => res.headers['x-debug-token'] as string
@@ -184,24 +189,45 @@ for (const engine of engines) {
       t.notMatch(page, /<script/)
     })
 
-    t.test('each hook is named after the plugin whose code added it', async t => {
+    t.test('each hook is named as Fastify names its instance when the hook is added: the last plugin loaded into it', async t => {
       const app = await buildTestApp(t, await fresh(t), namedHooks)
       const { items } = await timelineOf(app, tokenOf(await app.inject({ url: '/test/named' })))
       const hooks = items.filter(item => item.kind === 'hook')
       // Each hook's plugin (sorted: the order in which avvio loads a plugin given as a promise is not the point here).
       t.same(hooks.filter(item => item.name.endsWith('Hook')).map(item => `${item.name} ${item.plugin}`).sort(), [
         'innerHook test-inner',
-        'outerHook test-outer',
+        // Added after its nested plugin was loaded into the same instance: named after that one.
+        'outerHook test-inner',
         'callbackHook test-callback',
         'afterDoneHook test-callback',
         'innerHook test-inner',
-        'inAfterHook test-after',
+        'inAfterHook test-inner',
         'importedHook test-imported',
-        'rootHook fastify'
-      ].sort(), 'a plugin that awaited a nested one, one that takes done (a hook before and after calling it), an after() callback, a dynamic import, the root after them')
-      // @fastify/view adds its onRequest hook after awaiting its nested @fastify/view/cache plugin.
-      t.ok(hooks.some(item => item.type === 'onRequest' && item.plugin === '@fastify/view'), 'the views plugin\'s own hook')
-      t.notOk(hooks.some(item => item.plugin === '@fastify/view/cache'), 'none named after the nested cache plugin, which adds no hook')
+        // Added to the root after the plugins: named after the last one loaded.
+        'rootHook test-imported'
+      ].sort(), 'a plugin that takes done (a hook before and after calling it), a dynamic import; a plugin that awaited a nested one, an after() callback, the root after them')
+      // An encapsulated plugin's hooks: named after it (the first of its instance's chain, while no fastify-plugin plugin was loaded into it).
+      const { items: routeItems } = await timelineOf(app, tokenOf(await app.inject({ url: '/test/encapsulated' })))
+      t.ok(routeItems.some(item => item.name === 'encapsulatedHook' && item.plugin === 'encapsulatedPlugin'), 'an encapsulated plugin\'s own hook')
+      // @fastify/view adds its onRequest hook after loading its nested @fastify/view/cache plugin.
+      t.ok(hooks.some(item => item.type === 'onRequest' && item.plugin === '@fastify/view/cache'), 'the views plugin\'s hook, named after its nested plugin')
+      t.ok(hooks.some(item => item.type === 'preHandler' && item.plugin === 'profiler'), 'the profiler\'s')
+    })
+
+    t.test('Fastify\'s checks of a hook\'s signature still apply to the hooks it times: an async hook that takes done is refused', async t => {
+      const asyncWithDone = async (_request: FastifyRequest, _reply: FastifyReply, _done: () => void): Promise<void> => {}
+      for (const [where, extend] of [
+        ['added to an instance', (app: FastifyInstance) => { app.addHook('onRequest', asyncWithDone as never) }],
+        ['a route\'s own', (app: FastifyInstance) => { app.get('/test/refused', { onRequest: asyncWithDone as never }, async () => ({})) }]
+      ] as const) {
+        await t.rejects(buildTestApp(t, await fresh(t), extend), { code: 'FST_ERR_HOOK_INVALID_ASYNC_HANDLER' }, where)
+      }
+      const app = await buildTestApp(t, await fresh(t), app => {
+        app.addHook('onSend', async (_request: FastifyRequest, _reply: FastifyReply, payload: unknown) => payload)
+        app.addHook('onSend', (_request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void) => { done(null, payload) })
+        app.get('/test/allowed', async () => ({ ok: true }))
+      })
+      t.equal((await app.inject({ url: '/test/allowed' })).statusCode, 200, 'an async hook without done and a callback hook with it are taken')
     })
 
     t.test('the threshold links hide shorter items and say how many', async t => {

@@ -9,8 +9,9 @@
 // for the route. Wrapping works the same for every style of hook, where Fastify's own diagnostics
 // channels only trace the handler:
 // - an async hook (or one returning a promise) ends when its promise settles, resolved or rejected;
-//   its wrapper has the same length and passes for async, so Fastify's checks of its signature at
-//   registration still apply;
+//   the wrapper of an async function is an async function of the same length, and any other's a
+//   plain one, so Fastify's checks of a hook's signature at registration (an async hook that also
+//   takes `done` is refused) see what they would see of the hook itself;
 // - a callback hook ends when it calls done (whatever it passes: an error, a new payload);
 // - a hook that throws ends when it throws;
 // - a hook that replies early and never calls done has no end: the writer ends it where the next
@@ -20,7 +21,6 @@
 // hook failed and the handler is never called, and its end comes once the answer was sent.
 import { performance } from 'node:perf_hooks'
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
-import { pluginAddingHook, trackRunningPlugins, underRunningPlugin } from './running-plugins.js'
 import { isThenable } from './thenable.js'
 
 /** Hook runs kept per request at most; the rest are counted. */
@@ -60,6 +60,9 @@ const LIFECYCLE_HOOKS = new Set(['onRequest', 'preParsing', 'preValidation', 'pr
 
 type Hook = (this: unknown, ...args: unknown[]) => unknown
 
+/** The class of every async function (not a global: reached through one). */
+const AsyncFunction = (async () => {}).constructor
+
 /** Wrappers made by timed(): a hook is wrapped once, however often a route's options are looked at. */
 const wrappers = new WeakSet<Hook>()
 
@@ -84,6 +87,21 @@ function begin (times: HookTimes, site: HookSite): number {
 
 function finish (times: HookTimes, at: number): void {
   if (at >= 0 && Number.isNaN(times.times[at])) times.times[at] = performance.now()
+}
+
+/** What Fastify puts between the names of `pluginName`'s chain. */
+const CHAIN_SEPARATOR = ' -> '
+
+/**
+ * The plugin adding a hook to `instance` now, as Fastify names the instance (its documented
+ * `pluginName`: "fastify -> compress -> views", the plugin that made the instance, then each
+ * fastify-plugin plugin loaded into it so far): the last of that chain. A hook added after a nested
+ * fastify-plugin plugin was loaded into the same instance is named after that nested plugin.
+ */
+function pluginAddingHook (instance: FastifyInstance): string {
+  const chain = instance.pluginName
+  const last = chain.lastIndexOf(CHAIN_SEPARATOR)
+  return last === -1 ? chain : chain.slice(last + CHAIN_SEPARATOR.length)
 }
 
 /** Calls a hook with the arguments Fastify gave it (`arity` of a, b, c, d). */
@@ -148,33 +166,43 @@ function drawnRun (fn: Hook, self: unknown, arity: number, a: unknown, b: unknow
 }
 
 /**
+ * A plain function that runs the hook, timed when the request was drawn. Named parameters, not
+ * `arguments`, one function per arity, and the draw (a plain field once made: the request is every
+ * hook's first argument) read first: a run of a request left out allocates nothing here and is one
+ * call more.
+ */
+function timedCall (fn: Hook, site: HookSite, arity: number, isAsync: boolean): Hook {
+  if (arity === 2) {
+    return function timedHook (this: unknown, a: unknown, b: unknown): unknown {
+      return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b) : drawnRun(fn, this, 2, a, b, undefined, undefined, site, isAsync)
+    }
+  }
+  if (arity === 3) {
+    return function timedHook (this: unknown, a: unknown, b: unknown, c: unknown): unknown {
+      return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b, c) : drawnRun(fn, this, 3, a, b, c, undefined, site, isAsync)
+    }
+  }
+  return function timedHook (this: unknown, a: unknown, b: unknown, c: unknown, d: unknown): unknown {
+    return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b, c, d) : drawnRun(fn, this, 4, a, b, c, d, site, isAsync)
+  }
+}
+
+/**
  * The hook, timed on each run of a request the sample drew; the same length as the hook, and the
- * same kind (async or not) to Fastify's checks of its signature at registration.
+ * same kind: an async function's wrapper is an async function (Fastify refuses an async hook that
+ * also takes `done`, telling it by what it is), anything else's a plain function. (An async
+ * wrapper costs a promise more a run, settled one turn after the hook's.)
  */
 function timed (fn: Hook, site: HookSite): Hook {
   if (wrappers.has(fn)) return fn
-  const isAsync = fn.constructor.name === 'AsyncFunction'
-  const arity = ARITY[site.hook] ?? 4
-  // A plain function even for an async hook: Fastify takes whatever a hook returns with a `then` as
-  // its end, and an async wrapper would add a promise, and a turn, to every run, timed or not. Named
-  // parameters, not `arguments`, one wrapper per arity, and the draw (a plain field once made: the
-  // request is every hook's first argument) read first: a run of a request left out allocates
-  // nothing here and is one call more.
-  const wrapper = arity === 2
-    ? function timedHook (this: unknown, a: unknown, b: unknown): unknown {
-      return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b) : drawnRun(fn, this, 2, a, b, undefined, undefined, site, isAsync)
-    }
-    : arity === 3
-      ? function timedHook (this: unknown, a: unknown, b: unknown, c: unknown): unknown {
-        return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b, c) : drawnRun(fn, this, 3, a, b, c, undefined, site, isAsync)
-      }
-      : function timedHook (this: unknown, a: unknown, b: unknown, c: unknown, d: unknown): unknown {
-        return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b, c, d) : drawnRun(fn, this, 4, a, b, c, d, site, isAsync)
-      }
+  const isAsync = fn instanceof AsyncFunction
+  const call = timedCall(fn, site, ARITY[site.hook] ?? 4, isAsync)
+  const wrapper = isAsync
+    ? async function timedHook (this: unknown, a: unknown, b: unknown, c: unknown, d: unknown): Promise<unknown> { return await call.call(this, a, b, c, d) }
+    : call
+  // The wrapper takes the arguments Fastify passes to this kind of hook; it says it takes as many as the hook does.
   Object.defineProperty(wrapper, 'length', { value: fn.length })
   Object.defineProperty(wrapper, 'name', { value: fn.name })
-  // Fastify tells an async hook by its constructor's name (`async (request, reply, done)` is refused).
-  if (isAsync) Object.defineProperty(wrapper, 'constructor', { value: fn.constructor })
   wrappers.add(wrapper)
   return wrapper
 }
@@ -196,7 +224,6 @@ function timeRouteHooks (options: RouteOptions): void {
  */
 export function timeHooks (app: FastifyInstance): void {
   app.decorateRequest('profilerHookTimes', null)
-  trackRunningPlugins(app)
   app.addHook('onRoute', timeRouteHooks)
   const addHook = app.addHook
   // Replaced on the root: encapsulated instances are made from it (Object.create) and inherit it.
@@ -204,9 +231,8 @@ export function timeHooks (app: FastifyInstance): void {
     if (LIFECYCLE_HOOKS.has(name) && typeof fn === 'function') {
       fn = timed(fn, { hook: name, name: fn.name, plugin: pluginAddingHook(this) })
     } else if (name === 'onRoute' && typeof fn === 'function') {
-      // What this onRoute hook adds to a route's hooks (or its handler) is timed too (wrapping twice
-      // is a no-op); a hook it adds to an instance is named after the plugin that added it.
-      const onRoute = underRunningPlugin(this, fn)
+      // What this onRoute hook adds to a route's hooks (or its handler) is timed too (wrapping twice is a no-op).
+      const onRoute = fn
       fn = function timingOnRoute (this: unknown, options: unknown) {
         const result = onRoute.call(this, options)
         timeRouteHooks(options as RouteOptions)
