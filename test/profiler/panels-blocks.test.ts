@@ -11,6 +11,7 @@ import { buildTestApp, postJson } from '../helpers/app.js'
 import { freshDir } from '../helpers/dirs.js'
 import { profileJson } from '../helpers/profiler.js'
 import { sqlitePanels, storeAsBeforeBlocks } from '../helpers/sqlite-panels.js'
+import { waitFor } from '../helpers/wait-for.js'
 
 function tableCounts (path: string): { profiles: number, counted: number, blocks: number, data: number } {
   const db = new BetterSqlite3(path, { readonly: true })
@@ -102,4 +103,34 @@ t.test('a block leaves with the last of its profiles; the count is the rows', as
   // Down to 3: the third batch's block goes with its last stored profile, though its refused one had no row.
   await pruneTo(3)
   t.match(tableCounts(path), { profiles: 3, counted: 3, blocks: 1 }, 'only the last batch\'s block is left')
+})
+
+t.test('a block whose bytes are corrupt: that profile\'s page says the store is unavailable (503), the others still show', async t => {
+  const env = { PROFILER_DATABASE_PATH: join(freshDir(t, 'blocks-'), 'profiler.sqlite') }
+  const app = await buildTestApp(t, env)
+  const first = (await postJson(app, '/ccenter/getConseillerByCode', { code: 'ADV1001' })).headers['x-debug-token'] as string
+  await app.profileStore.flush()
+  const second = (await postJson(app, '/ccenter/getConseillerByCode', { code: 'ADV1002' })).headers['x-debug-token'] as string
+  await app.profileStore.flush()
+  const db = new BetterSqlite3(env.PROFILER_DATABASE_PATH)
+  try {
+    // The first block's bytes garbled (the file's pages intact: SQLite sees nothing wrong), then a format byte no release wrote.
+    db.prepare('UPDATE profile_blocks SET panels = x\'01deadbeefdeadbeef\' WHERE id = (SELECT min(id) FROM profile_blocks)').run()
+  } finally {
+    db.close()
+  }
+  const garbled = await app.inject({ url: `/_profiler/${first}`, headers: { accept: 'application/json' } })
+  t.equal(garbled.statusCode, 503)
+  t.match(garbled.json().message, /^The profile store is unavailable: a block of panels cannot be decompressed/)
+  await waitFor(async () => (await app.inject({ url: `/_profiler/${second}`, headers: { accept: 'application/json' } })).statusCode === 200, { what: 'the reader reopened, the other profile shown' })
+  const unknown = new BetterSqlite3(env.PROFILER_DATABASE_PATH)
+  try {
+    unknown.prepare('UPDATE profile_blocks SET panels = x\'ff00\' WHERE id = (SELECT min(id) FROM profile_blocks)').run()
+  } finally {
+    unknown.close()
+  }
+  await waitFor(async () => {
+    const res = await app.inject({ url: `/_profiler/${first}`, headers: { accept: 'application/json' } })
+    return res.statusCode === 503 && /an unknown format \(255\)/.test(String(res.json().message))
+  }, { what: 'the unknown format said' })
 })

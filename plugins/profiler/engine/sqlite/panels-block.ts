@@ -28,8 +28,21 @@ export function encodePanelsBlock (texts: string[]): PanelsBlock {
   return { stored: Buffer.concat([Buffer.of(BROTLI_TEXTS), compressed]), rawBytes: raw.length, places }
 }
 
-/** A block's texts, one after the other, as written (a block of an unknown format throws). */
+/**
+ * A block that cannot be read back: said as SQLite says a corrupt page (its name and code), so that
+ * the readers answer as for a corrupt file (503, the store unavailable, reopened later), not as a bug.
+ */
+export class UnreadableBlockError extends Error {
+  override readonly name = 'SqliteError'
+  readonly code = 'SQLITE_CORRUPT'
+}
+
+/** A block's texts, one after the other, as written (an unknown format or corrupt bytes throw UnreadableBlockError). */
 export function decodePanelsBlock (stored: Uint8Array): Buffer {
-  if (stored[0] !== BROTLI_TEXTS) throw new Error(`a block of panels in an unknown format (${stored[0] ?? 'empty'}): written by a newer release?`)
-  return brotliDecompressSync(stored.subarray(1))
+  if (stored[0] !== BROTLI_TEXTS) throw new UnreadableBlockError(`a block of panels in an unknown format (${stored[0] ?? 'empty'}): corrupt, or written by a newer release`)
+  try {
+    return brotliDecompressSync(stored.subarray(1))
+  } catch (err) {
+    throw new UnreadableBlockError(`a block of panels cannot be decompressed: ${(err as Error).message}`, { cause: err })
+  }
 }

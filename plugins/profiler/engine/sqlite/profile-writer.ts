@@ -21,7 +21,7 @@ function prepareWriteStatements (db: Database) {
         query_count, query_ms, log_warnings, log_errors, trace_id, block_id, block_at, block_bytes)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT DO NOTHING`),
-    // The panels of a batch's profiles, one block (migration 016; block.ts).
+    // The panels of a batch's profiles, one block (migration 016; panels-block.ts).
     insertBlock: db.prepare('INSERT INTO profile_blocks (last_id, process_key, raw_bytes, panels) VALUES (?, ?, ?, ?)'),
     // The per-process panels once per content (migration 007), with the newest profile naming them.
     upsertProcess: db.prepare(`INSERT INTO profile_processes (key, panels, last_id) VALUES (?, ?, ?)
@@ -465,12 +465,6 @@ export class ProfileWriter {
   }
 
   /**
-   * Inserts one profile (returns its id, or null); a taken id moves to the next free slot of the same millisecond.
-   * A stored profile is never overwritten: a taken token (or a full millisecond) rejects the new one,
-   * unless the stored one is this very profile ('stored': same token, millisecond and deployment),
-   * written by a batch whose answer was lost (the writer thread died after its commit) and retried.
-   */
-  /**
    * The batch's panels as blocks, one per per-process key (almost always one): each profile's place
    * in its block, in the batch's order, and each block's bound (the highest id of its profiles, as
    * the batch gives them). A profile the batch then does not store (its token taken) leaves its
@@ -489,6 +483,12 @@ export class ProfileWriter {
     return { places, lastIds }
   }
 
+  /**
+   * Inserts one profile (returns its id, or null); a taken id moves to the next free slot of the same millisecond.
+   * A stored profile is never overwritten: a taken token (or a full millisecond) rejects the new one,
+   * unless the stored one is this very profile ('stored': same token, millisecond and deployment),
+   * written by a batch whose answer was lost (the writer thread died after its commit) and retried.
+   */
   private insertOne (profile: ProfileRecord, place: PanelsPlace): number | 'stored' | null {
     const urlId = this.urlIdOf(profile.url)
     this.noteIp(profile.ip)
