@@ -105,6 +105,34 @@ t.test('a block leaves with the last of its profiles; the count is the rows', as
   t.match(tableCounts(path), { profiles: 3, counted: 3, blocks: 1 }, 'only the last batch\'s block is left')
 })
 
+t.test('a batch is cut into blocks of at most 128 profiles and 512 KiB of panels, so that reading one profile decodes little', async t => {
+  const path = join(freshDir(t, 'blocks-'), 'profiler.sqlite')
+  const limits = { maxProfiles: 1_000, maxAgeMs: 86_400_000, maxBytes: 1024 ** 3, statsMaxAgeMs: 30 * 86_400_000 }
+  const writer = await openStoreWriter({ engine: 'sqlite', path }, 'A', limits, 3_600_000, { onDeleted: () => {}, onError: () => {}, onTaken: () => {}, onBound: () => {} })
+  t.teardown(async () => { await writer.close() })
+  const startMs = Date.now() - 60_000
+  const profile = (n: number, panelChars: number): ProfileRecord => ({
+    id: (startMs + n) * ID_SLOTS_PER_MS,
+    token: (0xd00000 + n).toString(16),
+    parentToken: null,
+    type: 'request',
+    ip: '127.0.0.1',
+    method: 'GET',
+    url: `http://localhost/n/${n}`,
+    statusCode: 200,
+    durationMs: 1,
+    route: null,
+    panels: JSON.stringify({ request: { n, note: 'x'.repeat(panelChars) } })
+  })
+  t.equal((await writer.write(Array.from({ length: 300 }, (_, n) => profile(n, 100)))).written, 300)
+  t.match(tableCounts(path), { profiles: 300, blocks: 3 }, '128 + 128 + 44')
+  t.equal((await writer.write([300, 301, 302].map(n => profile(n, 300 * 1024)))).written, 3)
+  t.match(tableCounts(path), { profiles: 303, blocks: 6 }, 'three panels of 300 KB: a block each')
+  const db = new BetterSqlite3(path, { readonly: true })
+  t.teardown(() => { db.close() })
+  t.same(sqlitePanels(db).map(row => JSON.parse(row.panels).request.n as number), Array.from({ length: 303 }, (_, n) => n), 'each profile its own panels')
+})
+
 t.test('a block whose bytes are corrupt: that profile\'s page says the store is unavailable (503), the others still show', async t => {
   const env = { PROFILER_DATABASE_PATH: join(freshDir(t, 'blocks-'), 'profiler.sqlite') }
   const app = await buildTestApp(t, env)
