@@ -29,6 +29,13 @@ const supportedApisOnly = {
       { selector: "CallExpression[callee.property.name=/^define(Property|Properties)$/] Literal[value='constructor']", message: `a faked constructor: ${UNDOCUMENTED}` }]
   }
 }
+// The fast tier (npm run test:unit): pure code only, so no app, server, database, browser or child process.
+const unitOnly = [
+  { regex: `${up}(app|server)\\.js$`, message: 'test/unit/ is the pure tier: an app test goes in test/plugins, test/profiler or test/e2e' },
+  { regex: '^\\.\\./helpers/(app|logged-app|server|postgres|throwaway-cluster|store-engines|profiler|profiler-cli|run|raw-http|mcp-client|webhook-receiver|postgres-proxy)\\.js$', message: 'test/unit/ is the pure tier: no app, server, database or child process' },
+  { regex: '(^|/)(sqlite|postgres)/', message: 'test/unit/ is the pure tier: no database' },
+  { regex: '^(better-sqlite3|pg|playwright-core|node:child_process|node:worker_threads)$', message: 'test/unit/ is the pure tier: no database, browser, child process or thread' }
+]
 
 function importRules (files, patterns) {
   return { files, rules: { 'no-restricted-imports': ['error', { patterns }] } }
@@ -47,6 +54,7 @@ export default [
   importRules(['plugins/profiler/export/**/*.ts'], [noRoutes, noPages, noQuery, noRuntime, noEngine]),
   importRules(['plugins/profiler/query/**/*.ts'], [noRoutes, noPages, noRuntime]),
   importRules(['plugins/profiler/panels/**/*.ts'], [noRoutes, ...aboveThePanels]),
+  importRules(['test/unit/**/*.ts'], unitOnly),
   importRules(['scripts/**/*.ts'], [{ regex: 'plugins/profiler/pages/', message: 'the command line and MCP read through query/, never pages/' }]),
   supportedApisOnly
 ]

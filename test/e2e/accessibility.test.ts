@@ -6,7 +6,7 @@ import axe from 'axe-core'
 import { chromium, type Page } from 'playwright-core'
 import t from 'tap'
 import { PANEL_NAMES } from '../../plugins/profiler/panels/index.js'
-import { startServer } from '../helpers/server.js'
+import { UNCOVERED, startServer } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait-for.js'
 
 const CHROMIUM = '/usr/bin/chromium'
@@ -41,11 +41,13 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
   const launched = chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
   t.teardown(async () => { await (await launched).close() })
 
+  // One server for the file's tests, started while Chromium launches. Every statement past the slow
+  // threshold: the db panel's "slow" mark is on the page every run, not only when the machine made a
+  // statement slow.
+  const started = startServer(t, { PROFILER_SLOW_QUERY: '0ms' }, [], UNCOVERED)
+
   t.test('every profiler page and the error page: no axe violation, light and dark', async t => {
-    // Every statement past the slow threshold: the db panel's "slow" mark is on the page every run,
-    // not only when the machine made a statement slow.
-    const server = await startServer(t, { PROFILER_SLOW_QUERY: '0ms' })
-    const { address } = server
+    const { address } = await started
     const json = { 'content-type': 'application/json' }
     // A body long and wide enough that its block scrolls both ways.
     const long = { code: 'ADV1001', notes: Array.from({ length: 120 }, (_, i) => `${'note '.repeat(40)}${i}`) }
@@ -88,11 +90,10 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
       }
       await context.close()
     }))
-    t.equal(await server.stop(), 0)
   })
 
   t.test('the error page leads somewhere: its home link is not a 404', async t => {
-    const server = await startServer(t)
+    const server = await started
     const browser = await launched
     const page = await browser.newPage()
     await page.goto(`${server.address}/no/such/page`)
@@ -102,6 +103,9 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
       const res = await fetch(link, { redirect: 'follow' })
       t.not(res.status, 404, `${link} answers ${res.status}`)
     }
-    t.equal(await server.stop(), 0)
+  })
+
+  t.test('the server stops cleanly after every page was checked', async t => {
+    t.equal(await (await started).stop(), 0)
   })
 }

@@ -6,7 +6,7 @@
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { packageRoot } from '../../paths.js'
-import { startServer, type RunningServer } from '../helpers/server.js'
+import { UNCOVERED, startServer, type RunningServer } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait-for.js'
 
 // Ten servers started in all (two without any set-up, shared; two for each set-up), one set-up at a
@@ -23,11 +23,16 @@ const OTEL_OFFLINE = {
   OTEL_NODE_RESOURCE_DETECTORS: 'none'
 }
 
-interface SetUp { name: string, preloads: string[], env?: Record<string, string> }
+/**
+ * `covered`: its server with the profiler on runs under tap's coverage hooks, so that the lines only
+ * a traced process runs (collect/active-span.ts: @fastify/otel's span, the active one) are counted.
+ * The other traced servers start without them (UNCOVERED): the plain servers run the same code.
+ */
+interface SetUp { name: string, preloads: string[], env?: Record<string, string>, covered?: boolean }
 
 const SET_UPS: SetUp[] = [
-  { name: '@fastify/otel with registerOnInitialization and a NodeTracerProvider', preloads: [telemetry('fastify-otel-on-initialization.js')] },
-  { name: '@fastify/otel registered as a plugin', preloads: [telemetry('fastify-otel-plugin.js')] },
+  { name: '@fastify/otel with registerOnInitialization and a NodeTracerProvider', preloads: [telemetry('fastify-otel-on-initialization.js')], covered: true },
+  { name: '@fastify/otel registered as a plugin', preloads: [telemetry('fastify-otel-plugin.js')], covered: true },
   // Its README's way: --require of the register module (CommonJS), which also hooks ES modules.
   // Tracing, its spans exported over OTLP to a closed loopback port (discard: nothing listens).
   { name: 'the @opentelemetry/auto-instrumentations-node register preload', preloads: ['--require=@opentelemetry/auto-instrumentations-node/register'], env: { ...OTEL_OFFLINE, OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' } },
@@ -117,7 +122,7 @@ async function sameTrace (t: Test, traced: RunningServer, sentry: boolean): Prom
 
 /** The same requests to a server without the set-up and to one with it: the same answers, the same panels. */
 async function compare (t: Test, plain: RunningServer, setUp: SetUp, profiler: 'on' | 'off'): Promise<void> {
-  const traced = await startServer(t, { PROFILER: profiler, ...setUp.env }, setUp.preloads)
+  const traced = await startServer(t, { PROFILER: profiler, ...setUp.env }, setUp.preloads, setUp.covered === true && profiler === 'on' ? {} : UNCOVERED)
   const profiled: string[] = []
   for (const request of REQUESTS) {
     const what = `${request.method} ${request.path} (${JSON.stringify(request.headers ?? {})})`

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs'
 import { chromium } from 'playwright-core'
 import t from 'tap'
-import { startServer } from '../helpers/server.js'
+import { UNCOVERED, startServer } from '../helpers/server.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
@@ -14,7 +14,7 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
   t.plan(0, `${CHROMIUM} is not installed (apt-get install -y chromium); .ci/run installs it`)
 } else {
   t.test('a form posted to the status poll: the navigation\'s serverTiming holds db (3 queries) and app', async t => {
-    const server = await startServer(t)
+    const server = await startServer(t, {}, [], UNCOVERED)
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
     t.teardown(async () => { await browser.close() })
     const page = await browser.newPage()

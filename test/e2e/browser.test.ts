@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs'
 import { chromium } from 'playwright-core'
 import t from 'tap'
 import { basicAuth } from '../helpers/profiler.js'
-import { startServer } from '../helpers/server.js'
+import { UNCOVERED, startServer } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait-for.js'
 
 const CHROMIUM = '/usr/bin/chromium'
@@ -35,7 +35,7 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
   t.jobs = 2
 
   t.test('an operator finds a 404 in the listing and reads its cause chain', { buffered: true }, async t => {
-    const server = await startServer(t)
+    const server = await startServer(t, {}, [], UNCOVERED)
     const { address } = server
     await fetch(`${address}/monitor/MonitorPooling`, { method: 'POST' })
     await fetch(`${address}/robots.txt`, { headers: { referer: `${address}/home` } })
@@ -78,7 +78,7 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
   })
 
   t.test('header links, light and dark themes, the timeline, the cURL box, the statistics, and no /favicon.ico', { buffered: true }, async t => {
-    const server = await startServer(t)
+    const server = await startServer(t, {}, [], UNCOVERED)
     const { address } = server
     await fetch(`${address}/ccenter/getConseillerByCode`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer abc.def.ghi' }, body: JSON.stringify({ code: "ADV'1001" }) })
     await fetch(`${address}/robots.txt`)
@@ -144,7 +144,7 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
 
   t.test('behind PROFILER_SECRET: the browser logs in, the CSP keeps the styles and stops injected markup', { buffered: true }, async t => {
     const secret = 'browser-test-secret-0123'
-    const server = await startServer(t, { PROFILER_SECRET: secret })
+    const server = await startServer(t, { PROFILER_SECRET: secret }, [], UNCOVERED)
     const { address } = server
     const xss = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
     const attack = await fetch(`${address}/nope/${encodeURIComponent(xss)}`, { headers: { 'user-agent': xss, referer: `${address}/${xss}` } })
@@ -179,7 +179,7 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
   })
 
   t.test('the API reference page renders both operations under its own CSP', { buffered: true }, async t => {
-    const server = await startServer(t)
+    const server = await startServer(t, {}, [], UNCOVERED)
     const browser = await launched
     const page = await browser.newPage()
     const problems: string[] = []

@@ -8,7 +8,7 @@ import { needsPostgres, startPostgres } from '../helpers/postgres.js'
 import { scannerPath } from '../helpers/scanner.js'
 
 const BOUND = 8 * 1024 * 1024
-const REQUESTS = 16_000
+const REQUESTS = 8000
 const SAMPLE_EVERY = 100
 
 // As the soak measures it: every table of the schema with its indexes and TOAST.

@@ -32,7 +32,7 @@ export function encodePanelsBlock (texts: string[]): PanelsBlock {
  * A block that cannot be read back: said as SQLite says a corrupt page (its name and code), so that
  * the readers answer as for a corrupt file (503, the store unavailable, reopened later), not as a bug.
  */
-export class UnreadableBlockError extends Error {
+class UnreadableBlockError extends Error {
   override readonly name = 'SqliteError'
   readonly code = 'SQLITE_CORRUPT'
 }

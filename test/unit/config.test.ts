@@ -1,7 +1,7 @@
 import t from 'tap'
 import { hostname } from 'node:os'
-import { ConfigError, loadConfig } from '../config.js'
-import { profilerStatus } from '../lib/logging.js'
+import { ConfigError, loadConfig } from '../../config.js'
+import { profilerStatus } from '../../lib/logging.js'
 
 t.test('defaults', async t => {
   const config = loadConfig({})
