@@ -23,7 +23,9 @@ t.test('dist/server.js serves on a real port and stops cleanly on SIGTERM', { bu
   t.equal(missing.status, 404)
   t.equal((await missing.json() as { message: string }).message, `No route found for "GET ${address}/robots.txt"`)
 
-  t.equal(await server.stop('SIGTERM'), 0, 'exits 0 after a graceful close')
+  const code = await server.stop('SIGTERM')
+  // Seen once beside CI's CPU hog (exit 1): the server's last lines say why when it happens again.
+  t.equal(code, 0, `exits 0 after a graceful close${code === 0 ? '' : `; its last lines: ${server.log().slice(-2000)}`}`)
   t.match(server.log(), /SIGTERM received: shutting down/)
 })
 
