@@ -13,6 +13,23 @@ import { profileJson } from '../helpers/profiler.js'
 import { sqlitePanels, storeAsBeforeBlocks } from '../helpers/sqlite-panels.js'
 import { waitFor } from '../helpers/wait-for.js'
 
+/** A stored profile's record: the n-th millisecond after `startMs`, with `panels` as its panels. */
+function record (startMs: number, n: number, token: string, panels: unknown): ProfileRecord {
+  return {
+    id: (startMs + n) * ID_SLOTS_PER_MS,
+    token,
+    parentToken: null,
+    type: 'request',
+    ip: '127.0.0.1',
+    method: 'GET',
+    url: `http://localhost/n/${n}`,
+    statusCode: 200,
+    durationMs: 1,
+    route: null,
+    panels: JSON.stringify(panels)
+  }
+}
+
 function tableCounts (path: string): { profiles: number, counted: number, blocks: number, data: number } {
   const db = new BetterSqlite3(path, { readonly: true })
   try {
@@ -65,19 +82,8 @@ t.test('a block leaves with the last of its profiles; the count is the rows', as
   const writer = await openStoreWriter({ engine: 'sqlite', path }, 'A', limits, 3_600_000, { onDeleted: () => {}, onError: () => {}, onTaken: () => {}, onBound: () => {} })
   t.teardown(async () => { await writer.close() })
   const startMs = Date.now() - 60_000
-  const profile = (n: number, token = (0xc00000 + n).toString(16)): ProfileRecord => ({
-    id: (startMs + n) * ID_SLOTS_PER_MS,
-    token,
-    parentToken: null,
-    type: 'request',
-    ip: '127.0.0.1',
-    method: 'GET',
-    url: `http://localhost/n/${n}`,
-    statusCode: 200,
-    durationMs: 1,
-    route: null,
-    panels: JSON.stringify({ request: { note: `profile ${n} ${'é'.repeat(n)}` } })
-  })
+  const profile = (n: number, token = (0xc00000 + n).toString(16)): ProfileRecord =>
+    record(startMs, n, token, { request: { note: `profile ${n} ${'é'.repeat(n)}` } })
   // Four batches of three; the third reuses a token of the first (refused, its bytes stay in its block).
   for (let batch = 0; batch < 4; batch++) {
     const records = [0, 1, 2].map(i => profile(batch * 3 + i))
@@ -111,19 +117,8 @@ t.test('a batch is cut into blocks of at most 128 profiles and 512 KiB of panels
   const writer = await openStoreWriter({ engine: 'sqlite', path }, 'A', limits, 3_600_000, { onDeleted: () => {}, onError: () => {}, onTaken: () => {}, onBound: () => {} })
   t.teardown(async () => { await writer.close() })
   const startMs = Date.now() - 60_000
-  const profile = (n: number, panelChars: number): ProfileRecord => ({
-    id: (startMs + n) * ID_SLOTS_PER_MS,
-    token: (0xd00000 + n).toString(16),
-    parentToken: null,
-    type: 'request',
-    ip: '127.0.0.1',
-    method: 'GET',
-    url: `http://localhost/n/${n}`,
-    statusCode: 200,
-    durationMs: 1,
-    route: null,
-    panels: JSON.stringify({ request: { n, note: 'x'.repeat(panelChars) } })
-  })
+  const profile = (n: number, panelChars: number): ProfileRecord =>
+    record(startMs, n, (0xd00000 + n).toString(16), { request: { n, note: 'x'.repeat(panelChars) } })
   t.equal((await writer.write(Array.from({ length: 300 }, (_, n) => profile(n, 100)))).written, 300)
   t.match(tableCounts(path), { profiles: 300, blocks: 3 }, '128 + 128 + 44')
   t.equal((await writer.write([300, 301, 302].map(n => profile(n, 300 * 1024)))).written, 3)
