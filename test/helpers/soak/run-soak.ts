@@ -151,7 +151,9 @@ async function soak (options: SoakOptions, cleanups: Cleanup[]): Promise<SoakRes
     if (exitCode === undefined) child.kill('SIGKILL')
   })
   const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => { reject(new Error(`the server did not start: ${serverLog}`)) }, 30_000)
+    // A bound on a condition, not a pause: beside CI's CPU hog a start took over 30 s (14 s of it
+    // between two start-up lines), so the bound is most of the test's own 180 s.
+    const timer = setTimeout(() => { reject(new Error(`the server did not start: ${serverLog}`)) }, 90_000)
     const check = (): void => {
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(serverLog)
       if (match?.[1] !== undefined) { clearTimeout(timer); resolve(match[1]) }
