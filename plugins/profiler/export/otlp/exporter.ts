@@ -7,6 +7,7 @@
 import type { OtlpSettings } from '../../../../lib/otlp-environment.js'
 import type { ExportState } from '../../schemas.js'
 import type { EncodedTrace, TraceEncoding } from './trace-encoding.js'
+import { createPoster, type PostAnswer, type Poster } from './http-post.js'
 
 export type { ExportState }
 
@@ -40,6 +41,8 @@ export const DEFAULT_EXPORT_TUNING: ExportTuning = {
 const RETRYABLE = new Set([429, 502, 503, 504])
 /** Closing: the last queued spans get one try, this long at most. */
 const CLOSE_TIMEOUT_MS = 2000
+/** A signal that never aborts. */
+const NEVER = new AbortController().signal
 
 interface Batch { traces: EncodedTrace[], spans: number, bytes: number, attempts: number }
 
@@ -73,6 +76,7 @@ export class OtlpExporter {
   private readonly closing = new AbortController()
   private closed = false
   private readonly state: ExportState
+  private readonly poster: Poster
 
   constructor (
     private readonly settings: OtlpSettings,
@@ -81,6 +85,7 @@ export class OtlpExporter {
     /** Told whenever the counts or the state change (not for each offer that fits). */
     private readonly report: (state: ExportState) => void
   ) {
+    this.poster = createPoster(settings.url)
     this.state = { url: withoutCredentials(settings.url), protocol: settings.protocol, state: 'ok', since: null, reason: null, exportedSpans: 0, droppedSpans: 0, queuedSpans: 0 }
   }
 
@@ -139,6 +144,7 @@ export class OtlpExporter {
       this.bytes = 0
       this.drop(spans, 'the service closed before the collector took them')
     }
+    this.poster.close()
   }
 
   private requeue (batch: Batch): void {
@@ -229,22 +235,15 @@ export class OtlpExporter {
   }
 
   private async post (batch: Batch, timeoutMs: number): Promise<Outcome> {
-    let response: Response
+    let answer: PostAnswer
     try {
-      response = await fetch(this.settings.url, {
-        method: 'POST',
-        headers: { ...this.settings.headers, 'content-type': this.encoding.contentType },
-        body: this.encoding.request(batch.traces),
-        signal: this.closed ? AbortSignal.timeout(timeoutMs) : AbortSignal.any([AbortSignal.timeout(timeoutMs), this.closing.signal])
-      })
+      // Closing cancels a request in flight; the last tries made while closing are bound by their timeout only.
+      answer = await this.poster.post(this.encoding.request(batch.traces), { ...this.settings.headers, 'content-type': this.encoding.contentType }, timeoutMs, this.closed ? NEVER : this.closing.signal)
     } catch (err) {
-      const cause = (err as { cause?: { code?: string, message?: string } }).cause
-      return { ok: false, retry: true, reason: `the collector could not be reached (${cause?.code ?? cause?.message ?? (err as Error).message})`, retryAfterMs: null }
+      return { ok: false, retry: true, reason: `the collector could not be reached (${(err as Error).message})`, retryAfterMs: null }
     }
-    // The body is read (and dropped) so that the connection can be reused.
-    await response.arrayBuffer().catch(() => {})
-    if (response.ok) return { ok: true }
-    const retry = RETRYABLE.has(response.status)
-    return { ok: false, retry, reason: `the collector answered HTTP ${response.status}`, retryAfterMs: retry ? retryAfterMs(response.headers.get('retry-after')) : null }
+    if (answer.status >= 200 && answer.status < 300) return { ok: true }
+    const retry = RETRYABLE.has(answer.status)
+    return { ok: false, retry, reason: `the collector answered HTTP ${answer.status}`, retryAfterMs: retry ? retryAfterMs(answer.retryAfter) : null }
   }
 }

@@ -4,17 +4,30 @@
 
 const WIRE_VARINT = 0
 const WIRE_FIXED64 = 1
-const WIRE_LENGTH = 2
+export const WIRE_LENGTH = 2
 const TWO_32 = 2 ** 32
 const TWO_16 = 2 ** 16
 
-function varintSize (value: number): number {
+/** Strings up to this long are measured and written in JS when they are ASCII: no call into the runtime for a short key or value. */
+const SHORT_STRING = 64
+
+/** The bytes of `value` as a varint. */
+export function varintSize (value: number): number {
   let size = 1
   while (value >= 0x80) {
     value = Math.floor(value / 128)
     size++
   }
   return size
+}
+
+/** The bytes of `value` in UTF-8. */
+export function utf8Length (value: string): number {
+  if (value.length > SHORT_STRING) return Buffer.byteLength(value)
+  for (let i = 0; i < value.length; i++) {
+    if (value.charCodeAt(i) >= 0x80) return Buffer.byteLength(value)
+  }
+  return value.length
 }
 
 export class ProtoWriter {
@@ -50,8 +63,20 @@ export class ProtoWriter {
     this.buffer[this.position++] = value
   }
 
-  private tag (field: number, wire: number): void {
+  /** A field's key: its number and wire type. */
+  tag (field: number, wire: number): void {
     this.varint(field * 8 + wire)
+  }
+
+  /** `value`'s UTF-8 bytes, `byteLength` of them (utf8Length), with no key or length in front. */
+  utf8 (value: string, byteLength: number): void {
+    this.room(byteLength)
+    if (byteLength === value.length && byteLength <= SHORT_STRING) {
+      for (let i = 0; i < byteLength; i++) this.buffer[this.position + i] = value.charCodeAt(i)
+      this.position += byteLength
+    } else {
+      this.position += this.buffer.write(value, this.position)
+    }
   }
 
   uint (field: number, value: number): void {
@@ -83,10 +108,9 @@ export class ProtoWriter {
 
   string (field: number, value: string): void {
     this.tag(field, WIRE_LENGTH)
-    const bytes = Buffer.byteLength(value)
+    const bytes = utf8Length(value)
     this.varint(bytes)
-    this.room(bytes)
-    this.position += this.buffer.write(value, this.position)
+    this.utf8(value, bytes)
   }
 
   bytes (field: number, value: Uint8Array): void {

@@ -3,7 +3,7 @@
 // Each trace is encoded once, when it is offered, as its spans' frames; a request is those frames
 // under one resource and one scope, put together when it is sent.
 import type { AttributeValue, Attributes, ExportSpan, ExportTrace } from './profile-spans.js'
-import { lengthPrefix, ProtoWriter } from './protobuf-writer.js'
+import { lengthPrefix, ProtoWriter, utf8Length, varintSize, WIRE_LENGTH } from './protobuf-writer.js'
 
 export interface EncodedTrace {
   /** The spans' frames: protobuf ScopeSpans.spans fields, or JSON span objects joined by commas. */
@@ -37,17 +37,45 @@ function isInt64 (value: number): boolean {
   return Number.isSafeInteger(value) && value >= 0
 }
 
+/** Bytes of a length-delimited field (key, length, then `length` bytes) of a field number below 16. */
+function delimitedSize (length: number): number {
+  return 1 + varintSize(length) + length
+}
+
+/** The bytes of an AnyValue's one field: a string, a bool, a non-negative int64, or a double. */
+function anyValueSize (value: AttributeValue, stringBytes: number): number {
+  if (typeof value === 'string') return delimitedSize(stringBytes)
+  if (typeof value === 'boolean') return 2
+  return isInt64(value) ? 1 + varintSize(value) : 9
+}
+
+/**
+ * Each attribute as a KeyValue field, its lengths worked out first so that nothing written is moved
+ * again (ProtoWriter.open/close shift a nested message once its length is known: twice an attribute).
+ */
 function writeAttributes (writer: ProtoWriter, field: number, attributes: Attributes): void {
   for (const [key, value] of attributes) {
-    writer.open(field)
-    writer.string(KEY_VALUE.key, key)
-    writer.open(KEY_VALUE.value)
-    if (typeof value === 'string') writer.string(ANY_VALUE.string, value)
-    else if (typeof value === 'boolean') writer.uint(ANY_VALUE.bool, value ? 1 : 0)
-    else if (isInt64(value)) writer.uint(ANY_VALUE.int, value)
-    else writer.double(ANY_VALUE.double, value)
-    writer.close()
-    writer.close()
+    const keyBytes = utf8Length(key)
+    const stringBytes = typeof value === 'string' ? utf8Length(value) : 0
+    const anySize = anyValueSize(value, stringBytes)
+    writer.tag(field, WIRE_LENGTH)
+    writer.varint(delimitedSize(keyBytes) + delimitedSize(anySize))
+    writer.tag(KEY_VALUE.key, WIRE_LENGTH)
+    writer.varint(keyBytes)
+    writer.utf8(key, keyBytes)
+    writer.tag(KEY_VALUE.value, WIRE_LENGTH)
+    writer.varint(anySize)
+    if (typeof value === 'string') {
+      writer.tag(ANY_VALUE.string, WIRE_LENGTH)
+      writer.varint(stringBytes)
+      writer.utf8(value, stringBytes)
+    } else if (typeof value === 'boolean') {
+      writer.uint(ANY_VALUE.bool, value ? 1 : 0)
+    } else if (isInt64(value)) {
+      writer.uint(ANY_VALUE.int, value)
+    } else {
+      writer.double(ANY_VALUE.double, value)
+    }
   }
 }
 
