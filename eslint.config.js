@@ -37,6 +37,15 @@ const unitOnly = [
   { regex: '^(better-sqlite3|pg|playwright-core|node:child_process|node:worker_threads)$', message: 'test/unit/ is the pure tier: no database, browser, child process or thread' }
 ]
 
+// The top level's direction (docs/architecture.md): routes -> plugins -> lib, and one door into the
+// profiler (issue 41): outside plugins/profiler/, only its index.ts is imported.
+const pastTheDoor = (prefix) => ({ regex: `${prefix}profiler/(?!index\\.js$)`, message: 'outside the profiler, import plugins/profiler/index.ts only (its door)' })
+const pluginsBelowRoutes = never('routes', 'plugins/ sit below the routes: a route uses a plugin, not the other way')
+const libBelowAll = [
+  { regex: `${up}(plugins|routes)/`, message: 'lib/ sits below plugins/ and routes/: it imports neither' },
+  { regex: `${up}(app|server)\\.js$`, message: 'lib/ sits below the app' }
+]
+
 function importRules (files, patterns) {
   return { files, rules: { 'no-restricted-imports': ['error', { patterns }] } }
 }
@@ -55,6 +64,11 @@ export default [
   importRules(['plugins/profiler/query/**/*.ts'], [noRoutes, noPages, noRuntime]),
   importRules(['plugins/profiler/panels/**/*.ts'], [noRoutes, ...aboveThePanels]),
   importRules(['test/unit/**/*.ts'], unitOnly),
+  importRules(['lib/**/*.ts'], libBelowAll),
+  importRules(['app.ts', 'server.ts', 'config.ts'], [pastTheDoor('^\\./plugins/')]),
+  importRules(['plugins/*.ts'], [pluginsBelowRoutes, pastTheDoor('^\\./')]),
+  { ...importRules(['plugins/*/**/*.ts'], [pluginsBelowRoutes, pastTheDoor('^\\.\\./(\\.\\./)*')]), ignores: ['plugins/profiler/**'] },
+  importRules(['routes/**/*.ts'], [pastTheDoor('^(\\.\\./)+plugins/')]),
   importRules(['scripts/**/*.ts'], [{ regex: 'plugins/profiler/pages/', message: 'the command line and MCP read through query/, never pages/' }]),
   supportedApisOnly
 ]

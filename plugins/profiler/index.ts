@@ -21,6 +21,10 @@ import { openAlertStore } from './engine/open-alert-store.js'
 import type { OtlpSettings } from '../../lib/otlp-environment.js'
 import { DEFAULT_EXPORT_TUNING, type ExportTuning } from './export/otlp/exporter.js'
 
+// The door (issue 41): the rest of the service reaches the profiler through this file only (an ESLint
+// rule says so): the plugin and its options, and the probes app.ts installs on the logger and the routes.
+export { installProbes, probeServerOptions } from './collect/probes.js'
+
 export interface ProfilerOptions {
   /** The profiler's own store: a SQLite file or a PostgreSQL database. */
   target: StoreTarget
