@@ -43,32 +43,8 @@ export type QueuedProfile = RequestCapture | ProfileRecord
 /** What the store answers: types of the JSON schemas in schemas.ts (type-only, so the writer thread does not load them). */
 export type { ProfileSummary, StoredProfile } from './schemas.js'
 
-/** Filters of the search; every one optional. Time bounds are inclusive epoch milliseconds. */
-export interface SearchFilters {
-  /** Exact name of the deployment that recorded the profile. */
-  deployment?: string
-  ip?: string
-  method?: string
-  statusCode?: number
-  url?: string
-  urlNegated?: boolean
-  /** The matched route pattern, exactly; null: requests no route matched. */
-  route?: string | null
-  start?: number
-  end?: number
-  /** At least this many statements on the advisors' database. */
-  minQueries?: number
-  /** At least this much time (ms) in them, all together. */
-  minQueryMs?: number
-  /** Requests that logged at least one line at this level or above (the logs panel's counts). */
-  minLevel?: 'warn' | 'error'
-  /** The profiles of one trace (32 lowercase hex digits). */
-  traceId?: string
-  /** The slowest first (the newest first among equals); absent: the newest first. */
-  sort?: 'duration'
-  type: string
-  limit: number
-}
+/** Filters of the search: declared with each filter (search-filter-declarations.ts). */
+export type { SearchFilters } from './search-filter-declarations.js'
 
 /** Ids follow the request start: start_ms * 1024 + a counter within the millisecond. */
 export const ID_SLOTS_PER_MS = 1024

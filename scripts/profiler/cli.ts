@@ -5,12 +5,12 @@ import type { Readable, Writable } from 'node:stream'
 import { Command, CommanderError, Option } from 'commander'
 import { ConfigError, loadStoreConfig, type StoreConfig } from '../../config.js'
 import { HttpError } from '../../lib/http-error.js'
-import { DEFAULT_LIMIT } from '../../plugins/profiler/query/search-filters.js'
 import { DEFAULT_WINDOW, routeStatsJson, WINDOW_RULE } from '../../plugins/profiler/query/stats-json.js'
 import { openReadOnlyStore, StoreUnavailableError, type ReadOnlyStore } from '../../plugins/profiler/engine/open-read-only.js'
 import { exportProfile } from './export.js'
 import { printable, profileText, resultsTable, statsText, terminalSafe } from './format.js'
-import { OPTION_NAMES, searchFilters, searchProfiles, type SearchOptions } from './search.js'
+import { searchFilters, searchProfiles } from './search.js'
+import { filterOptions, OPTION_NAMES, type SearchOptions } from './search-options.js'
 import { PANEL_NAMES } from '../../plugins/profiler/panels/index.js'
 import { showProfile } from './show.js'
 import { tailProfiles } from './tail.js'
@@ -63,24 +63,10 @@ async function withStore<T> (env: ProfilerIo['env'], use: (reader: ReadOnlyStore
   }
 }
 
-/** The search filters, as options of `search` and `tail`. */
-function withFilters (command: Command, { token }: { token: boolean }): Command {
-  command
-    .option('--ip <text>', 'client IP contains this text')
-    .option('--method <method>', 'HTTP method, exact, any case')
-    .option('--status <code>', 'HTTP status code, exact')
-    .option('--url <text>', 'URL contains this text; a leading ! negates (!/monitor/)')
-  if (token) command.option('--token <token>', 'only this profile (as the page: unknown is an error)')
-  return command
-    .option('--from <time>', 'started at or after: 2026-11-22, 2026-11-22T10:30[:15][Z|+01:00] (UTC by default) or Unix seconds')
-    .option('--until <time>', 'started at or before, inclusive at the precision given (a date covers the whole day)')
-    .option('--limit <n>', `how many, 1 to 100 (default ${DEFAULT_LIMIT})`)
-    .option('--deployment <name>', 'recorded by this deployment, exact (PROFILER_DEPLOYMENT of the instance)')
-    .option('--min-queries <n>', "ran at least this many statements on the advisors' database")
-    .option('--min-query-ms <ms>', 'spent at least this many milliseconds in them, all together')
-    .option('--min-level <level>', 'logged at least one line at this level or above: warn or error')
-    .option('--trace-id <id>', 'the requests of one distributed trace: its W3C trace id (32 hex digits)')
-    .option('--json', 'JSON for machines')
+/** The search filters, as options of `search` (every one) and `tail` (search-options.ts). */
+function withFilters (command: Command, name: 'search' | 'tail'): Command {
+  for (const option of filterOptions(name)) command.addOption(option)
+  return command.option('--json', 'JSON for machines')
 }
 
 function buildProgram ({ env, stdout, stderr, stdin, interrupted }: ProfilerIo): Command {
@@ -98,8 +84,7 @@ function buildProgram ({ env, stdout, stderr, stdin, interrupted }: ProfilerIo):
     })
     .showSuggestionAfterError()
 
-  withFilters(program.command('search'), { token: true })
-    .option('--sort <order>', 'time (newest first, the default) or duration (slowest first)')
+  withFilters(program.command('search'), 'search')
     .description('List recorded requests, newest first or slowest first (the /_profiler search)')
     .action(async (options: SearchOptions & { json?: boolean }) => {
       const results = await withStore(env, reader => searchProfiles(reader, options, OPTION_NAMES))
@@ -116,7 +101,7 @@ function buildProgram ({ env, stdout, stderr, stdin, interrupted }: ProfilerIo):
       write(options.json === true ? `${JSON.stringify(json)}\n` : profileText(profile, panel, colour))
     })
 
-  withFilters(program.command('tail'), { token: false })
+  withFilters(program.command('tail'), 'tail')
     .description('Print the newest profiles, then each new one as it is stored, until interrupted (Ctrl-C)')
     .option('--interval <ms>', 'how often to look for new profiles', '1000')
     .action(async (options: SearchOptions & { json?: boolean, interval: string }) => {

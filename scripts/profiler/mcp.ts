@@ -2,14 +2,14 @@ import type { Readable, Writable } from 'node:stream'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
 import { HttpError } from '../../lib/http-error.js'
-import { MAX_LIMIT } from '../../plugins/profiler/query/search-filters.js'
 import { findStoredProfile } from '../../plugins/profiler/query/profile-lookup.js'
 import { routeStatsJson, WINDOW_RULE } from '../../plugins/profiler/query/stats-json.js'
 import type { ReadOnlyStore } from '../../plugins/profiler/engine/open-read-only.js'
 import { compareProfiles, IGNORED_HEADERS } from './compare.js'
 import { LineTransport } from './mcp-line-transport.js'
 import { EXPORT_FORMATS, exportProfile } from './export.js'
-import { ARGUMENT_NAMES, searchProfiles } from './search.js'
+import { searchProfiles } from './search.js'
+import { ARGUMENT_NAMES, optionsOfArguments, searchArguments } from './search-options.js'
 import { PANEL_NAMES, panels as declaredPanels } from '../../plugins/profiler/panels/index.js'
 import { profileWithPanels } from './show.js'
 import type { AlertsAnswer } from '../../plugins/profiler/query/alerts-json.js'
@@ -53,28 +53,9 @@ function profilerMcpServer (reader: () => Promise<ReadOnlyStore>, { version, pro
     description: 'Lists recorded HTTP requests of the service, newest first (or slowest first: sort "duration"): token, time, status, method, URL, client IP, duration, ' +
       'log lines written at warn (warnings) and at error or above (errors), the W3C trace id (traceId) when the request carried one. ' +
       'Every filter is optional and they combine. Use it to find failing or slow requests, then get_profile with a token for the details. ' + UNTRUSTED_DATA,
-    inputSchema: {
-      ip: z.string().max(100).optional().describe('Client IP contains this text'),
-      method: z.string().max(20).optional().describe('HTTP method, exact, any case (GET, POST, ...)'),
-      status: z.number().int().min(100).max(599).optional().describe('HTTP status code, exact (e.g. 404)'),
-      url: z.string().max(2048).optional().describe('URL contains this text (case-sensitive); a leading "!" means "does not contain"'),
-      token: z.string().max(100).optional().describe('Only this profile'),
-      from: z.string().max(40).optional().describe('Started at or after: a date (2026-11-22), a date-time (2026-11-22T10:30, UTC unless a zone is given) or Unix seconds'),
-      until: z.string().max(40).optional().describe('Started at or before, inclusive at the precision given (a date covers the whole day)'),
-      limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`How many, 1 to ${MAX_LIMIT} (default 10)`),
-      deployment: z.string().max(64).optional().describe('Recorded by this deployment (exact name; a store may be shared by several)'),
-      minQueries: z.number().int().min(0).optional().describe("Ran at least this many statements on the advisors' database"),
-      minQueryMs: z.number().min(0).optional().describe('Spent at least this many milliseconds in those statements, all together'),
-      minLevel: z.enum(['warn', 'error']).optional().describe('Requests that logged at least one line at this level or above'),
-      traceId: z.string().max(64).optional().describe('The requests of one distributed trace: its W3C trace id (32 hex digits), as the tracing UI or a traceparent header shows it'),
-      sort: z.enum(['time', 'duration']).optional().describe('The order: "time", the newest first (default), or "duration", the slowest first (the newest first among equals)')
-    },
+    inputSchema: searchArguments(),
     annotations: { title: 'Search recorded requests', ...READ_ONLY }
-  }, async ({ status, limit, minQueries, minQueryMs, minLevel, ...text }) => answer(async () => ({
-    results: await searchProfiles(await reader(), {
-      ...text, minLevel, status: status?.toString(), limit: limit?.toString(), minQueries: minQueries?.toString(), minQueryMs: minQueryMs?.toString()
-    }, ARGUMENT_NAMES)
-  })))
+  }, async args => answer(async () => ({ results: await searchProfiles(await reader(), optionsOfArguments(args), ARGUMENT_NAMES) })))
 
   server.registerTool('get_profile', {
     title: 'One recorded request in detail',

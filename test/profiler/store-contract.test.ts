@@ -69,6 +69,20 @@ for (const engine of engines) {
       t.equal((await listProfiles(app, `start=${new Date(Date.now() - 60_000).toISOString().slice(0, 19)}`)).length, 4)
     })
 
+    t.test('the HAR of a search: the listing\'s profiles, each in full, through the engine\'s own searchHar', async t => {
+      const app = await buildTestApp(t, await fresh(t))
+      await postJson(app, '/ccenter/getConseillerByCode', { code: 'ADV1001' })
+      await app.inject({ method: 'POST', url: '/monitor/MonitorPooling' })
+      await app.inject({ url: '/robots.txt' })
+      const listed = await listProfiles(app, 'method=post&limit=10')
+      const har = await app.inject({ url: '/_profiler/empty/search/har?method=post&limit=10' })
+      t.equal(har.statusCode, 200)
+      const entries = (har.json() as { log: { entries: Array<{ request: { method: string, url: string }, response: { status: number } }> } }).log.entries
+      t.same(entries.map(entry => `${entry.response.status} ${entry.request.url}`).sort(), listed.map(p => `${p.status} ${p.url}`).sort(), 'one entry per listed profile')
+      t.ok(entries.every(entry => entry.request.method === 'POST'), 'the filter applied')
+      t.same((await app.inject({ url: '/_profiler/empty/search/har?status_code=418' })).json().log.entries, [], 'no match: an empty HAR')
+    })
+
     t.test('deployments: the field, an exact filter, a column once there are several', async t => {
       const store = await fresh(t)
       const a = await buildTestApp(t, { ...store, PROFILER_DEPLOYMENT: 'A' })

@@ -21,8 +21,8 @@ export type StoreTarget =
 /** Every read of a store, on the request thread. Rejections that mean "store unusable" close it (the facade reopens). */
 export interface StoreReader {
   search: (filters: SearchFilters) => Promise<ProfileSummary[]>
-  /** The HAR document of a search's profiles, when the engine builds it off the request thread (SQLite's reader thread). */
-  searchHar?: (filters: SearchFilters, version: string) => Promise<string>
+  /** The HAR document of a search's profiles (search-har.ts; SQLite builds it in its reader thread, off the request thread). */
+  searchHar: (filters: SearchFilters, version: string) => Promise<string>
   find: (token: string) => Promise<StoredProfile | undefined>
   latest: (type: string) => Promise<StoredProfile | undefined>
   /** The tokens of the profiles just before (older) and just after (newer) this one, of the same type. */

@@ -1,6 +1,8 @@
-// The search filters as SQL, written once for both engines: each engine names its placeholders
-// and its substring function, and adds the index lookups only it has (see each engine's search).
-import { idRangeOf, type SearchFilters } from '../profile.js'
+// The search filters as SQL, written once for both engines (each filter's term is declared with it,
+// search-filter-declarations.ts): each engine names its placeholders and its substring function,
+// and adds the index lookups only it has (see each engine's search).
+import type { SearchFilters } from '../profile.js'
+import { SEARCH_FILTERS } from '../search-filter-declarations.js'
 import { urlSearchForm } from './url-search-form.js'
 
 /** What differs between the engines' SQL for the same filter. */
@@ -43,24 +45,10 @@ export interface AnsweredByKey { ip: boolean, url: boolean }
  * a URL term is compared with the URL's search form, so it must be in that form too (withUrlTermSearchForm).
  */
 export function filterTerms (filters: SearchFilters, params: SqlParameters, dialect: SqlDialect, answered: AnsweredByKey): string[] {
-  const terms = [`p.type = ${params.add(filters.type)}`]
-  if (filters.deployment !== undefined) terms.push(`p.deployment = ${params.add(filters.deployment)}`)
-  if (filters.method !== undefined) terms.push(`p.method = ${params.add(filters.method)}`)
-  if (filters.statusCode !== undefined) terms.push(`p.status_code = ${params.add(filters.statusCode)}`)
-  if (filters.ip !== undefined && !answered.ip) terms.push(`${dialect.position('p.ip', params.add(filters.ip))} > 0`)
-  if (filters.url !== undefined && !answered.url) {
-    terms.push(`${dialect.position(dialect.urlSearchForm, params.add(filters.url))} ${filters.urlNegated === true ? '=' : '>'} 0`)
-  }
-  if (filters.route === null) terms.push('p.route IS NULL')
-  else if (filters.route !== undefined) terms.push(`p.route = ${params.add(filters.route)}`)
-  if (filters.minQueries !== undefined) terms.push(`p.query_count >= ${params.add(filters.minQueries)}`)
-  if (filters.minQueryMs !== undefined) terms.push(`p.query_ms >= ${params.add(filters.minQueryMs)}`)
-  if (filters.minLevel === 'warn') terms.push('(p.log_warnings > 0 OR p.log_errors > 0)')
-  else if (filters.minLevel === 'error') terms.push('p.log_errors > 0')
-  if (filters.traceId !== undefined) terms.push(`p.trace_id = ${params.add(filters.traceId)}`)
-  if (filters.start !== undefined || filters.end !== undefined) {
-    const { low, high } = idRangeOf(filters.start, filters.end)
-    terms.push(`p.id BETWEEN ${params.add(low)} AND ${params.add(high)}`)
+  const terms: string[] = []
+  for (const { sql } of SEARCH_FILTERS) {
+    const term = sql?.(filters, params, dialect, answered)
+    if (term !== undefined) terms.push(term)
   }
   return terms
 }

@@ -115,13 +115,7 @@ export const profilerRoutes: FastifyPluginAsyncTypebox<ProfilerRoutesOptions> = 
     const { token } = request.params
     if (token !== 'empty' && !TOKEN_PATTERN.test(token)) throw tokenNotFound(token)
     const filters = parseSearchFilters(request.query)
-    const built = await store.searchHar(filters, app.config.version)
-    if (built !== null) return sendHar(reply, 'profiles', built)
-    const summaries = await store.search(filters)
-    const profiles = (await Promise.all(summaries.map(async summary => await store.find(summary.token))))
-      // A profile pruned between the search and its read is left out.
-      .filter(profile => profile !== undefined)
-    return sendHar(reply, 'profiles', harText(profiles, app.config.version))
+    return sendHar(reply, 'profiles', await store.searchHar(filters, app.config.version))
   })
 
   app.get('/:token/har', { config, schema: { params: TokenParams } }, async (request, reply) => {

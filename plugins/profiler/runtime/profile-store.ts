@@ -190,9 +190,9 @@ export class ProfileStore {
     return await this.reader.use(reader => reader.search(filters))
   }
 
-  /** The HAR document of a search when the engine builds it off the request thread; null: build it from search and find. */
-  async searchHar (filters: SearchFilters, version: string): Promise<string | null> {
-    return await this.reader.use(async reader => reader.searchHar === undefined ? null : await reader.searchHar(filters, version))
+  /** The HAR document of a search's profiles. */
+  async searchHar (filters: SearchFilters, version: string): Promise<string> {
+    return await this.reader.use(async reader => await reader.searchHar(filters, version))
   }
 
   /**

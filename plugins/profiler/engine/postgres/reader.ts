@@ -14,6 +14,7 @@ import type { StoreReader, StoreTarget, WindowStats } from '../contract.js'
 import { rollupPeriodsQuery, type RollupDialect } from '../rollup-periods.js'
 import { PROCESS_JOIN, PROFILE_COLUMNS, SUMMARY_COLUMNS, toStoredProfile, toSummary, type ProfileRow, type SummaryRow } from '../profile-rows.js'
 import { filterTerms, searchOrder, SqlParameters, withUrlTermSearchForm, type SqlDialect } from '../search-predicates.js'
+import { searchHarOf } from '../search-har.js'
 
 const POSTGRES: SqlDialect = {
   placeholder: n => `$${n}`,
@@ -135,6 +136,10 @@ export class PostgresReader implements StoreReader {
       if (rows.length <= MAX_KEYED_LOOKUPS) return searchKey('ip', rows)
     }
     return null
+  }
+
+  async searchHar (filters: SearchFilters, version: string): Promise<string> {
+    return await searchHarOf(this, filters, version)
   }
 
   async find (token: string): Promise<StoredProfile | undefined> {

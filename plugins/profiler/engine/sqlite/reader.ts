@@ -4,9 +4,9 @@ import type { ProfileSummary, SearchFilters, StoredProfile } from '../../profile
 import type { PeriodRow, RollupRange } from '../../stats/trend.js'
 import type { StoreReader, StoreTarget, WindowStats } from '../contract.js'
 import type { StampedTallies } from '../../stats/missing.js'
-import { harText } from '../../export/export-text.js'
 import { openProfileDatabase } from './open-database.js'
 import { ProfileSearch } from './profile-search.js'
+import { searchHarOf } from '../search-har.js'
 
 /** The SQLite engine's reader: ProfileSearch on its own connection (WAL: never waits for the writer). */
 export class SqliteReader implements StoreReader {
@@ -32,10 +32,8 @@ export class SqliteReader implements StoreReader {
     return this.searches.search(filters)
   }
 
-  /** The HAR document of a search's profiles (a profile pruned meanwhile is left out). */
   async searchHar (filters: SearchFilters, version: string): Promise<string> {
-    const profiles = this.searches.search(filters).map(summary => this.searches.find(summary.token)).filter(profile => profile !== undefined)
-    return harText(profiles, version)
+    return await searchHarOf(this, filters, version)
   }
 
   async find (token: string): Promise<StoredProfile | undefined> {
