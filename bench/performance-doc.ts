@@ -126,7 +126,9 @@ function recording ({ sqlite, postgres }: Engines): string[] {
   for (const mode of modes.slice(1)) {
     lines.push(row([mode, s === undefined ? '-' : signed(s.addedUs[mode] ?? 0), times(s, mode), detail(s, mode), p === undefined ? '-' : signed(p.addedUs[mode] ?? 0), times(p, mode), detail(p, mode)]))
   }
-  if (s?.bytesOnDiskPerProfile != null) lines.push('', `A stored profile of this mix takes **${whole(s.bytesOnDiskPerProfile)} bytes** on SQLite (file and WAL, a fresh store): the panels of a batch are compressed together. The bounds, as each run printed them:`)
+  // The profiles' share of the default PROFILER_MAX_BYTES (256 MiB, 75%: the statistics get the rest).
+  const fit = s?.bytesOnDiskPerProfile == null ? 0 : 0.75 * 256 * 2 ** 20 / s.bytesOnDiskPerProfile
+  if (s?.bytesOnDiskPerProfile != null) lines.push('', `A stored profile of this mix takes **${whole(s.bytesOnDiskPerProfile)} bytes** on SQLite (file and WAL, a fresh store; the panels of a batch are compressed together): the default \`PROFILER_MAX_BYTES\` holds about ${whole(Math.round(fit / 10_000) * 10_000)} of them, so ${fit > 100_000 ? 'the default `PROFILER_MAX_PROFILES` (100,000) binds first' : 'the byte bound binds before the default `PROFILER_MAX_PROFILES` (100,000)'}. A large body that does not compress takes about its size. The bounds, as each run printed them:`)
   else lines.push('', 'The bounds, as each run printed them:')
   return [...lines, '', ...boundsTable({ SQLite: s?.holds ?? [], PostgreSQL: p?.holds ?? [] })]
 }
