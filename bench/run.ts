@@ -11,6 +11,8 @@
 // --only=otlp: issue 39's OTLP export beside @fastify/otel with a batched OTLP exporter, against the profiler without export.
 // --only=hooks: the timeline's hook timing alone, a timed app against an untimed one in one process.
 // --seconds=<n> and --rounds=<n> set the measured seconds of each load run and the interleaved rounds.
+// A run that writes results also rewrites docs/performance.md and the README's table from them;
+// --doc (npm run bench:doc) only does that, from the committed results, measuring nothing.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { join, relative } from 'node:path'
@@ -22,6 +24,7 @@ import { measureOtlpCost } from './cpu-otlp.js'
 import { measureRecordingCost } from './cpu-recording.js'
 import { measureHookTiming } from './hook-timing.js'
 import { measurePanelsInProcess } from './in-process.js'
+import { writeBenchDocs } from './performance-doc-files.js'
 import { runLoad, type LoadResult, type Mix } from './load.js'
 import { requestsCovered, searchCases, statsOverHttp, timeInProcess, timeOverHttp, timeStatsInProcess, timeStatsOverHttp, type Timing } from './search.js'
 import { startBenchServer } from './server-process.js'
@@ -31,6 +34,10 @@ import { measureAppBuilds, measureModuleLoading, measurePollClient } from './sui
 import { median, round } from './stats.js'
 import { postgresStore, sqliteStore, UNBOUNDED_RETENTION_ENV, type BenchStore } from './stores.js'
 
+if (process.argv.includes('--doc')) {
+  for (const path of writeBenchDocs(packageRoot)) process.stdout.write(`written: ${path}\n`)
+  process.exit(0)
+}
 const quick = process.argv.includes('--quick')
 const smoke = process.argv.includes('--smoke')
 const storeName = process.argv.find(arg => arg.startsWith('--store='))?.slice('--store='.length) ?? 'sqlite'
@@ -314,3 +321,4 @@ if (smoke) process.exit(0)
 const previous = only !== undefined && existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) as Record<string, unknown> : {}
 writeFileSync(resultsFile, `${JSON.stringify({ ...previous, ...results }, null, 2)}\n`)
 log(`\nwritten: ${relative(packageRoot, resultsFile)}`)
+for (const path of writeBenchDocs(packageRoot)) log(`written: ${path}`)
