@@ -13,6 +13,8 @@ interface PollRun { requestsPerSecond: number, p99: number, non2xx: number, rati
 /** What run.ts writes, each section optional (a file may hold only some). */
 export interface BenchResults {
   machine?: { nproc: number, cpu: string, node: string, date: string, quick: boolean, seconds: number, rounds: number }
+  /** When and how each section was measured (a partial run updates its own); absent for sections measured before it was recorded. */
+  sectionRuns?: Record<string, SectionRun>
   store?: { writesPerSecondIntoEmpty: number | null, writesPerSecondIntoLarge: number, largeStoreProfiles: number, bytesOnDiskPerProfile: number }
   cpu?: { rate: number, fresh: Record<string, Cpu>, large: Record<string, Cpu> }
   cpuBeforeAfter?: { revision: string, rate: number, rounds: number, modes: Record<string, Cpu>, requestThreadGrowthUs: number, requestThreadGrowthPerRoundUs: number[], profilerPartGrowthUs: number, boundUs: number, holds: boolean }
@@ -29,6 +31,8 @@ export interface BenchResults {
   burst?: Array<{ maxBytes: number, connections: number, requests: number, requestsPerSecond: number, peakUsedBytes: number, peakAtSeconds: number, finalUsedBytes: number, finalProfiles: number, maxProfiles: number, minProfilesOnceFull: number }>
 }
 
+interface SectionRun { date: string, seconds: number, rounds: number, quick: boolean }
+
 export interface Engines { sqlite: BenchResults, postgres: BenchResults }
 
 const ENGINES = [['sqlite', 'SQLite'], ['postgres', 'PostgreSQL']] as const
@@ -42,14 +46,29 @@ const row = (cells: Array<string | number>): string => `| ${cells.join(' | ')} |
 const header = (cells: string[]): string[] => [row(cells), row(cells.map(() => '---'))]
 const missing = (command: string): string[] => [`*Not in the committed results: \`${command}\` measures it.*`]
 
+const runText = (run: SectionRun): string => `${run.date.slice(0, 16).replace('T', ' ')} UTC (${run.seconds} s runs, ${run.rounds} rounds${run.quick ? ', `--quick`' : ''})`
+
+/** Each engine's sections grouped by the run that measured them; sections older than the record, said as such. */
+function runsOf (name: string, results: BenchResults): string[] {
+  const sections = Object.keys(results).filter(key => key !== 'machine' && key !== 'sectionRuns')
+  if (sections.length === 0) return []
+  const byRun = new Map<string, string[]>()
+  const undated: string[] = []
+  for (const section of sections) {
+    const run = results.sectionRuns?.[section]
+    if (run === undefined) undated.push(section)
+    else byRun.set(runText(run), [...byRun.get(runText(run)) ?? [], section])
+  }
+  const parts = [...byRun].map(([when, names]) => `${names.join(', ')} ${when}`)
+  if (undated.length > 0) parts.push(`${undated.join(', ')} earlier (not dated)`)
+  return [`${name}: ${parts.join('; ')}`]
+}
+
 function machine ({ sqlite, postgres }: Engines): string[] {
-  const said = ENGINES.flatMap(([key, name]) => {
-    const m = ({ sqlite, postgres })[key].machine
-    return m === undefined ? [] : [`${name}'s file last written ${m.date.slice(0, 16).replace('T', ' ')} UTC (${m.seconds} s runs, ${m.rounds} rounds${m.quick ? ', `--quick`' : ''})`]
-  })
+  const said = ENGINES.flatMap(([key, name]) => runsOf(name, ({ sqlite, postgres })[key]))
   const m = sqlite.machine ?? postgres.machine
   if (m === undefined) return ['Not in the committed results.']
-  return [`${m.nproc} cores, ${m.cpu}, Node ${m.node}; ${said.join('; ')}.`]
+  return [`${m.nproc} cores, ${m.cpu}, Node ${m.node}. Measured: ${said.join('; ')}.`]
 }
 
 /** The worst in-process and HTTP p99 at the large size, over the filters (route statistics apart). */

@@ -319,6 +319,9 @@ await store.close()
 const resultsFile = join(packageRoot, 'bench', store.name === 'sqlite' ? 'results.json' : `results-${store.name}.json`)
 if (smoke) process.exit(0)
 const previous = only !== undefined && existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) as Record<string, unknown> : {}
-writeFileSync(resultsFile, `${JSON.stringify({ ...previous, ...results }, null, 2)}\n`)
+// When and how each section was measured: a partial run keeps the others' dates.
+const measured = { date: machine.date, seconds: SECONDS, rounds: ROUNDS, quick }
+const sectionRuns = { ...(previous.sectionRuns as Record<string, unknown> | undefined), ...Object.fromEntries(Object.keys(results).filter(name => name !== 'machine').map(name => [name, measured])) }
+writeFileSync(resultsFile, `${JSON.stringify({ ...previous, ...results, sectionRuns }, null, 2)}\n`)
 log(`\nwritten: ${relative(packageRoot, resultsFile)}`)
 for (const path of writeBenchDocs(packageRoot)) log(`written: ${path}`)
