@@ -63,7 +63,7 @@ for (const [name, encodingOf, decode] of [['protobuf', protobufEncoding, decodeP
   t.test(`${name}: the official decoder reads back exactly what was encoded`, async t => {
     fc.assert(fc.property(fc.array(trace, { minLength: 1, maxLength: 3 }), resource, (traces, resourceAttributes) => {
       const encoding = encodingOf(resourceAttributes, { name: 'scope', version: '1.2.3' })
-      const body = encoding.request(traces.map(one => encoding.encode(one)))
+      const body = Buffer.concat(encoding.request(traces.map(one => encoding.encode(one))))
       const decoded = decode(body)
       if (isDeepStrictEqual(decoded, [expected(traces, resourceAttributes)])) return true
       t.same(decoded, [expected(traces, resourceAttributes)])

@@ -30,20 +30,37 @@ export function utf8Length (value: string): number {
   return value.length
 }
 
+/** Where taken bytes are kept: one allocation per 256 KiB of them, not one per trace. */
+const ARENA_BYTES = 256 * 1024
+
 export class ProtoWriter {
   private buffer = Buffer.allocUnsafe(16 * 1024)
   private position = 0
   private readonly starts: number[] = []
+  private arena = Buffer.allocUnsafeSlow(0)
+  private arenaAt = 0
 
-  /** Bytes written so far, and a copy of them (the writer is reused). */
+  /** Bytes written so far. */
   get length (): number {
     return this.position
   }
 
+  /**
+   * The bytes written so far, copied out (the writer is reused): into the current arena, where
+   * consecutive takes lie side by side (concatenated() joins them without a copy), or on their own
+   * when larger than a quarter of an arena.
+   */
   take (): Buffer {
-    const copy = Buffer.from(this.buffer.subarray(0, this.position))
+    const length = this.position
     this.position = 0
-    return copy
+    if (length > ARENA_BYTES / 4) return Buffer.from(this.buffer.subarray(0, length))
+    if (this.arenaAt + length > this.arena.length) {
+      this.arena = Buffer.allocUnsafeSlow(ARENA_BYTES)
+      this.arenaAt = 0
+    }
+    this.buffer.copy(this.arena, this.arenaAt, 0, length)
+    this.arenaAt += length
+    return this.arena.subarray(this.arenaAt - length, this.arenaAt)
   }
 
   private room (bytes: number): void {
@@ -145,6 +162,25 @@ export class ProtoWriter {
     this.varint(length)
     this.position = end
   }
+}
+
+/**
+ * `parts` with each run of neighbours in one memory (ProtoWriter.take's arena) joined into a single
+ * view: a request's body as a few buffers to write, never copied into one.
+ */
+export function joinedNeighbours (parts: Buffer[]): Buffer[] {
+  const joined: Buffer[] = []
+  let last: Buffer | undefined
+  for (const part of parts) {
+    if (last !== undefined && part.buffer === last.buffer && part.byteOffset === last.byteOffset + last.length) {
+      last = Buffer.from(last.buffer, last.byteOffset, last.length + part.length)
+      joined[joined.length - 1] = last
+    } else {
+      last = part
+      joined.push(part)
+    }
+  }
+  return joined
 }
 
 /** The bytes of a length-delimited field's key and length, for a field of `length` bytes written apart. */

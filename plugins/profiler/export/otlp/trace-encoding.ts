@@ -3,7 +3,7 @@
 // Each trace is encoded once, when it is offered, as its spans' frames; a request is those frames
 // under one resource and one scope, put together when it is sent.
 import type { AttributeValue, Attributes, ExportSpan, ExportTrace } from './profile-spans.js'
-import { lengthPrefix, ProtoWriter, utf8Length, varintSize, WIRE_LENGTH } from './protobuf-writer.js'
+import { joinedNeighbours, lengthPrefix, ProtoWriter, utf8Length, varintSize, WIRE_LENGTH } from './protobuf-writer.js'
 
 export interface EncodedTrace {
   /** The spans' frames: protobuf ScopeSpans.spans fields, or JSON span objects joined by commas. */
@@ -14,8 +14,8 @@ export interface EncodedTrace {
 export interface TraceEncoding {
   contentType: string
   encode: (trace: ExportTrace) => EncodedTrace
-  /** The request body holding these traces' spans. */
-  request: (traces: EncodedTrace[]) => Buffer
+  /** The request body holding these traces' spans, as the buffers to write one after the other. */
+  request: (traces: EncodedTrace[]) => Buffer[]
 }
 
 export interface ScopeInfo { name: string, version: string }
@@ -128,7 +128,7 @@ export function protobufEncoding (resource: Record<string, string>, scope: Scope
       const scopeSpansLength = scopeFrame.length + traces.reduce((sum, trace) => sum + trace.frames.length, 0)
       const scopeSpansPrefix = lengthPrefix(RESOURCE_SPANS.scopeSpans, scopeSpansLength)
       const resourceSpansLength = resourceFrame.length + scopeSpansPrefix.length + scopeSpansLength
-      return Buffer.concat([lengthPrefix(REQUEST.resourceSpans, resourceSpansLength), resourceFrame, scopeSpansPrefix, scopeFrame, ...traces.map(trace => trace.frames)])
+      return [lengthPrefix(REQUEST.resourceSpans, resourceSpansLength), resourceFrame, scopeSpansPrefix, scopeFrame, ...joinedNeighbours(traces.map(trace => trace.frames))]
     }
   }
 }
@@ -184,7 +184,7 @@ export function jsonEncoding (resource: Record<string, string>, scope: ScopeInfo
         parts.push(trace.frames)
       })
       parts.push(tail)
-      return Buffer.concat(parts)
+      return [Buffer.concat(parts)]
     }
   }
 }
