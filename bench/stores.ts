@@ -9,10 +9,10 @@ import { startThrowawayCluster, type ThrowawayCluster } from '../test/helpers/th
 import type { SearchFilters } from '../plugins/profiler/profile.js'
 import { openProfileDatabase } from '../plugins/profiler/engine/sqlite/open-database.js'
 import { PostgresReader } from '../plugins/profiler/engine/postgres/reader.js'
-import { ProfileSearch } from '../plugins/profiler/engine/sqlite/profile-search.js'
+import { SqliteProfileSearch } from '../plugins/profiler/engine/sqlite/profile-search.js'
 import { storeBytes } from '../plugins/profiler/engine/postgres/partitions.js'
 import { PostgresWriter } from '../plugins/profiler/engine/postgres/writer.js'
-import { ProfileWriter } from '../plugins/profiler/engine/sqlite/profile-writer.js'
+import { SqliteProfileWriter } from '../plugins/profiler/engine/sqlite/profile-writer.js'
 import { seedProfiles, type SeedOptions } from './seed.js'
 import { clusterCpuMs } from './cluster-cpu.js'
 
@@ -61,7 +61,7 @@ export function sqliteStore (dataDir: string): BenchStore {
       const path = pathOf(count)
       if (existsSync(path)) {
         const { db } = openProfileDatabase(path)
-        const search = new ProfileSearch(db)
+        const search = new SqliteProfileSearch(db)
         const stored = search.count()
         // A store seeded before the route statistics existed has no rollups: seeded again.
         const rolledUp = search.routeStats(options.endMs ?? Date.now(), 7 * 86_400_000).routes.length > 0
@@ -71,7 +71,7 @@ export function sqliteStore (dataDir: string): BenchStore {
       }
       removeSqlite(path)
       const { db } = openProfileDatabase(path)
-      const writesPerSecond = await seedProfiles(new ProfileWriter(db), count, options)
+      const writesPerSecond = await seedProfiles(new SqliteProfileWriter(db), count, options)
       db.pragma('wal_checkpoint(TRUNCATE)')
       db.close()
       return { env: { PROFILER_DATABASE_PATH: path }, writesPerSecond }
@@ -82,7 +82,7 @@ export function sqliteStore (dataDir: string): BenchStore {
       copyFileSync(pathOf(size), copy)
       const { db } = openProfileDatabase(copy)
       try {
-        return await seedProfiles(new ProfileWriter(db), count, options)
+        return await seedProfiles(new SqliteProfileWriter(db), count, options)
       } finally {
         db.close()
         removeSqlite(copy)
@@ -91,7 +91,7 @@ export function sqliteStore (dataDir: string): BenchStore {
     bytes: async size => statSync(pathOf(size)).size,
     searcher: async size => {
       const { db } = openProfileDatabase(pathOf(size))
-      const search = new ProfileSearch(db)
+      const search = new SqliteProfileSearch(db)
       return { search: filters => search.search(filters), routeStats: (nowMs, windowMs) => search.routeStats(nowMs, windowMs), close: async () => { db.close() } }
     },
     runStore: async size => {

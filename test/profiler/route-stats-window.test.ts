@@ -6,8 +6,8 @@ import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../plugins/profiler/prof
 import { PERCENTILE_ERROR } from '../../plugins/profiler/stats/histogram.js'
 import { HOUR_MS, MINUTE_MS } from '../../plugins/profiler/stats/rollup.js'
 import { openProfileDatabase } from '../../plugins/profiler/engine/sqlite/open-database.js'
-import { ProfileSearch } from '../../plugins/profiler/engine/sqlite/profile-search.js'
-import { ProfileWriter } from '../../plugins/profiler/engine/sqlite/profile-writer.js'
+import { SqliteProfileSearch } from '../../plugins/profiler/engine/sqlite/profile-search.js'
+import { SqliteProfileWriter } from '../../plugins/profiler/engine/sqlite/profile-writer.js'
 
 // A window that starts inside an hour is read from two spans (the minutes up to the first whole
 // hour, then the hours) which the store adds up per line, and which the reader adds together:
@@ -22,8 +22,8 @@ interface Written { startMs: number, method: string, route: string | null, statu
 t.test('a window starting inside an hour adds its minute rows and its hour rows into the same lines', async t => {
   const { db } = openProfileDatabase(join(t.testdir(), 'profiles.sqlite'))
   t.teardown(() => db.close())
-  const writer = new ProfileWriter(db)
-  const search = new ProfileSearch(db)
+  const writer = new SqliteProfileWriter(db)
+  const search = new SqliteProfileSearch(db)
 
   const profile = fc.record({
     offsetMs: fc.integer({ min: 0, max: 3 * HOUR_MS - 1 }),

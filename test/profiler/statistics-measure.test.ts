@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { openProfileDatabase } from '../../plugins/profiler/engine/sqlite/open-database.js'
-import { ProfileWriter } from '../../plugins/profiler/engine/sqlite/profile-writer.js'
+import { SqliteProfileWriter } from '../../plugins/profiler/engine/sqlite/profile-writer.js'
 
 t.test('requests of one route in one minute add two rollup rows, however many batches they come in', async t => {
   const dir = mkdtempSync(join(tmpdir(), 'statistics-measure-'))
@@ -15,7 +15,7 @@ t.test('requests of one route in one minute add two rollup rows, however many ba
     db.close()
     rmSync(dir, { recursive: true, force: true })
   })
-  const writer = new ProfileWriter(db, () => {}, 'A')
+  const writer = new SqliteProfileWriter(db, () => {}, 'A')
   const minuteMs = Math.floor(Date.now() / 60_000) * 60_000
   for (let i = 0; i < 1500; i++) {
     writer.write([], [{ startMs: minuteMs + (i % 60_000), method: 'GET', route: '/busy', statusCode: 200, durationMs: i % 97 }])

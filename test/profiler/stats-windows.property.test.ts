@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import fc from 'fast-check'
 import t from 'tap'
 import { openProfileDatabase } from '../../plugins/profiler/engine/sqlite/open-database.js'
-import { ProfileSearch } from '../../plugins/profiler/engine/sqlite/profile-search.js'
+import { SqliteProfileSearch } from '../../plugins/profiler/engine/sqlite/profile-search.js'
 import { routeStatsJson, type RouteStatsSource } from '../../plugins/profiler/query/stats-json.js'
 import { hostileText } from '../helpers/hostile.js'
 
@@ -26,7 +26,7 @@ function msOf (text: string): number {
 t.test('window: a duration from 1s to 30d covers that span from its first minute (hour past a day); anything else is a 400 naming it', async t => {
   const { db } = openProfileDatabase(join(t.testdir(), 'profiles.sqlite'))
   t.teardown(() => db.close())
-  const search = new ProfileSearch(db)
+  const search = new SqliteProfileSearch(db)
   const source: RouteStatsSource = {
     routeStats: async (nowMs, windowMs, deployment) => search.routeStats(nowMs, windowMs, deployment),
     rollupPeriods: async range => search.rollupPeriods(range)

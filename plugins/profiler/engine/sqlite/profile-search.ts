@@ -93,7 +93,7 @@ function prepareReadStatements (db: Database) {
  * Every read of the profile store: the search listing, one profile, the newest. Runs on the
  * request thread with its own connection (WAL: reads never wait for the writer thread).
  */
-export class ProfileSearch {
+export class SqliteProfileSearch {
   private readonly statements: ReturnType<typeof prepareReadStatements>
   private readonly searches = new Map<string, Statement>()
   private readonly blocks = new DecodedBlocks()

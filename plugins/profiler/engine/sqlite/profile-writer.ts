@@ -161,7 +161,7 @@ function blocksOf (batch: ProfileRecord[]): Array<[string | null, number[]]> {
  * The profile store's writer: every INSERT and DELETE, on its own connection. It runs in the
  * writer thread (writer-worker.ts); the benchmarks also use it directly to seed stores.
  */
-export class ProfileWriter {
+export class SqliteProfileWriter {
   /** Rows in `profiles`, as the store's count (migration 012) last said, kept in step by this writer's writes and prunes meanwhile. */
   count: number
   /**

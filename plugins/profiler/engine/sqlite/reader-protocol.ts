@@ -4,7 +4,7 @@ import type { RollupRange } from '../../stats/trend.js'
 import type { StampedTallies } from '../../stats/missing.js'
 
 /** One read, by the name of the StoreReader method it stands for (tokens: every stored token at once). */
-export type ReaderCall =
+export type SqliteReaderCall =
   | { method: 'search', args: [SearchFilters] }
   | { method: 'searchHar', args: [SearchFilters, string] }
   | { method: 'find' | 'latest', args: [string] }
@@ -13,12 +13,12 @@ export type ReaderCall =
   | { method: 'rollupPeriods', args: [RollupRange] }
   | { method: 'storeBytes' | 'deployments' | 'tokens' | 'close', args: [] }
 
-export type ReaderRequest = ReaderCall & { id: number }
+export type SqliteReaderRequest = SqliteReaderCall & { id: number }
 
 /** An error as it crosses the thread: enough for the fault rules (name, code, message, and its causes: isStorageFault walks them). */
 export interface CopiedError { name: string, message: string, code?: string, cause?: CopiedError }
 
-export type ReaderAnswer =
+export type SqliteReaderAnswer =
   | { type: 'opened', migrated: string | null }
   | { type: 'open-failed', error: CopiedError }
   | { type: 'done', id: number, value: unknown }

@@ -6,7 +6,7 @@ import type { PeriodRow, RollupRange } from '../../stats/trend.js'
 import type { StoreReader, StoreTarget, WindowStats } from '../contract.js'
 import type { StampedTallies } from '../../stats/missing.js'
 import { PROFILER_THREAD_LIMITS } from '../../thread-heap.js'
-import { revivedError, type ReaderAnswer, type ReaderCall } from './reader-protocol.js'
+import { revivedError, type SqliteReaderAnswer, type SqliteReaderCall } from './reader-protocol.js'
 
 const WORKER_URL = new URL('./reader-worker.js', import.meta.url)
 
@@ -23,7 +23,7 @@ export class SqliteReaderThread implements StoreReader {
   private ended: Error | null = null
 
   private constructor (private readonly worker: Worker) {
-    worker.on('message', (answer: ReaderAnswer) => {
+    worker.on('message', (answer: SqliteReaderAnswer) => {
       if (answer.type !== 'done' && answer.type !== 'failed') return
       const pending = this.pending.get(answer.id)
       this.pending.delete(answer.id)
@@ -38,7 +38,7 @@ export class SqliteReaderThread implements StoreReader {
   /** Starts the worker, which opens (and migrates) the file; `onMigrated` hears the versions when migrations ran. */
   static async open (target: Extract<StoreTarget, { engine: 'sqlite' }>, onMigrated: (message: string) => void): Promise<SqliteReaderThread> {
     const worker = new Worker(WORKER_URL, { workerData: target, resourceLimits: PROFILER_THREAD_LIMITS, ...threadWithoutPreloads() })
-    const opened = await new Promise<ReaderAnswer>((resolve, reject) => {
+    const opened = await new Promise<SqliteReaderAnswer>((resolve, reject) => {
       worker.once('message', resolve)
       worker.once('error', reject)
     })
@@ -108,7 +108,7 @@ export class SqliteReaderThread implements StoreReader {
     await exited
   }
 
-  private async call (call: ReaderCall): Promise<unknown> {
+  private async call (call: SqliteReaderCall): Promise<unknown> {
     if (this.ended !== null) throw this.ended
     const id = this.nextId++
     return await new Promise((resolve, reject) => {

@@ -5,7 +5,7 @@ import { readlinkSync, writeFileSync } from 'node:fs'
 import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import type { StoreTarget } from '../contract.js'
-import { copyError, type ReaderAnswer, type ReaderRequest } from './reader-protocol.js'
+import { copyError, type SqliteReaderAnswer, type SqliteReaderRequest } from './reader-protocol.js'
 import { SqliteReader } from './reader.js'
 
 const READER_NICENESS = 10
@@ -20,7 +20,7 @@ try {
   setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), READER_NICENESS)
 } catch {}
 
-const send = (answer: ReaderAnswer): void => { port.postMessage(answer) }
+const send = (answer: SqliteReaderAnswer): void => { port.postMessage(answer) }
 
 let migrated: string | null = null
 let reader: SqliteReader
@@ -32,7 +32,7 @@ try {
   port.close()
 }
 
-port.on('message', async (request: ReaderRequest) => {
+port.on('message', async (request: SqliteReaderRequest) => {
   try {
     const value = request.method === 'tokens'
       ? await tokens()

@@ -5,15 +5,15 @@ import type { PeriodRow, RollupRange } from '../../stats/trend.js'
 import type { StoreReader, StoreTarget, WindowStats } from '../contract.js'
 import type { StampedTallies } from '../../stats/missing.js'
 import { openProfileDatabase } from './open-database.js'
-import { ProfileSearch } from './profile-search.js'
+import { SqliteProfileSearch } from './profile-search.js'
 import { searchHarOf } from '../search-har.js'
 
-/** The SQLite engine's reader: ProfileSearch on its own connection (WAL: never waits for the writer). */
+/** The SQLite engine's reader: SqliteProfileSearch on its own connection (WAL: never waits for the writer). */
 export class SqliteReader implements StoreReader {
-  private readonly searches: ProfileSearch
+  private readonly searches: SqliteProfileSearch
 
   constructor (private readonly db: Database) {
-    this.searches = new ProfileSearch(db)
+    this.searches = new SqliteProfileSearch(db)
   }
 
   /** Opens (and migrates) the file; `onMigrated` hears the versions when migrations ran. */

@@ -1,4 +1,4 @@
-import type { ProfileWriter } from './profile-writer.js'
+import type { SqliteProfileWriter } from './profile-writer.js'
 import type { RetentionLimits } from '../contract.js'
 import { countExcess, firstKeptId, floorWithinBytes, PRUNE_BATCH as BATCH, profilesBytesTarget, profilesFloor, Retention, rowsOver, STATISTICS_STAMP_MAX_AGE_MS, statisticsShare, type StoreBound } from '../retention-policy.js'
 import { BoundReporter } from '../store-bound.js'
@@ -37,7 +37,7 @@ export class SqliteRetention extends Retention {
   private readonly bound: BoundReporter
 
   constructor (
-    private readonly writer: ProfileWriter,
+    private readonly writer: SqliteProfileWriter,
     private readonly limits: RetentionLimits,
     private readonly onError: (err: unknown) => void = () => {},
     onBound: (bound: StoreBound) => void = () => {}
@@ -180,7 +180,7 @@ export class SqliteRetention extends Retention {
 
   /**
    * URLs and IPs that no profile uses any more leave the search side tables: a pass over both, a
-   * window of each per step, only while the writer says some may be left (ProfileWriter.mayHoldOrphans:
+   * window of each per step, only while the writer says some may be left (SqliteProfileWriter.mayHoldOrphans:
    * deleted profiles take theirs along, so a store at its count bound, pruning with every batch,
    * sweeps nothing). A hint while a pass goes on starts another once it ends.
    */

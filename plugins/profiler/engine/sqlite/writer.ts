@@ -3,12 +3,12 @@ import { isSqliteDataError, isStorageFault } from '../../../../lib/sqlite/faults
 import type { ProfileRecord } from '../../profile.js'
 import type { StatisticsOnly } from '../../stats/rollup.js'
 import type { MissingWindow } from '../../stats/missing.js'
-import { ProfileWriter } from './profile-writer.js'
+import { SqliteProfileWriter } from './profile-writer.js'
 import { SqliteRetention } from './retention.js'
 import type { RetentionLimits, StatisticsStamp, StoreTarget, StoreWriter, WriteResult, WriterEvents } from '../contract.js'
 import { openProfileDatabase } from './open-database.js'
 
-/** The SQLite engine's writer (writer thread): ProfileWriter and its SqliteRetention on one connection. */
+/** The SQLite engine's writer (writer thread): SqliteProfileWriter and its SqliteRetention on one connection. */
 export class SqliteWriter implements StoreWriter {
   /**
    * A batch and the bounds' deletions in one transaction: room made for its bytes first (the batch
@@ -17,7 +17,7 @@ export class SqliteWriter implements StoreWriter {
    */
   private readonly writeWithinCount: Transaction<(batch: ProfileRecord[], statisticsOnly: StatisticsOnly[], stamp: StatisticsStamp | undefined, missing: MissingWindow[]) => WriteResult>
 
-  private constructor (db: Database, private readonly writer: ProfileWriter, private readonly retention: SqliteRetention, private readonly closeDb: () => void) {
+  private constructor (db: Database, private readonly writer: SqliteProfileWriter, private readonly retention: SqliteRetention, private readonly closeDb: () => void) {
     this.writeWithinCount = db.transaction((batch: ProfileRecord[], statisticsOnly: StatisticsOnly[], stamp: StatisticsStamp | undefined, missing: MissingWindow[]) => {
       this.retention.makeRoom(batch.reduce((bytes, profile) => bytes + profile.panels.length + profile.url.length, 0))
       const result = this.writer.write(batch, statisticsOnly, stamp, missing)
@@ -32,7 +32,7 @@ export class SqliteWriter implements StoreWriter {
     // 16 MiB of page cache for the writer (SQLite's default is 2 MiB): the indexes' hot pages of a
     // large store stay in memory between batches.
     db.pragma(`cache_size = ${-16 * 1024}`)
-    const writer: ProfileWriter = new ProfileWriter(db, tokens => { events.onDeleted(tokens, writer.count) }, deployment)
+    const writer: SqliteProfileWriter = new SqliteProfileWriter(db, tokens => { events.onDeleted(tokens, writer.count) }, deployment)
     const retention = new SqliteRetention(writer, limits, err => { events.onError(`pruning failed: ${(err as Error).message}`) }, events.onBound)
     retention.start(intervalMs)
     return new SqliteWriter(db, writer, retention, () => { retention.stop(); db.close() })
