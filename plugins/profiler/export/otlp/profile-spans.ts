@@ -34,7 +34,7 @@ export interface ExportSpan {
   startNs: number
   endNs: number
   attributes: Attributes
-  events: SpanEvent[]
+  events: readonly SpanEvent[]
   /** Set for errors only (an ERROR status with its message); OTLP leaves the others unset. */
   error: string | null
 }
@@ -113,7 +113,7 @@ function nonZero (id: Buffer): Buffer {
 }
 
 /** @fastify/otel's span name and attributes for a hook run or the handler. */
-function hookSpan (item: TimelineItem): { name: string, attributes: Attributes } {
+function hookSpanOf (item: TimelineItem): HookSpan {
   const callback = item.name === '' ? 'anonymous' : item.name
   const named = item.name === '' ? (item.plugin === '' ? 'anonymous' : item.plugin) : item.name
   if (item.kind === 'handler') {
@@ -128,6 +128,39 @@ function hookSpan (item: TimelineItem): { name: string, attributes: Attributes }
       ['hook.callback.name', callback]
     ]
   }
+}
+
+interface HookSpan { readonly name: string, readonly attributes: Attributes }
+
+/** Distinct hook sites remembered at most (a process registers a few dozen). */
+const MAX_HOOK_SITES = 1000
+/** The name and attributes of each hook site seen, by plugin, type, name and kind: made once, shared by every span of that site. */
+const hookSpans = new Map<string, Map<string, Map<string, Map<string, HookSpan>>>>()
+let hookSites = 0
+
+function hookSpan (item: TimelineItem): HookSpan {
+  const byType = hookSpans.get(item.plugin) ?? new Map<string, Map<string, Map<string, HookSpan>>>()
+  const byName = byType.get(item.type) ?? new Map<string, Map<string, HookSpan>>()
+  const byKind = byName.get(item.name) ?? new Map<string, HookSpan>()
+  let made = byKind.get(item.kind)
+  if (made !== undefined) return made
+  made = hookSpanOf(item)
+  if (hookSites < MAX_HOOK_SITES) {
+    hookSites++
+    byKind.set(item.kind, made)
+    byName.set(item.name, byKind)
+    byType.set(item.type, byName)
+    hookSpans.set(item.plugin, byType)
+  }
+  return made
+}
+
+/** A span's events until it has one (most have none): shared and frozen, so replaced by a span's own array at its first event. */
+const NO_EVENTS: readonly SpanEvent[] = Object.freeze([])
+
+function addEvent (span: ExportSpan, event: SpanEvent): void {
+  if (span.events === NO_EVENTS) span.events = [event]
+  else (span.events as SpanEvent[]).push(event)
 }
 
 function header (headers: Record<string, unknown> | undefined, name: string): string | undefined {
@@ -203,7 +236,7 @@ export function profileTrace (record: ProfileRecord, panels: ExportedPanels): Ex
     startNs: 0,
     endNs,
     attributes: serverAttributes(record, url, panels.request),
-    events: [],
+    events: NO_EVENTS,
     // Server spans: an error status for 5xx only (4xx are the client's).
     error: record.statusCode >= 500 ? (exception?.message ?? `HTTP ${record.statusCode}`) : null
   }
@@ -211,7 +244,7 @@ export function profileTrace (record: ProfileRecord, panels: ExportedPanels): Ex
   for (const item of hooks) {
     const { name, attributes } = hookSpan(item)
     const startNs = ns(item.startMs)
-    spans.push({ spanId: ids.span(spans.length), parentSpanId: root.spanId, name, kind: SPAN_KIND.internal, startNs, endNs: startNs + ns(item.durationMs), attributes, events: [], error: null })
+    spans.push({ spanId: ids.span(spans.length), parentSpanId: root.spanId, name, kind: SPAN_KIND.internal, startNs, endNs: startNs + ns(item.durationMs), attributes, events: NO_EVENTS, error: null })
   }
   const system = panels.db?.engine == null ? null : DB_SYSTEMS[panels.db.engine]
   for (const statement of statements) {
@@ -225,20 +258,20 @@ export function profileTrace (record: ProfileRecord, panels: ExportedPanels): Ex
       startNs,
       endNs: startNs + ns(statement.durationMs),
       attributes: statementAttributes(statement, system),
-      events: [],
+      events: NO_EVENTS,
       error: statement.error
     })
   }
   for (const line of panels.logs?.lines ?? []) {
     if (!EXPORTED_LOG_LEVELS.has(line.level)) continue
     const atNs = ns(line.offsetMs)
-    enclosing(spans, hooks.length, atNs).events.push({ atNs, name: 'log', attributes: [['log.severity', line.level], ['log.message', line.message]] })
+    addEvent(enclosing(spans, hooks.length, atNs), { atNs, name: 'log', attributes: [['log.severity', line.level], ['log.message', line.message]] })
   }
   if (exception !== null) {
     const attributes: Attributes = [['exception.type', exception.name], ['exception.message', exception.message]]
     const stack = exception.chain[0]?.stack
     if (stack !== undefined) attributes.push(['exception.stacktrace', stack])
-    root.events.push({ atNs: endNs, name: 'exception', attributes })
+    addEvent(root, { atNs: endNs, name: 'exception', attributes })
   }
   return { traceId: ids.traceId(trace?.traceId), traceState: trace?.traceState ?? '', startMs: Math.floor(record.id / ID_SLOTS_PER_MS), spans }
 }
