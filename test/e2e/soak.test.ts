@@ -11,8 +11,14 @@ import { runSoak, summaryTable } from '../helpers/soak/run-soak.js'
 // final drain) can take it past 120 s.
 t.setTimeout(180_000)
 
+// The poll's p99 here is a stall detector, not a latency figure: beside CI's CPU hog, with three
+// test files at a time, it reached 790 and 958 ms with nothing wrong, while a request thread that
+// waited on the store would wait out a fault (2.7 to 4.4 s in this schedule) or SQLite's busy
+// timeout (5 s). The documented 500 ms is `npm run soak`'s, on a machine of its own.
+const POLL_P99_IN_THE_SUITE_MS = 2000
+
 t.test('soak on sqlite (seed 20, 25 s): the invariants hold under faults', { timeout: 180_000 }, async t => {
-  const result = await runSoak({ engine: 'sqlite', seed: 20, durationMs: 25_000, ...SOAK_BOUNDS, log: line => { t.comment(line) } })
+  const result = await runSoak({ engine: 'sqlite', seed: 20, durationMs: 25_000, ...SOAK_BOUNDS, maxPollP99Ms: POLL_P99_IN_THE_SUITE_MS, log: line => { t.comment(line) } })
   t.comment(summaryTable(result))
   for (const invariant of result.invariants) t.ok(invariant.ok, `${invariant.name}: ${invariant.detail}`)
 })

@@ -19,8 +19,18 @@ const engines = storeEngines(t)
  */
 async function createStore (env: Record<string, string>): Promise<void> {
   const limits = { maxProfiles: 1000, maxAgeMs: 86_400_000, maxBytes: 1024 ** 3, statsMaxAgeMs: 30 * 86_400_000 }
-  const writer = await openStoreWriter(storeTarget(env), 'seeded', limits, 3_600_000, { onDeleted: () => {}, onError: () => {}, onTaken: () => {}, onBound: () => {} })
-  await writer.close()
+  // Beside CI's CPU hog a first connection to the new cluster outlasted the pool's 5 s (its backend's
+  // start, the password's hashing): tried again until the store opens, for a minute at most.
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    try {
+      const writer = await openStoreWriter(storeTarget(env), 'seeded', limits, 3_600_000, { onDeleted: () => {}, onError: () => {}, onTaken: () => {}, onBound: () => {} })
+      await writer.close()
+      return
+    } catch (err) {
+      if (Date.now() > deadline || !/connection timeout|Connection terminated/.test((err as Error).message)) throw err
+    }
+  }
 }
 const BOUND = 5 * 1024 * 1024
 const REQUESTS = 1500
