@@ -47,7 +47,7 @@ export class ProtoWriter {
 
   /**
    * The bytes written so far, copied out (the writer is reused): into the current arena, where
-   * consecutive takes lie side by side (concatenated() joins them without a copy), or on their own
+   * consecutive takes lie side by side (joinedNeighbours() makes them one view, no copy), or on their own
    * when larger than a quarter of an arena.
    */
   take (): Buffer {
