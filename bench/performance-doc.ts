@@ -145,10 +145,8 @@ function recording ({ sqlite, postgres }: Engines): string[] {
   for (const mode of modes.slice(1)) {
     lines.push(row([mode, s === undefined ? '-' : signed(s.addedUs[mode] ?? 0), times(s, mode), detail(s, mode), p === undefined ? '-' : signed(p.addedUs[mode] ?? 0), times(p, mode), detail(p, mode)]))
   }
-  // The profiles' share of the default PROFILER_MAX_BYTES (256 MiB, 75%: the statistics get the rest).
-  const fit = s?.bytesOnDiskPerProfile == null ? 0 : 0.75 * 256 * 2 ** 20 / s.bytesOnDiskPerProfile
-  if (s?.bytesOnDiskPerProfile != null) lines.push('', `A stored profile of this mix takes **${whole(s.bytesOnDiskPerProfile)} bytes** on SQLite (file and WAL, a fresh store; the panels of a batch are compressed together): the default \`PROFILER_MAX_BYTES\` holds about ${whole(Math.round(fit / 10_000) * 10_000)} of them, so ${fit > 100_000 ? 'the default `PROFILER_MAX_PROFILES` (100,000) binds first' : 'the byte bound binds before the default `PROFILER_MAX_PROFILES` (100,000)'}. A large body that does not compress takes about its size. The bounds, as each run printed them:`)
-  else lines.push('', 'The bounds, as each run printed them:')
+  const held = defaultsHold(s)
+  lines.push('', held === null ? 'The bounds, as each run printed them:' : `${held} A large body that does not compress takes about its size. The bounds, as each run printed them:`)
   return [...lines, '', ...boundsTable({ SQLite: s?.holds ?? [], PostgreSQL: p?.holds ?? [] })]
 }
 
@@ -336,6 +334,14 @@ export function readmeFigures (readme: string, engines: Engines): string {
   return `${readme.slice(0, from + start.length)}\n${readmeRecording(engines).join('\n')}\n${readme.slice(to)}`
 }
 
+/** How many profiles of the mix each default bound holds on SQLite, from the bytes a profile; null when not measured. */
+function defaultsHold (s: BenchResults['recording']): string | null {
+  if (s?.bytesOnDiskPerProfile == null) return null
+  // The profiles' share of the default PROFILER_MAX_BYTES (256 MiB, 75%: the statistics get the rest).
+  const fit = 0.75 * 256 * 2 ** 20 / s.bytesOnDiskPerProfile
+  return `A stored profile of this mix takes **${whole(s.bytesOnDiskPerProfile)} bytes** on SQLite (file and WAL, a fresh store; the panels of a batch are compressed together): the default \`PROFILER_MAX_BYTES\` (256 MiB) holds about ${whole(Math.round(fit / 10_000) * 10_000)} of them, so ${fit > 100_000 ? 'the default `PROFILER_MAX_PROFILES` (100,000) binds first' : 'the byte bound binds before the default `PROFILER_MAX_PROFILES` (100,000)'}.`
+}
+
 function readmeRecording ({ sqlite, postgres }: Engines): string[] {
   const s = sqlite.recording
   const p = postgres.recording
@@ -347,11 +353,15 @@ function readmeRecording ({ sqlite, postgres }: Engines): string[] {
     const log = logging === undefined ? 0 : r.addedUs[logging] ?? 0
     return `${signed(r.addedUs[mode] ?? 0)} µs${log > 0 && mode !== logging ? ` (${num((r.addedUs[mode] ?? 0) / log, 2)}× logging)` : ''}`
   }
-  const date = (r: BenchResults): string => r.machine === undefined ? '' : `, file of ${r.machine.date.slice(0, 10)}`
+  const date = (r: BenchResults): string => {
+    const when = r.sectionRuns?.recording?.date ?? r.machine?.date
+    return when === undefined ? '' : `, ${when.slice(0, 10)}`
+  }
   return [
     `CPU of every thread added per request to the profiler off, ${whole(s?.rate ?? p?.rate ?? 0)} req/s of the seed-like mix (\`npm run bench -- --only=recording\`${date(sqlite)}; \`--store=postgres\`${date(postgres)}, the database server's CPU counted):`,
     '',
     ...header(['mode', 'SQLite', 'PostgreSQL']),
-    ...modes.map(mode => row([mode, cell(s, mode), cell(p, mode)]))
+    ...modes.map(mode => row([mode, cell(s, mode), cell(p, mode)])),
+    ...(defaultsHold(s) === null ? [] : ['', defaultsHold(s) as string])
   ]
 }
