@@ -1,8 +1,9 @@
 // The shapes the profiler stores and shows.
 import type { RequestCapture } from './collect/capture.js'
+import type { RowCounts } from './row-counts.js'
 
-/** One recorded request as it goes into the store. */
-export interface ProfileRecord {
+/** One recorded request as it goes into the store; its row's counts (row-counts.ts) 0 when absent. */
+export interface ProfileRecord extends Partial<RowCounts> {
   id: number
   token: string
   parentToken: string | null
@@ -13,16 +14,10 @@ export interface ProfileRecord {
   statusCode: number
   durationMs: number
   route: string | null
-  /** Statements run on the advisors' database, and their total time in ms; absent: none. */
-  queryCount?: number
-  queryMs?: number
   /** Panel name -> panel data, already JSON-encoded (the per-process panels apart: `process`). */
   panels: string
   /** The per-process panels of the process that recorded it, stored once per store and referenced by key; absent: none. */
   process?: ProcessPanels
-  /** Log lines at warn, and at error or above, the request wrote (0 when absent). */
-  logWarnings?: number
-  logErrors?: number
   /** The W3C trace id of the trace the request belongs to (the request panel's `trace`); absent: none. */
   traceId?: string
 }

@@ -1,6 +1,7 @@
 // The profiler's JSON answers, one schema each; the types the store and the pages use come from
 // them. Keys are camelCase, like the business API (docs/profiler.md, "JSON twins").
 import { Type, type Static } from 'typebox'
+import { SUMMARY_COUNT_SCHEMAS } from './row-counts.js'
 
 /** One row of the search listing. */
 const ProfileSummarySchema = Type.Object({
@@ -13,12 +14,8 @@ const ProfileSummarySchema = Type.Object({
   durationMs: Type.Number(),
   /** The deployment that recorded it (PROFILER_DEPLOYMENT). */
   deployment: Type.String(),
-  /** Statements run on the advisors' database, and their total time in ms (the db panel). */
-  queries: Type.Integer(),
-  queryMs: Type.Number(),
-  /** Log lines at warn, and at error or above, the request wrote (the logs panel). */
-  warnings: Type.Integer(),
-  errors: Type.Integer(),
+  /** The counts the row holds (row-counts.ts): statements and their ms (the db panel), warn and error log lines (the logs panel). */
+  ...SUMMARY_COUNT_SCHEMAS,
   /** The W3C trace id of the trace the request belongs to (its OpenTelemetry span or traceparent); null: none. */
   traceId: Type.Union([Type.String(), Type.Null()])
 })

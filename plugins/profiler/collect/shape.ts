@@ -8,6 +8,7 @@ import { profileDuration, type RequestCapture } from './capture.js'
 import { panels } from '../panels/index.js'
 import type { CollectContext, PanelRowCounts } from '../panels/panel.js'
 import { probedPanels } from './probes.js'
+import { noRowCounts } from '../row-counts.js'
 
 /** Each probed panel's place in a capture's `taken`. */
 const takenAt = new Map<unknown, number>(probedPanels.map((panel, index) => [panel, index]))
@@ -36,7 +37,7 @@ export function shapeProfile (capture: RequestCapture, redactor: Redactor, proce
     responseBody: parseResponseBody(capture.responseText),
     redactor
   }
-  const counts: PanelRowCounts = { queryCount: 0, queryMs: 0, logWarnings: 0, logErrors: 0 }
+  const counts: PanelRowCounts = noRowCounts()
   for (const panel of panels) {
     if (panel.perProcess === true) continue
     const at = takenAt.get(panel)
@@ -55,12 +56,9 @@ export function shapeProfile (capture: RequestCapture, redactor: Redactor, proce
     statusCode: capture.statusCode,
     durationMs: profileDuration(capture.totalMs),
     route: capture.route,
-    queryCount: counts.queryCount,
-    queryMs: counts.queryMs,
     // Stored without what the row holds (method, URL, status...): the readers put it back.
     panels: JSON.stringify(toStoredPanels(collected)),
-    logWarnings: counts.logWarnings,
-    logErrors: counts.logErrors
+    ...counts
   }
   // The request panel holds the whole trace; the row its id, for the search.
   const trace = (collected.request as { trace?: { traceId: string } } | undefined)?.trace

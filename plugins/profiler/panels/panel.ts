@@ -6,6 +6,7 @@ import type { Static, TSchema } from 'typebox'
 import type { Redactor } from '../../../lib/redact.js'
 import type { RequestCapture } from '../collect/capture.js'
 import type { PanelProbe } from './probe.js'
+import type { RowCounts } from '../row-counts.js'
 
 /** What a panel may read about one finished request (in the writer thread, see collect/shape.ts). */
 export interface CollectContext {
@@ -41,8 +42,8 @@ export interface ProcessContext {
 /** A profile page's query string, as the page was asked for (`?panel=logs&level=warn`). */
 export type PageQuery = Readonly<Record<string, unknown>>
 
-/** The counts a profile's row holds for its listing's filters, each given by the panel that has it. */
-export interface PanelRowCounts { queryCount: number, queryMs: number, logWarnings: number, logErrors: number }
+/** The counts a profile's row holds for its listing's filters (row-counts.ts), each given by the panel that has it. */
+export type PanelRowCounts = RowCounts
 
 /** What a profile's row holds of its panels' values. */
 export interface PanelRowValues { method: string, url: string, route: string | null, status: number, durationMs: number, queries: number, queryMs: number }

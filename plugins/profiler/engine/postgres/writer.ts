@@ -5,6 +5,7 @@ import { createPool, inTransaction } from '../../../../lib/postgres/pool.js'
 import { noNul } from '../../../../lib/postgres/text.js'
 import { profilerPostgresMigrationsDir } from '../../../../paths.js'
 import type { ProfileRecord } from '../../profile.js'
+import { ROW_COUNT_COLUMNS, ROW_COUNT_PG_TYPES, rowCountValues } from '../../row-counts.js'
 import type { RetentionLimits, StatisticsStamp, StoreTarget, StoreWriter, WriteResult, WriterEvents } from '../contract.js'
 import { DEFAULT_PARTITION_MS, Partitions } from './partitions.js'
 import { addToCounts, PostgresRetention, storedCount } from './retention.js'
@@ -280,19 +281,22 @@ export class PostgresWriter implements StoreWriter {
         ...batch.filter(profile => !before.has(profile.token)).map(profile => countedRequest(asStored(profile), this.deployment, ours.has(profile.token)))
       ])
       if (stored.length === 0) return 0
+      // The row's counts (row-counts.ts) follow the fixed columns: $12 on, one array each, then the trace id.
+      const counts = ROW_COUNT_COLUMNS.join(', ')
+      const traceAt = 12 + ROW_COUNT_COLUMNS.length
+      const countValues = stored.map(rowCountValues)
       await client.query(`INSERT INTO profiles (id, token, deployment, parent_token, type, ip, method, url, status_code, duration_ms, route,
-          query_count, query_ms, log_warnings, log_errors, trace_id)
+          ${counts}, trace_id)
         SELECT id, token, $3, parent_token, type, ip, method, url, status_code, duration_ms, route,
-          query_count, query_ms, log_warnings, log_errors, trace_id
+          ${counts}, trace_id
         FROM unnest($1::bigint[], $2::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::smallint[], $10::float8[], $11::text[],
-          $12::integer[], $13::float8[], $14::integer[], $15::integer[], $16::text[])
+          ${ROW_COUNT_PG_TYPES.map((type, index) => `$${12 + index}::${type}[]`).join(', ')}, $${traceAt}::text[])
           AS t (id, token, parent_token, type, ip, method, url, status_code, duration_ms, route,
-            query_count, query_ms, log_warnings, log_errors, trace_id)`, [
+            ${counts}, trace_id)`, [
         stored.map(p => p.id), stored.map(p => p.token), this.deployment, stored.map(p => p.parentToken), stored.map(p => p.type),
         stored.map(p => noNul(p.ip)), stored.map(p => noNul(p.method)), stored.map(p => noNul(p.url)), stored.map(p => p.statusCode),
         stored.map(p => p.durationMs), stored.map(p => p.route === null ? null : noNul(p.route)),
-        stored.map(p => p.queryCount ?? 0), stored.map(p => p.queryMs ?? 0),
-        stored.map(p => p.logWarnings ?? 0), stored.map(p => p.logErrors ?? 0), stored.map(p => p.traceId ?? null)
+        ...ROW_COUNT_COLUMNS.map((_, index) => countValues.map(values => values[index])), stored.map(p => p.traceId ?? null)
       ])
       await insertProfileData(client, stored)
       await upsertProcesses(client, stored)

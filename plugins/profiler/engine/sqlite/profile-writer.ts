@@ -1,6 +1,7 @@
 import { hostname } from 'node:os'
 import type { Database } from 'better-sqlite3'
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../profile.js'
+import { ROW_COUNT_COLUMNS, rowCountValues } from '../../row-counts.js'
 import type { StatisticsStamp, WriteResult } from '../contract.js'
 import type { MissingWindow } from '../../stats/missing.js'
 import { STATISTICS_TABLES, statisticsCoarsening } from '../retention-policy.js'
@@ -18,8 +19,8 @@ function prepareWriteStatements (db: Database) {
   return {
     insertProfile: db.prepare(`
       INSERT INTO profiles (id, token, parent_token, type, ip, method, url, url_id, status_code, duration_ms, route, deployment,
-        query_count, query_ms, log_warnings, log_errors, trace_id, block_id, block_at, block_bytes)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ${ROW_COUNT_COLUMNS.join(', ')}, trace_id, block_id, block_at, block_bytes)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${ROW_COUNT_COLUMNS.map(() => '?').join(', ')}, ?, ?, ?, ?)
       ON CONFLICT DO NOTHING`),
     // The panels of a batch's profiles, one block (migration 016; panels-block.ts).
     insertBlock: db.prepare('INSERT INTO profile_blocks (last_id, process_key, raw_bytes, panels) VALUES (?, ?, ?, ?)'),
@@ -513,7 +514,7 @@ export class SqliteProfileWriter {
       // Positional parameters: binding by name costs a property lookup per column.
       const inserted = this.statements.insertProfile.run(id, profile.token, profile.parentToken, profile.type, profile.ip, profile.method,
         profile.url, urlId, profile.statusCode, profile.durationMs, profile.route, this.deployment,
-        profile.queryCount ?? 0, profile.queryMs ?? 0, profile.logWarnings ?? 0, profile.logErrors ?? 0, profile.traceId ?? null,
+        ...rowCountValues(profile), profile.traceId ?? null,
         place.blockId, place.at, place.bytes)
       if (inserted.changes === 1) return id
       const stored = this.statements.storedAs.get(profile.token) as { id: number, deployment: string } | undefined

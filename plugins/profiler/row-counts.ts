@@ -1,0 +1,65 @@
+// The counts a profile's row holds beside its panels, for the listing and the search: declared once
+// here (issue 41), and from here come the record's fields, the panels' row counts, the columns both
+// engines insert and select, and the listing's JSON schema. Adding one is its entry below, the panel
+// that gives it (Panel.rowCounts), and a migration adding the column on each engine.
+import { Type, type TSchema } from 'typebox'
+
+interface RowCount<Column extends string, Summary extends string, S extends TSchema> {
+  /** The column of `profiles`, on both engines. */
+  column: Column
+  /** The key in the listing's rows (ProfileSummary), JSON and pages. */
+  summary: Summary
+  /** Its schema in the listing's JSON. */
+  schema: S
+  /** PostgreSQL's type of the column (the writer's unnest() arrays). */
+  pgType: 'integer' | 'float8'
+}
+
+function rowCount<const Column extends string, const Summary extends string, S extends TSchema> (count: RowCount<Column, Summary, S>): RowCount<Column, Summary, S> {
+  return count
+}
+
+export const ROW_COUNTS = {
+  /** Statements run on the advisors' database (the db panel). */
+  queryCount: rowCount({ column: 'query_count', summary: 'queries', schema: Type.Integer(), pgType: 'integer' }),
+  /** Their total time in ms. */
+  queryMs: rowCount({ column: 'query_ms', summary: 'queryMs', schema: Type.Number(), pgType: 'float8' }),
+  /** Log lines at warn the request wrote (the logs panel). */
+  logWarnings: rowCount({ column: 'log_warnings', summary: 'warnings', schema: Type.Integer(), pgType: 'integer' }),
+  /** Log lines at error or above. */
+  logErrors: rowCount({ column: 'log_errors', summary: 'errors', schema: Type.Integer(), pgType: 'integer' })
+}
+
+type Counts = typeof ROW_COUNTS
+export type RowCountField = keyof Counts
+/** Each count by its record field (a panel's rowCounts, the record's). */
+export type RowCounts = Record<RowCountField, number>
+/** Each count by its column, as a row is read. */
+export type RowCountColumns = { [K in RowCountField as Counts[K]['column']]: number }
+
+const FIELDS = Object.keys(ROW_COUNTS) as RowCountField[]
+
+/** Every count at 0 (a profile no panel gave a count). */
+export function noRowCounts (): RowCounts {
+  return Object.fromEntries(FIELDS.map(field => [field, 0])) as RowCounts
+}
+
+/** The columns, in declaration order (the writers' INSERT lists). */
+export const ROW_COUNT_COLUMNS: string[] = FIELDS.map(field => ROW_COUNTS[field].column)
+
+/** PostgreSQL's types of those columns, in the same order. */
+export const ROW_COUNT_PG_TYPES: string[] = FIELDS.map(field => ROW_COUNTS[field].pgType)
+
+/** A record's counts in the columns' order (0 when absent). */
+export function rowCountValues (record: Partial<RowCounts>): number[] {
+  return FIELDS.map(field => record[field] ?? 0)
+}
+
+/** The listing's count properties: schema by summary key. */
+export const SUMMARY_COUNT_SCHEMAS = Object.fromEntries(FIELDS.map(field => [ROW_COUNTS[field].summary, ROW_COUNTS[field].schema])) as
+  { [K in RowCountField as Counts[K]['summary']]: Counts[K]['schema'] }
+
+/** A read row's counts as the listing's keys. */
+export function summaryCounts (row: RowCountColumns): { [K in RowCountField as Counts[K]['summary']]: number } {
+  return Object.fromEntries(FIELDS.map(field => [ROW_COUNTS[field].summary, row[ROW_COUNTS[field].column]])) as { [K in RowCountField as Counts[K]['summary']]: number }
+}
