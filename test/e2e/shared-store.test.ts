@@ -46,6 +46,10 @@ async function drained (servers: RunningServer[]): Promise<void> {
   }, { ...STORED, what: 'every queue is written' })
 }
 
+// The file's own bound (tap gives each file 120 s: .taprc): its three tests, four servers and two
+// clusters took 121 s beside CI's hog, every wait still within its own minute.
+t.setTimeout(300_000)
+
 if (needsPostgres(t)) {
   // The three tests side by side (each mostly waits: for the clock, for its instances' traffic):
   // the first and the last share the file's cluster, the restart test stops a cluster of its own.

@@ -12,10 +12,11 @@ import { runSoak, summaryTable } from '../helpers/soak/run-soak.js'
 t.setTimeout(180_000)
 
 // The poll's p99 here is a stall detector, not a latency figure: beside CI's CPU hog, with three
-// test files at a time, it reached 790 and 958 ms with nothing wrong, while a request thread that
-// waited on the store would wait out a fault (2.7 to 4.4 s in this schedule) or SQLite's busy
-// timeout (5 s). The documented 500 ms is `npm run soak`'s, on a machine of its own.
-const POLL_P99_IN_THE_SUITE_MS = 2000
+// test files at a time, it reached 790, 958 and (with other suites running beside CI as well) 2,296
+// ms with nothing wrong. A request thread that waited on the store would wait out the faults, which
+// cover 15 of the 25 s (3.8, 3.9 and 4.4 s among them): its p99 would pass 3 s. The documented
+// 500 ms is `npm run soak`'s, on a machine of its own.
+const POLL_P99_IN_THE_SUITE_MS = 3000
 
 t.test('soak on sqlite (seed 20, 25 s): the invariants hold under faults', { timeout: 180_000 }, async t => {
   const result = await runSoak({ engine: 'sqlite', seed: 20, durationMs: 25_000, ...SOAK_BOUNDS, maxPollP99Ms: POLL_P99_IN_THE_SUITE_MS, log: line => { t.comment(line) } })
