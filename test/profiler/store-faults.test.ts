@@ -183,6 +183,41 @@ t.test('a writer thread that dies is started again with a back-off; the store re
   t.ok(after.every(token => storedTokens(app.config.profilerDatabasePath).has(token)), 'the new thread goes on')
 })
 
+t.test('a reader thread that dies is started again after 1 s: its pages answer 503 naming the end meanwhile, then 200', async t => {
+  const workers = startedWorkers(t)
+  // A retry delay far above the test's length: the reader is started again by its thread's back-off, not reopened.
+  const { app, logLines } = await buildWithLog(t, { PROFILER_WRITER: 'thread' }, { retryDelayMs: 600_000 })
+  t.equal(workers.length, 2, 'a writer thread and a reader thread')
+  const before = await businessTokens(t, app, 3)
+  await app.profileStore.flush()
+  const listing = async (): Promise<{ statusCode: number, message: string }> => {
+    const res = await app.inject({ url: '/_profiler/empty/search/results', headers: { accept: 'application/json' } })
+    return { statusCode: res.statusCode, message: res.statusCode === 200 ? '' : String(res.json().message) }
+  }
+  t.equal((await listing()).statusCode, 200)
+
+  const reader = workers[1] as Worker
+  const exited = new Promise(resolve => reader.once('exit', resolve))
+  await reader.terminate()
+  await exited
+  const during = await listing()
+  t.same(during, { statusCode: 503, message: 'The profile store is unavailable: the profile reader thread ended (exit code 1); it is started again in 1 s' }, 'a 503 naming the thread\'s end, not a 500')
+  const profile = await app.inject({ url: `/_profiler/${before[0] ?? ''}`, headers: { accept: 'application/json' } })
+  t.equal(profile.statusCode, 503, 'a profile page too')
+  const business = await businessTokens(t, app, 3)
+  t.equal(business.length, 3, 'business requests answer meanwhile')
+
+  await waitFor(() => workers.length === 3, { timeoutMs: 10_000, what: 'the reader thread started again' })
+  await waitFor(async () => (await listing()).statusCode === 200, { timeoutMs: 10_000, what: 'the listing answering again' })
+  await app.profileStore.flush()
+  const found = await app.inject({ url: `/_profiler/${business[0] ?? ''}`, headers: { accept: 'application/json' } })
+  t.equal(found.statusCode, 200, 'a profile stored during the gap is read by the new thread')
+  t.equal(workers.length, 3, 'one thread started again, the writer untouched')
+  t.equal(logLines(/profile store cannot be read/).length, 1, 'the outage logged once')
+  t.equal(logLines(/profile store can be read again/).length, 1, 'and its end')
+  t.equal(app.profileStore.healthSnapshot().state, 'ok', 'the write health never saw it')
+})
+
 /** A capture as the recorder queues it, for the writer thread to shape (`overrides` break it on purpose). */
 function capture (app: FastifyInstance, token: string, overrides: Record<string, unknown>): Parameters<FastifyInstance['profileStore']['enqueue']>[0] {
   app.profileStore.reserveToken(token)

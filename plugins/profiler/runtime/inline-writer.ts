@@ -1,6 +1,7 @@
-import type { WriterMessage, WriterRequest, WriterSettings } from './writer-protocol.js'
+import type { WriterMessage, WriterSettings } from './writer-protocol.js'
 import { startWriterService, type WriterService } from './writer-service.js'
-import { WriterClient } from './writer-client.js'
+import { OpenCalls, ThreadGone } from '../profiler-thread.js'
+import { WriterClient, type Done, type Outgoing } from './writer-client.js'
 
 /**
  * The writer on the request thread (PROFILER_WRITER=inline): the same service as the writer
@@ -10,23 +11,36 @@ import { WriterClient } from './writer-client.js'
  */
 export class InlineWriter extends WriterClient {
   private readonly service: WriterService
+  private readonly calls = new OpenCalls<WriterMessage>()
+  private ended = false
 
   constructor (settings: WriterSettings, onEvent: (message: WriterMessage) => void) {
-    super('inline writer', onEvent)
+    super(onEvent)
     this.service = startWriterService(structuredClone(settings), message => {
       const copy = structuredClone(message)
-      setImmediate(() => { this.receive(copy) })
+      setImmediate(() => {
+        if (copy.type === 'done') this.calls.answer(copy.id, copy)
+        this.report(copy)
+      })
     })
   }
 
-  protected send (request: WriterRequest): void {
-    const copy = structuredClone(request)
-    setImmediate(async () => { await this.service(copy) })
+  protected get name (): string {
+    return 'inline writer'
+  }
+
+  protected async send (request: Outgoing): Promise<Done> {
+    if (this.ended) throw new ThreadGone(`the ${this.name} has ended`, false)
+    return await this.calls.call(id => {
+      const copy = structuredClone({ ...request, id })
+      setImmediate(async () => { await this.service(copy) })
+    }) as Done
   }
 
   async close (): Promise<void> {
-    if (this.hasEnded) return
+    if (this.ended) return
     await this.request({ type: 'close' })
-    this.end()
+    this.ended = true
+    this.calls.failAll(new ThreadGone(`the ${this.name} has ended`, false))
   }
 }

@@ -1,6 +1,7 @@
 import { AsyncReopening } from '../../../lib/reopening.js'
 import { HttpError } from '../../../lib/http-error.js'
 import type { StoreReader } from '../engine/contract.js'
+import { ThreadGone } from '../profiler-thread.js'
 
 /** The 503 of a profiler page while its store cannot be read: never the cause itself (see use()). */
 function storeUnavailable (reason: string): HttpError {
@@ -12,8 +13,9 @@ function storeUnavailable (reason: string): HttpError {
  * per retry delay while it cannot be, and while unavailable every read is a 503 naming the cause.
  * A read that fails with what its engine calls a fault (reader.isFault) closes it: the next
  * attempt to open it is a retry delay later. Each (re)open fills the token set from the stored
- * tokens. Its failures are its own, apart from the write health: one line when it starts
- * failing, one when a read succeeds again.
+ * tokens. A reader whose thread ended (ThreadGone) is not closed: the thread is started again
+ * (profiler-thread.ts), and its reads are a 503 naming the end until then. Its failures are its
+ * own, apart from the write health: one line when it starts failing, one when a read succeeds again.
  */
 export class ReaderConnection {
   private readonly reader: AsyncReopening<StoreReader>
@@ -40,11 +42,7 @@ export class ReaderConnection {
         throw err
       }
       return reader
-    }, retryDelayMs, message => {
-      if (this.failing) return
-      this.failing = true
-      report.onFailure(message)
-    })
+    }, retryDelayMs, message => { this.failed(message) })
   }
 
   /** Opens it now unless it is open; resolves when the attempt is over (failures are reported, not thrown). */
@@ -69,12 +67,22 @@ export class ReaderConnection {
       }
       return value
     } catch (err) {
+      if (err instanceof ThreadGone && err.restarting) {
+        this.failed(err.message)
+        throw storeUnavailable(err.message)
+      }
       if (!reader.isFault(err)) throw err
       // The cause is logged once (onFailure) and named in the message, not chained: the advisors'
       // database classifies errors by their causes, and this one is not theirs.
       await this.reader.lose(reader, err, lost => { lost.close().catch(() => {}) })
       throw storeUnavailable((err as Error).message)
     }
+  }
+
+  private failed (message: string): void {
+    if (this.failing) return
+    this.failing = true
+    this.report.onFailure(message)
   }
 
   async close (): Promise<void> {

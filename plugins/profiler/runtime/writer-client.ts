@@ -1,9 +1,9 @@
 import type { QueuedProfile } from '../profile.js'
 import type { WriterMessage, WriterRequest } from './writer-protocol.js'
+import { ThreadGone } from '../profiler-thread.js'
 
-type Done = Extract<WriterMessage, { type: 'done' }>
-type Pending = (message: Done) => void
-type Outgoing = WriterRequest extends infer R ? R extends WriterRequest ? Omit<R, 'id'> : never : never
+export type Done = Extract<WriterMessage, { type: 'done' }>
+export type Outgoing = WriterRequest extends infer R ? R extends WriterRequest ? Omit<R, 'id'> : never : never
 type SetAside = NonNullable<Done['unshaped']>[number]
 
 /** Whether a profile can be copied to the writer (postMessage's structured clone). */
@@ -22,80 +22,35 @@ function isCopyable (profile: QueuedProfile): boolean {
  * InlineWriter (on the request thread, PROFILER_WRITER=inline). Both copy every message.
  */
 export abstract class WriterClient {
-  private readonly pending = new Map<number, Pending>()
-  private nextId = 1
-  private ended = false
+  constructor (private readonly onEvent: (message: WriterMessage) => void) {}
 
-  constructor (private readonly name: string, private readonly onEvent: (message: WriterMessage) => void) {}
-
-  request (request: Outgoing): Promise<Done> {
-    const id = this.nextId++
-    if (this.ended) return Promise.resolve(this.endedAnswer(id))
-    const down = this.unavailable()
-    if (down !== null) return Promise.resolve({ type: 'done', id, count: 0, error: down, fault: true })
-    return new Promise(resolve => {
-      if (this.pending.size === 0) this.busy(true)
-      this.pending.set(id, resolve)
-      try {
-        this.send({ ...request, id })
-      } catch (err) {
-        this.pending.delete(id)
-        if (this.pending.size === 0) this.busy(false)
-        const reason = `could not be handed to the ${this.name}: ${(err as Error).message}`
-        if (request.type === 'write') resolve(this.withoutUncopyable(request, reason))
-        else resolve({ type: 'done', id, count: 0, error: `the request ${reason}` })
-      }
-    })
+  async request (request: Outgoing): Promise<Done> {
+    try {
+      return await this.send(request)
+    } catch (err) {
+      // The writer is gone: for now (a fault, so the batch is retried), or for good (closed).
+      if (err instanceof ThreadGone) return { type: 'done', id: 0, count: 0, error: err.message, ...(err.restarting ? { fault: true } : {}) }
+      const reason = `could not be handed to the ${this.name}: ${(err as Error).message}`
+      if (request.type === 'write') return await this.withoutUncopyable(request, reason)
+      return { type: 'done', id: 0, count: 0, error: `the request ${reason}` }
+    }
   }
 
   /** Closes the writer's database and waits for the writer to end (at once if it has ended already). */
   abstract close (): Promise<void>
 
-  /** Hands a request over (a copy of it); throws if it cannot be copied. */
-  protected abstract send (request: WriterRequest): void
+  /** How its messages name it. */
+  protected abstract get name (): string
 
-  /** Called when the first request is opened (true) and when the last one is answered (false). */
-  protected busy (_busy: boolean): void {}
+  /**
+   * Hands a request over (a copy of it) and resolves with its answer; rejects with a ThreadGone
+   * when the writer is gone, or with the copy's error when it cannot be copied.
+   */
+  protected abstract send (request: Outgoing): Promise<Done>
 
-  /** Why the writer cannot take requests now (it is being started again), or null. */
-  protected unavailable (): string | null {
-    return null
-  }
-
-  protected get hasEnded (): boolean {
-    return this.ended
-  }
-
-  protected receive (message: WriterMessage): void {
-    if (message.type === 'done') {
-      this.pending.get(message.id)?.(message)
-      this.pending.delete(message.id)
-      if (this.pending.size === 0) this.busy(false)
-    }
-    this.onEvent(message)
-  }
-
-  /** Reports an event of the client's own (the writer thread gone, started again). */
+  /** Hands every message of the writer (its answers too) and the client's own events (the writer thread gone) on. */
   protected report (message: WriterMessage): void {
     this.onEvent(message)
-  }
-
-  /** The writer is gone for now: every open request is answered with `reason`, as a fault (retried). */
-  protected interrupt (reason: string): void {
-    for (const [id, resolve] of this.pending) resolve({ type: 'done', id, count: 0, error: reason, fault: true })
-    this.pending.clear()
-    this.busy(false)
-  }
-
-  /** The writer is gone: every open request is answered with an error, and every later one. */
-  protected end (): void {
-    this.ended = true
-    for (const [id, resolve] of this.pending) resolve(this.endedAnswer(id))
-    this.pending.clear()
-  }
-
-  private endedAnswer (id: number): Done {
-    return { type: 'done', id, count: 0, error: `the ${this.name} has ended` }
   }
 
   /**

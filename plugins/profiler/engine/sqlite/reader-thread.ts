@@ -1,55 +1,38 @@
-import { Worker } from 'node:worker_threads'
-import { threadWithoutPreloads } from '../../../../lib/thread-preloads.js'
 import type { ProfileSummary, SearchFilters, StoredProfile } from '../../profile.js'
 import { isStorageFault } from '../../../../lib/sqlite/faults.js'
 import type { PeriodRow, RollupRange } from '../../stats/trend.js'
 import type { StoreReader, StoreTarget, WindowStats } from '../contract.js'
 import type { StampedTallies } from '../../stats/missing.js'
-import { PROFILER_THREAD_LIMITS } from '../../thread-heap.js'
+import { ProfilerThread } from '../../profiler-thread.js'
 import { revivedError, type SqliteReaderAnswer, type SqliteReaderCall } from './reader-protocol.js'
-
-const WORKER_URL = new URL('./reader-worker.js', import.meta.url)
-
-type Pending = { resolve: (value: unknown) => void, reject: (err: Error) => void }
 
 /**
  * The SQLite reader in its own thread (reader-worker.ts), the default: each read is a message,
  * answered with plain data. Reads queue in the worker one after the other; the request thread
- * only copies the answers (a HAR export comes back as one finished string).
+ * only copies the answers (a HAR export comes back as one finished string). A thread that dies
+ * is started again (profiler-thread.ts), opening the file again; its reads fail meanwhile with a
+ * ThreadGone naming the end, which the connection answers with a 503.
  */
 export class SqliteReaderThread implements StoreReader {
-  private readonly pending = new Map<number, Pending>()
-  private nextId = 1
-  private ended: Error | null = null
-
-  private constructor (private readonly worker: Worker) {
-    worker.on('message', (answer: SqliteReaderAnswer) => {
-      if (answer.type !== 'done' && answer.type !== 'failed') return
-      const pending = this.pending.get(answer.id)
-      this.pending.delete(answer.id)
-      if (answer.type === 'done') pending?.resolve(answer.value)
-      else pending?.reject(revivedError(answer.error))
-      if (this.pending.size === 0) worker.unref()
-    })
-    worker.on('exit', () => { this.end(new Error('the profile reader thread has ended')) })
-    worker.on('error', err => { this.end(new Error(`the profile reader thread failed: ${err.message}`)) })
-  }
+  private constructor (private readonly thread: ProfilerThread<SqliteReaderCall, SqliteReaderAnswer>) {}
 
   /** Starts the worker, which opens (and migrates) the file; `onMigrated` hears the versions when migrations ran. */
   static async open (target: Extract<StoreTarget, { engine: 'sqlite' }>, onMigrated: (message: string) => void): Promise<SqliteReaderThread> {
-    const worker = new Worker(WORKER_URL, { workerData: target, resourceLimits: PROFILER_THREAD_LIMITS, ...threadWithoutPreloads() })
-    const opened = await new Promise<SqliteReaderAnswer>((resolve, reject) => {
-      worker.once('message', resolve)
-      worker.once('error', reject)
+    const thread = new ProfilerThread<SqliteReaderCall, SqliteReaderAnswer>({
+      name: 'profile reader thread',
+      url: new URL('./reader-worker.js', import.meta.url),
+      workerData: target,
+      answerTo: answer => answer.type === 'done' || answer.type === 'failed' ? answer.id : null,
+      works: answer => answer.type === 'done',
+      // Each start opens the file: the first one's failure is open()'s, a later one's ends that thread.
+      handshake: answer => {
+        if (answer.type === 'open-failed') return revivedError(answer.error)
+        if (answer.type === 'opened' && answer.migrated !== null) onMigrated(answer.migrated)
+        return null
+      }
     })
-    if (opened.type === 'open-failed') {
-      await worker.terminate()
-      throw revivedError(opened.error)
-    }
-    if (opened.type === 'opened' && opened.migrated !== null) onMigrated(opened.migrated)
-    // An idle reader does not keep the process alive; while a read is open it does.
-    worker.unref()
-    return new SqliteReaderThread(worker)
+    await thread.started
+    return new SqliteReaderThread(thread)
   }
 
   async search (filters: SearchFilters): Promise<ProfileSummary[]> {
@@ -95,32 +78,18 @@ export class SqliteReaderThread implements StoreReader {
     return tokens.length
   }
 
-  /** The file's faults (the errors cross the thread with their name and code), and the thread gone. */
+  /** The file's faults (the errors cross the thread with their name and code); not the thread's end (ThreadGone), which it survives. */
   isFault (err: unknown): boolean {
-    return isStorageFault(err) || (this.ended !== null && err === this.ended)
+    return isStorageFault(err)
   }
 
   async close (): Promise<void> {
-    if (this.ended !== null) return
-    const exited = new Promise(resolve => this.worker.once('exit', resolve))
-    await this.call({ method: 'close', args: [] }).catch(() => {})
-    this.worker.ref()
-    await exited
+    await this.thread.close({ method: 'close', args: [] })
   }
 
   private async call (call: SqliteReaderCall): Promise<unknown> {
-    if (this.ended !== null) throw this.ended
-    const id = this.nextId++
-    return await new Promise((resolve, reject) => {
-      if (this.pending.size === 0) this.worker.ref()
-      this.pending.set(id, { resolve, reject })
-      this.worker.postMessage({ ...call, id })
-    })
-  }
-
-  private end (error: Error): void {
-    this.ended ??= error
-    for (const { reject } of this.pending.values()) reject(error)
-    this.pending.clear()
+    const answer = await this.thread.call(call)
+    if (answer.type === 'failed') throw revivedError(answer.error)
+    return answer.type === 'done' ? answer.value : undefined
   }
 }

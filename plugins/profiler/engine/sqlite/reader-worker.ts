@@ -1,12 +1,12 @@
 // The reader worker: owns the read connection of a SQLite store and answers the request thread's
-// SqliteReaderThread (sqlite-reader-thread.ts). Searches of a scanner-sized store take tens of ms
+// SqliteReaderThread (reader-thread.ts). Searches of a scanner-sized store take tens of ms
 // and a HAR export builds megabytes of JSON: here they never hold the request thread.
-import { readlinkSync, writeFileSync } from 'node:fs'
 import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import type { StoreTarget } from '../contract.js'
 import { copyError, type SqliteReaderAnswer, type SqliteReaderRequest } from './reader-protocol.js'
 import { SqliteReader } from './reader.js'
+import { nameThisThread } from '../../profiler-thread.js'
 
 const READER_NICENESS = 10
 
@@ -15,9 +15,9 @@ if (parentPort === null) throw new Error('engine/sqlite/reader-worker.ts runs as
 
 // Named for `top -H`; and niced (Linux: a thread id is a pid to setpriority), so that on busy
 // cores the request thread gets the CPU first and a page waits instead of the business routes.
+const threadId = nameThisThread('profiler-reader')
 try {
-  writeFileSync('/proc/thread-self/comm', 'profiler-reader')
-  setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), READER_NICENESS)
+  if (threadId !== null) setPriority(threadId, READER_NICENESS)
 } catch {}
 
 const send = (answer: SqliteReaderAnswer): void => { port.postMessage(answer) }
