@@ -4,6 +4,8 @@
 // the counts are exact (exported + dropped + waiting = every span of every stored profile, exported =
 // what the receiver took). A 400 is never retried; a collector that stays down past the tries has its
 // spans dropped and counted. The writer in its own thread, both store engines.
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import type { Worker } from 'node:worker_threads'
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
@@ -188,4 +190,32 @@ t.test('bounded in bytes: requests split at the request bound; traces that find 
   t.match(page, `<p class="error-message" id="otlp-export">Kept profiles are sent as traces to ${receiver.url}/v1/traces (http/protobuf): 0 span(s) exported, ${droppedSpans} dropped, 0 waiting; failing since`, 'the listing page says it')
   const stored = (await listing(full)).tokens
   t.ok(dropped.every(token => stored.includes(token)), 'their profiles stored all the same')
+})
+
+t.test('a collector that answers a byte at a time: the request ends at OTEL_EXPORTER_OTLP_TIMEOUT, is retried, nothing blocks', async t => {
+  // Head at once, then one byte of body every 50 ms, never ending: the socket is never idle.
+  const trickling = new Set<NodeJS.Timeout>()
+  const collector = createServer((request, response) => {
+    request.resume()
+    request.on('end', () => {
+      response.writeHead(200, { 'content-type': 'application/x-protobuf' })
+      const timer = setInterval(() => { response.write('.') }, 50)
+      trickling.add(timer)
+      response.on('close', () => { clearInterval(timer); trickling.delete(timer) })
+    })
+  })
+  await new Promise<void>(resolve => collector.listen(0, '127.0.0.1', resolve))
+  t.teardown(async () => {
+    for (const timer of trickling) clearInterval(timer)
+    collector.closeAllConnections()
+    await new Promise(resolve => collector.close(resolve))
+  })
+  const { port } = collector.address() as AddressInfo
+  const app = await buildTestApp(t, { PROFILER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_EXPORTER_OTLP_TIMEOUT: '500' }, undefined, { profiler: { otlpTuning: { delayMs: 5, firstRetryMs: 50, maxRetryMs: 200, maxAttempts: 1000 } } })
+  const token = await poll(app)
+  await app.profileStore.flush()
+  await waitFor(async () => (await listing(app)).export.reason?.includes('ETIMEDOUT') === true, { timeoutMs: 20_000, what: 'the trickled request to time out' })
+  t.match((await listing(app)).export, { state: 'retrying', exportedSpans: 0 }, 'retried, not counted as exported')
+  t.ok((await listing(app)).tokens.includes(token), 'its profile stored all the same')
+  t.equal((await poll(app)).length, 6, 'the service goes on')
 })

@@ -27,9 +27,16 @@ export function createPoster (url: string): Poster {
   return {
     post: async (body, headers, timeoutMs, signal) => await new Promise<PostAnswer>((resolve, reject) => {
       let settled = false
+      // The whole request's bound (OTEL_EXPORTER_OTLP_TIMEOUT), not the socket's idleness: a
+      // collector that answers a byte at a time does not hold the export for longer.
+      const timer = setTimeout(() => {
+        fail(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' }))
+        request.destroy()
+      }, timeoutMs)
       const fail = (err: Error & { code?: string }): void => {
         if (settled) return
         settled = true
+        clearTimeout(timer)
         reject(new Error(err.code ?? err.message))
       }
       const length = body.reduce((sum, part) => sum + part.length, 0)
@@ -40,11 +47,11 @@ export function createPoster (url: string): Poster {
         response.on('end', () => {
           if (settled) return
           settled = true
+          clearTimeout(timer)
           const retryAfter = response.headers['retry-after']
           resolve({ status: response.statusCode ?? 0, retryAfter: typeof retryAfter === 'string' ? retryAfter : null })
         })
       })
-      request.setTimeout(timeoutMs, () => { request.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })) })
       request.on('error', fail)
       // The parts in one write (writev), not a copy of them into one buffer.
       request.cork()
