@@ -353,6 +353,7 @@ function readmeRecording ({ sqlite, postgres }: Engines): string[] {
     const log = logging === undefined ? 0 : r.addedUs[logging] ?? 0
     return `${signed(r.addedUs[mode] ?? 0)} µs${log > 0 && mode !== logging ? ` (${num((r.addedUs[mode] ?? 0) / log, 2)}× logging)` : ''}`
   }
+  const held = defaultsHold(s)
   const date = (r: BenchResults): string => {
     const when = r.sectionRuns?.recording?.date ?? r.machine?.date
     return when === undefined ? '' : `, ${when.slice(0, 10)}`
@@ -362,6 +363,6 @@ function readmeRecording ({ sqlite, postgres }: Engines): string[] {
     '',
     ...header(['mode', 'SQLite', 'PostgreSQL']),
     ...modes.map(mode => row([mode, cell(s, mode), cell(p, mode)])),
-    ...(defaultsHold(s) === null ? [] : ['', defaultsHold(s) as string])
+    ...(held === null ? [] : ['', held])
   ]
 }
