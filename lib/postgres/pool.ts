@@ -6,7 +6,10 @@ pg.types.setTypeParser(pg.types.builtins.INT8, value => Number(value))
 export interface PoolOptions {
   /** Connections at most. */
   max: number
-  /** Give up connecting after this long (a server that does not answer is a fault, not a hang). */
+  /**
+   * Give up connecting after this long (a server that does not answer is a fault, not a hang):
+   * by default the URL's `connect_timeout` (seconds, as libpq reads it), else 5 s.
+   */
   connectTimeoutMs?: number
   /** A statement running longer than this is cancelled. */
   statementTimeoutMs?: number
@@ -20,6 +23,17 @@ export interface PoolOptions {
   genericPlans?: boolean
   /** Every transaction of the session is read-only: the server refuses any write (the command line). */
   readOnly?: boolean
+}
+
+/** The URL's `connect_timeout` in milliseconds, when it holds a positive number of seconds (libpq's meaning). */
+function urlConnectTimeoutMs (url: string): number | undefined {
+  let seconds: number
+  try {
+    seconds = Number(new URL(url).searchParams.get('connect_timeout') ?? Number.NaN)
+  } catch {
+    return undefined
+  }
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined
 }
 
 /**
@@ -36,7 +50,7 @@ export function createPool (url: string, options: PoolOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max,
-    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? urlConnectTimeoutMs(url) ?? 5000,
     idleTimeoutMillis: 30_000,
     statement_timeout: options.statementTimeoutMs ?? 30_000,
     application_name: options.applicationName,

@@ -37,7 +37,7 @@ function ids (user: string): [number, number] {
 }
 
 export interface ThrowawayCluster {
-  /** postgres://postgres:<password>@127.0.0.1:<port>/postgres (trust authentication: any password works). */
+  /** postgres://postgres:<password>@127.0.0.1:<port>/postgres?connect_timeout=60 (trust authentication: any password works). */
   url: string
   port: number
   /** Runs one statement on a short-lived connection. */
@@ -79,7 +79,9 @@ export async function startThrowawayCluster (dir: string, options: { keep?: bool
   const stop = async (): Promise<void> => { await pgRun('pg_ctl', ['-D', dataDir, '-m', 'fast', '-w', '-t', '60', 'stop']) }
   await start()
   let running = true
-  const urlOf = (database: string): string => `postgres://postgres:test-password@127.0.0.1:${port}/${encodeURIComponent(database)}`
+  // A connection may take seconds to open on a machine running the suite beside other jobs: what
+  // the tests check is not the 5 s default (test/lib/postgres/postgres.test.ts checks that).
+  const urlOf = (database: string): string => `postgres://postgres:test-password@127.0.0.1:${port}/${encodeURIComponent(database)}?connect_timeout=60`
   const url = urlOf('postgres')
   const query = async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<R[]> => {
     const client = new pg.Client({ connectionString: url })

@@ -20,7 +20,7 @@ async function listingJson (app: FastifyInstance): Promise<Record<string, any>> 
 /** A profiler page's HTML. */
 async function htmlPage (app: FastifyInstance, path: string): Promise<string> {
   const res = await app.inject({ url: `/_profiler${path}`, headers: { accept: 'text/html', authorization: basicAuth(SECRET) } })
-  if (res.statusCode !== 200) throw new Error(`${path} answered ${res.statusCode}`)
+  if (res.statusCode !== 200) throw new Error(`${path} answered ${res.statusCode}: ${res.body.slice(0, 500)}`)
   return res.body
 }
 

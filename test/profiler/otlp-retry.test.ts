@@ -27,7 +27,7 @@ async function listing (app: FastifyInstance): Promise<{ tokens: string[], expor
 /** A status poll, stored: its token. */
 async function poll (app: FastifyInstance): Promise<string> {
   const res = await app.inject({ method: 'POST', url: '/monitor/MonitorPooling', headers: { 'content-type': 'application/json' }, payload: '{}' })
-  if (res.statusCode !== 200) throw new Error(`the poll answered ${res.statusCode}`)
+  if (res.statusCode !== 200) throw new Error(`the poll answered ${res.statusCode}: ${res.body.slice(0, 500)}`)
   return res.headers['x-debug-token'] as string
 }
 

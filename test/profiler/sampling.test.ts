@@ -69,7 +69,7 @@ async function htmlPage (app: FastifyInstance, path: string): Promise<string> {
   await app.profileStore.flush()
   const secret = app.config.profilerSecret
   const res = await app.inject({ url: `/_profiler${path}`, headers: { accept: 'text/html', ...(secret === null ? {} : { authorization: basicAuth(secret) }) } })
-  if (res.statusCode !== 200) throw new Error(`${path} answered ${res.statusCode}`)
+  if (res.statusCode !== 200) throw new Error(`${path} answered ${res.statusCode}: ${res.body.slice(0, 500)}`)
   return res.body
 }
 

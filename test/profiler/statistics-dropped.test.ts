@@ -23,7 +23,7 @@ async function poll (app: FastifyInstance) {
 
 async function htmlPage (app: FastifyInstance, path: string): Promise<string> {
   const res = await app.inject({ url: `/_profiler${path}`, headers: { accept: 'text/html' } })
-  if (res.statusCode !== 200) throw new Error(`${path} answered ${res.statusCode}`)
+  if (res.statusCode !== 200) throw new Error(`${path} answered ${res.statusCode}: ${res.body.slice(0, 500)}`)
   return res.body
 }
 

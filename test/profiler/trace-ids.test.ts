@@ -32,7 +32,7 @@ const INVALID: Array<[string, Record<string, string>]> = [
 /** A POST of the status poll with these headers: its token. */
 async function poll (app: FastifyInstance, headers: Record<string, string>): Promise<string> {
   const res = await app.inject({ method: 'POST', url: '/monitor/MonitorPooling', headers })
-  if (res.statusCode !== 200) throw new Error(`the poll answered ${res.statusCode}`)
+  if (res.statusCode !== 200) throw new Error(`the poll answered ${res.statusCode}: ${res.body.slice(0, 500)}`)
   return String(res.headers['x-debug-token'])
 }
 

@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
+import { createServer, type AddressInfo, type Socket } from 'node:net'
 import { join } from 'node:path'
 import pg from 'pg'
 import t from 'tap'
@@ -12,6 +13,32 @@ t.test('withoutPassword hides the password, keeps the rest', async t => {
   t.equal(withoutPassword('postgres://u:s3cret@db:5432/x?sslmode=require'), 'postgres://u:***@db:5432/x?sslmode=require')
   t.equal(withoutPassword('postgres://u@db/x'), 'postgres://u@db/x')
   t.notMatch(withoutPassword('postgres://u:s3cret@[bad'), 's3cret')
+})
+
+t.test("a pool gives up connecting after the URL's connect_timeout (seconds, as libpq), else after 5 s", async t => {
+  // A server that takes the connection and never answers it.
+  const sockets = new Set<Socket>()
+  const silent = createServer(socket => { sockets.add(socket) })
+  await new Promise<void>(resolve => silent.listen(0, '127.0.0.1', resolve))
+  t.teardown(async () => {
+    for (const socket of sockets) socket.destroy()
+    await new Promise(resolve => silent.close(resolve))
+  })
+  const url = `postgres://nobody@127.0.0.1:${(silent.address() as AddressInfo).port}/none`
+  const timeToGiveUp = async (poolUrl: string): Promise<{ ms: number, error: unknown }> => {
+    const pool = createPool(poolUrl, { max: 1, applicationName: 'connect timeout test' })
+    const started = performance.now()
+    const error = await pool.query('SELECT 1').then(() => null, (err: unknown) => err)
+    const ms = performance.now() - started
+    await pool.end()
+    return { ms, error }
+  }
+  const short = await timeToGiveUp(`${url}?connect_timeout=1`)
+  t.ok(isPostgresFault(short.error), `a fault: ${String(short.error)}`)
+  t.ok(short.ms >= 900 && short.ms < 4000, `connect_timeout=1: gave up after ${short.ms.toFixed(0)} ms`)
+  const byDefault = await timeToGiveUp(url)
+  t.ok(isPostgresFault(byDefault.error), `a fault: ${String(byDefault.error)}`)
+  t.ok(byDefault.ms >= 4900, `no connect_timeout: gave up after ${byDefault.ms.toFixed(0)} ms`)
 })
 
 if (needsPostgres(t)) {
