@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { bodyPreview, bodySizeKnown, receivedBodyBytes, requestReceivedAt } from '../../request-body/body-size.js'
+import { bodyPreview, bodySizeKnown, receivedBodyBytes, requestReceivedAt } from './body-size.js'
 import { requestOrigin } from '../../routing/request-origin.js'
 import { hasRejectedTarget, originFormTarget } from '../../routing/request-target.js'
 import type { IncomingMessage } from 'node:http'
