@@ -40,6 +40,9 @@ const unitOnly = [
 // The top level's direction (docs/architecture.md): routes -> plugins -> lib, and one door into the
 // profiler (issue 41): outside plugins/profiler/, only its index.ts is imported.
 const pastTheDoor = (prefix) => ({ regex: `${prefix}profiler/(?!index\\.js$)`, message: 'outside the profiler, import plugins/profiler/index.ts only (its door)' })
+// Its second door: the command line's program, for the bin that runs it (the CLI and MCP server read the
+// store themselves, in a process of their own, so they are no part of the plugin index.ts exports).
+const pastTheCliDoor = { regex: '^\\.\\./plugins/profiler/(?!index\\.js$|cli/cli\\.js$)', message: 'the bin imports plugins/profiler/cli/cli.ts (the command line\'s door) or index.ts only' }
 const pluginsBelowRoutes = never('routes', 'plugins/ sit below the routes: a route uses a plugin, not the other way')
 const libBelowAll = [
   { regex: `${up}(plugins|routes)/`, message: 'lib/ sits below plugins/ and routes/: it imports neither' },
@@ -69,6 +72,8 @@ export default [
   importRules(['plugins/*.ts'], [pluginsBelowRoutes, pastTheDoor('^\\./')]),
   { ...importRules(['plugins/*/**/*.ts'], [pluginsBelowRoutes, pastTheDoor('^\\.\\./(\\.\\./)*')]), ignores: ['plugins/profiler/**'] },
   importRules(['routes/**/*.ts'], [pastTheDoor('^(\\.\\./)+plugins/')]),
-  importRules(['scripts/**/*.ts'], [{ regex: 'plugins/profiler/pages/', message: 'the command line and MCP read through query/, never pages/' }]),
+  importRules(['plugins/profiler/cli/**/*.ts'], [noRoutes, never('pages', 'the command line and MCP read through query/, never pages/')]),
+  importRules(['scripts/profiler.ts'], [pastTheCliDoor]),
+  { ...importRules(['scripts/**/*.ts'], [pastTheDoor('^(\\.\\./)+plugins/')]), ignores: ['scripts/profiler.ts'] },
   supportedApisOnly
 ]
