@@ -12,6 +12,18 @@ const noEngine = never('engine', 'export/ builds documents from stored profiles,
 const aboveThePanels = ['engine', 'runtime', 'query', 'pages'].map(folder =>
   never(folder, 'a panel reads a request (collect/, lib/): the store, the queries and the pages read panels, not the other way'))
 const noEngineFolder = { regex: `${up}engine/(sqlite|postgres)/`, message: 'the runtime reaches an engine through engine/contract.ts and engine/open-*.ts' }
+// The two threads' code apart (issue 41): writer/ is the writer thread's. Nothing else imports it but
+// index.ts, which picks the inline writer (runtime/writer-thread.ts starts the thread by its file's URL).
+// The writer reads of the request thread's folders only what is handed over: the capture, the order of
+// the probes' takes, the messages, the statistics' columns and the client class the inline writer extends.
+const noWriter = never('writer', "the writer thread's code (writer/) is imported by index.ts only: the request thread hands it messages")
+const writerSide = [
+  never('pages', 'the writer thread answers no request'),
+  never('query', 'the writer thread answers no request'),
+  never('alerts', 'the alerts run on the request thread'),
+  { regex: '^\\.\\./collect/(?!capture\\.js$|probes\\.js$)', message: "the writer reads of collect/ only the capture (capture.ts) and the probes' order (probes.ts)" },
+  { regex: '^\\.\\./runtime/(?!writer-protocol\\.js$|writer-client\\.js$|statistics-columns\\.js$)', message: 'the writer reads of runtime/ only the hand-over: writer-protocol.ts, statistics-columns.ts, writer-client.ts' }
+]
 
 // Only what Node and Fastify document (issue 41): the internals the service once reached into, refused
 // in the shipped code (a Node or Fastify upgrade broke them silently).
@@ -40,6 +52,9 @@ const unitOnly = [
 // The top level's direction (docs/architecture.md): routes -> plugins -> lib, and one door into the
 // profiler (issue 41): outside plugins/profiler/, only its index.ts is imported.
 const pastTheDoor = (prefix) => ({ regex: `${prefix}profiler/(?!index\\.js$)`, message: 'outside the profiler, import plugins/profiler/index.ts only (its door)' })
+// Its second door: the command line's program, for the bin that runs it (the CLI and MCP server read the
+// store themselves, in a process of their own, so they are no part of the plugin index.ts exports).
+const pastTheCliDoor = { regex: '^\\.\\./plugins/profiler/(?!index\\.js$|cli/cli\\.js$)', message: 'the bin imports plugins/profiler/cli/cli.ts (the command line\'s door) or index.ts only' }
 const pluginsBelowRoutes = never('routes', 'plugins/ sit below the routes: a route uses a plugin, not the other way')
 const libBelowAll = [
   { regex: `${up}(plugins|routes)/`, message: 'lib/ sits below plugins/ and routes/: it imports neither' },
@@ -55,20 +70,23 @@ export default [
     ts: true,
     ignores: ['dist/**', 'dist-bench/**', 'var/**', '.tap/**', 'coverage/**']
   }),
-  importRules(['plugins/profiler/**/*.ts'], [noRoutes]),
-  importRules(['plugins/profiler/engine/*.ts'], [noRoutes, noPages, noQuery, noRuntime]),
-  importRules(['plugins/profiler/engine/sqlite/**/*.ts'], [noRoutes, noPages, noQuery, noRuntime, { regex: '^\\.\\./postgres/', message: 'the engines never import each other' }]),
-  importRules(['plugins/profiler/engine/postgres/**/*.ts'], [noRoutes, noPages, noQuery, noRuntime, { regex: '^\\.\\./sqlite/', message: 'the engines never import each other' }]),
-  importRules(['plugins/profiler/runtime/**/*.ts'], [noRoutes, noPages, noQuery, noEngineFolder]),
-  importRules(['plugins/profiler/export/**/*.ts'], [noRoutes, noPages, noQuery, noRuntime, noEngine]),
-  importRules(['plugins/profiler/query/**/*.ts'], [noRoutes, noPages, noRuntime]),
-  importRules(['plugins/profiler/panels/**/*.ts'], [noRoutes, ...aboveThePanels]),
+  importRules(['plugins/profiler/**/*.ts'], [noRoutes, noWriter]),
+  importRules(['plugins/profiler/engine/*.ts'], [noRoutes, noWriter, noPages, noQuery, noRuntime]),
+  importRules(['plugins/profiler/engine/sqlite/**/*.ts'], [noRoutes, noWriter, noPages, noQuery, noRuntime, { regex: '^\\.\\./postgres/', message: 'the engines never import each other' }]),
+  importRules(['plugins/profiler/engine/postgres/**/*.ts'], [noRoutes, noWriter, noPages, noQuery, noRuntime, { regex: '^\\.\\./sqlite/', message: 'the engines never import each other' }]),
+  importRules(['plugins/profiler/runtime/**/*.ts'], [noRoutes, noWriter, noPages, noQuery, noEngineFolder]),
+  importRules(['plugins/profiler/export/**/*.ts'], [noRoutes, noWriter, noPages, noQuery, noRuntime, noEngine]),
+  importRules(['plugins/profiler/query/**/*.ts'], [noRoutes, noWriter, noPages, noRuntime]),
+  importRules(['plugins/profiler/panels/**/*.ts'], [noRoutes, noWriter, ...aboveThePanels]),
+  importRules(['plugins/profiler/writer/**/*.ts'], [noRoutes, ...writerSide]),
   importRules(['test/unit/**/*.ts'], unitOnly),
   importRules(['lib/**/*.ts'], libBelowAll),
   importRules(['app.ts', 'server.ts', 'config.ts'], [pastTheDoor('^\\./plugins/')]),
   importRules(['plugins/*.ts'], [pluginsBelowRoutes, pastTheDoor('^\\./')]),
   { ...importRules(['plugins/*/**/*.ts'], [pluginsBelowRoutes, pastTheDoor('^\\.\\./(\\.\\./)*')]), ignores: ['plugins/profiler/**'] },
   importRules(['routes/**/*.ts'], [pastTheDoor('^(\\.\\./)+plugins/')]),
-  importRules(['scripts/**/*.ts'], [{ regex: 'plugins/profiler/pages/', message: 'the command line and MCP read through query/, never pages/' }]),
+  importRules(['plugins/profiler/cli/**/*.ts'], [noRoutes, noWriter, never('pages', 'the command line and MCP read through query/, never pages/')]),
+  importRules(['scripts/profiler.ts'], [pastTheCliDoor]),
+  { ...importRules(['scripts/**/*.ts'], [pastTheDoor('^(\\.\\./)+plugins/')]), ignores: ['scripts/profiler.ts'] },
   supportedApisOnly
 ]

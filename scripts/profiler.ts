@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The profiler's command line: search, show, tail, stats, export, and an MCP server for coding agents.
 // Reads the store the service's own variables name, read-only, while the service runs. The program
-// is scripts/profiler/cli.ts; this runs it on the process's arguments, environment and streams.
-import { run } from './profiler/cli.js'
+// is plugins/profiler/cli/cli.ts (the profiler's second door, for this file only: eslint.config.js);
+// this runs it on the process's arguments, environment and streams.
+import { run } from '../plugins/profiler/cli/cli.js'
 
 process.exitCode = await run(process.argv.slice(2), {
   env: process.env,

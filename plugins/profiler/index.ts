@@ -13,7 +13,7 @@ import { rejectionRecorder } from './collect/rejection-recorder.js'
 import { profilerRoutes } from './pages/routes.js'
 import type { AppDatabase } from './panels/panel.js'
 import { DEFAULT_STORE_OPTIONS, ProfileStore, type StoreEvents, type StoreOptions } from './runtime/profile-store.js'
-import { InlineWriter } from './runtime/inline-writer.js'
+import { InlineWriter } from './writer/inline-writer.js'
 import { WriterThread } from './runtime/writer-thread.js'
 import type { AlertRules } from '../../lib/alerts/rules-file.js'
 import { AlertService } from './alerts/alert-service.js'
@@ -22,8 +22,10 @@ import type { OtlpSettings } from '../../lib/otlp-environment.js'
 import { DEFAULT_EXPORT_TUNING, type ExportTuning } from './export/otlp/exporter.js'
 
 // The door (issue 41): the rest of the service reaches the profiler through this file only (an ESLint
-// rule says so): the plugin and its options, and the probes app.ts installs on the logger and the routes.
+// rule says so): the plugin and its options, the probes app.ts installs on the logger and the routes,
+// and the body probes the body transformer (plugins/request-body/) calls as it reads a body.
 export { installProbes, probeServerOptions } from './collect/probes.js'
+export { announcesBody, countedPayload, keepBodyPreview, noteBodyEnd, readBodyPreview, receivedBodyBytes } from './collect/body-size.js'
 
 export interface ProfilerOptions {
   /** The profiler's own store: a SQLite file or a PostgreSQL database. */

@@ -4,7 +4,7 @@
 // open; a thread that ends without being closed is started again with a back-off.
 import { Worker, type TransferListItem } from 'node:worker_threads'
 import { readlinkSync, writeFileSync } from 'node:fs'
-import { threadWithoutPreloads } from '../../lib/thread-preloads.js'
+import { threadWithoutPreloads } from './thread-preloads.js'
 import { PROFILER_THREAD_LIMITS } from './thread-heap.js'
 
 /** A thread that died is started again after 1 s, then 2, 4, ... 30 s while it keeps dying. */

@@ -1,6 +1,6 @@
 // Every search filter, declared once. The page's and the JSON twin's querystring schema and their
 // 400s (query/search-filters.ts), the WHERE term on both engines (engine/search-predicates.ts), the
-// command line's options and MCP's search_profiles arguments (scripts/profiler/search.ts) are all
+// command line's options and MCP's search_profiles arguments (cli/search.ts) are all
 // read from SEARCH_FILTERS: adding a filter is a field of SearchFilters, one declaration below and
 // its test (test/unit/search-filter-declarations.test.ts checks each reaches all of them).
 import { idRangeOf } from './profile.js'

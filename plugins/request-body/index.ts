@@ -6,7 +6,7 @@ import fp from 'fastify-plugin'
 import secureJson from 'secure-json-parse'
 import { HttpError } from '../../lib/http-error.js'
 import { findJsonSyntaxError } from '../../lib/json-syntax-error.js'
-import { announcesBody, countedPayload, keepBodyPreview, noteBodyEnd, readBodyPreview, receivedBodyBytes } from './body-size.js'
+import { announcesBody, countedPayload, keepBodyPreview, noteBodyEnd, readBodyPreview, receivedBodyBytes } from '../profiler/index.js'
 
 /** The body types handlers accept; any other is a 415 that lists these. */
 export const ACCEPTED_CONTENT_TYPES = ['application/json', 'application/*+json', 'application/x-www-form-urlencoded']
@@ -139,10 +139,10 @@ export default fp(async function jsonBodyPlugin (app) {
     })
   }
   app.addContentTypeParser('*', emptyOrUnsupported)
-  // A chunked body's size, for the profiler (body-size.ts); the start of a body refused
+  // A chunked body's size, for the profiler (its body probes, collect/body-size.ts); the start of a body refused
   // as too large, which no parser reads.
   app.addHook('preParsing', (request, reply, payload, done) => {
-    // When the whole request has been received (body-size.ts): only a body that is read has an end.
+    // When the whole request has been received (the profiler's collect/body-size.ts): only a body that is read has an end.
     if (!BODYLESS_METHODS.has(request.method) && announcesBody(request)) noteBodyEnd(request, reply, payload)
     const counted = countedPayload(request, payload)
     if (!declaredTooLarge(request)) return done(null, counted)

@@ -1,5 +1,5 @@
 import type { Test } from 'tap'
-import { run } from '../../scripts/profiler/cli.js'
+import { run } from '../../plugins/profiler/cli/cli.js'
 import { runInProcess, runNode, type RunResult } from './run.js'
 
 export const CLI = 'scripts/profiler.js'

@@ -5,7 +5,7 @@
 import fc from 'fast-check'
 import t from 'tap'
 import { findJsonSyntaxError } from '../../lib/json-syntax-error.js'
-import { readMessage } from '../../scripts/profiler/mcp-message.js'
+import { readMessage } from '../../plugins/profiler/cli/mcp-message.js'
 import { hostileText } from '../helpers/hostile.js'
 
 const parses = (text: string): boolean => {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { printable, printableJson, resultsTable, statsTable } from '../../scripts/profiler/format.js'
+import { printable, printableJson, resultsTable, statsTable } from '../../plugins/profiler/cli/format.js'
 
 const row = (status: number, url = 'http://localhost/x') => ({ token: 'abc123', ip: '127.0.0.1', method: 'GET', url, status, time: '2026-11-22T10:30:00.000Z', durationMs: 1.25, deployment: 'A', queries: 0, queryMs: 0, warnings: 0, errors: 0, traceId: null })
 

@@ -3,7 +3,7 @@
 // hostile text of any type never makes it throw.
 import fc from 'fast-check'
 import t from 'tap'
-import { redactBodyText } from '../../lib/redact-body-text.js'
+import { redactBodyText } from '../../plugins/profiler/panels/request/redact-body-text.js'
 import { Redactor } from '../../lib/redact.js'
 import { hostileText } from '../helpers/hostile.js'
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import t from 'tap'
-import { withoutPreloads } from '../../lib/thread-preloads.js'
+import { withoutPreloads } from '../../plugins/profiler/thread-preloads.js'
 
 t.test('the preloads go, with their values; every other option stays, in order', async t => {
   t.same(withoutPreloads(['--enable-source-maps', '--import=./otel.mjs', '--require', 'x.cjs', '-r', 'y', '--max-old-space-size=256', '--loader=l', '--experimental-loader', 'm']),

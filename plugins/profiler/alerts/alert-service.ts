@@ -5,7 +5,7 @@
 // `evaluateEvery`, from the rollups (whatever the sample kept), and sends the queued deliveries, in
 // order per webhook, each webhook on its own (one that hangs holds up nothing else).
 import { randomUUID } from 'node:crypto'
-import { BackgroundLoop } from '../../../lib/background-loop.js'
+import { BackgroundLoop } from '../background-loop.js'
 import type { AlertRule, AlertRules } from '../../../lib/alerts/rules-file.js'
 import type { AlertChange, AlertReader, AlertStateRow, AlertStore, DeliveryOutcome, DeliveryRow, NewDelivery } from '../engine/alert-store.js'
 import type { WindowStats } from '../engine/contract.js'

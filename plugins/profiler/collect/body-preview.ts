@@ -1,5 +1,5 @@
 import type { Redactor } from '../../../lib/redact.js'
-import { BODY_PREVIEW_BYTES } from '../../request-body/body-size.js'
+import { BODY_PREVIEW_BYTES } from './body-size.js'
 import type { UnparsedBody } from './capture.js'
 
 /** Request bodies larger than this (as JSON) are kept as a truncated preview; as much of a body that was not parsed is kept as sent. */

@@ -50,7 +50,7 @@ export interface RequestCapture {
   query: unknown
   /** The parsed body; undefined when the request had none (0 bytes) or shapedBody holds it already. */
   body: unknown
-  /** The body's size as the client sent it (plugins/request-body/body-size.ts). */
+  /** The body's size as the client sent it (body-size.ts). */
   bodyBytes: number
   /** A large body as the store keeps it (redacted, previewed) on the request thread; undefined: shaped in the writer. */
   shapedBody: unknown

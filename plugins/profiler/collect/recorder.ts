@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { bodyPreview, bodySizeKnown, receivedBodyBytes, requestReceivedAt } from '../../request-body/body-size.js'
+import { bodyPreview, bodySizeKnown, receivedBodyBytes, requestReceivedAt } from './body-size.js'
 import { requestOrigin } from '../../routing/request-origin.js'
 import { hasRejectedTarget, originFormTarget } from '../../routing/request-target.js'
 import type { IncomingMessage } from 'node:http'
@@ -113,7 +113,7 @@ function isJson (reply: FastifyReply): boolean {
 /**
  * Records every request: a token and the X-Debug-Token headers in onSend, a plain capture in
  * onResponse, queued for the store; the writer thread redacts it and builds the panels
- * (collect/shape.ts). A request not kept (sampling.ts) gets neither token nor capture: only its
+ * (writer/shape.ts). A request not kept (sampling.ts) gets neither token nor capture: only its
  * route, method, status, duration and start are queued, for the statistics. Nothing here writes
  * or throws into a request, and nothing waits but a request with the keep header (for the login
  * limiter's word, a few microtasks).

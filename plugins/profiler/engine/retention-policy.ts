@@ -2,7 +2,7 @@
 // then bytes), the oldest profiles go, one short batch per step, in the writer thread. How they
 // go is the engine's (SQLite deletes rows and gives pages back; PostgreSQL drops whole time
 // partitions where it can): each engine's retention extends Retention with its step.
-import { BackgroundLoop } from '../../../lib/background-loop.js'
+import { BackgroundLoop } from '../background-loop.js'
 import { ID_SLOTS_PER_MS } from '../profile.js'
 import { HOUR_MS, MINUTE_MS } from '../stats/rollup.js'
 import type { RetentionLimits } from './contract.js'

@@ -1,6 +1,6 @@
 // HAR 1.2 export (http://www.softwareishard.com/blog/har-12-spec/) of stored profiles. Pure: it
 // reads the stored, already redacted panels, so nothing redacted can come back in clear.
-import { multipartParams } from '../../../lib/multipart-parts.js'
+import { multipartParams } from '../panels/request/multipart-parts.js'
 import { dbPanel } from '../panels/db/index.js'
 import { panelData } from '../panels/panel.js'
 import { performancePanel } from '../panels/performance.js'

@@ -8,7 +8,7 @@ import type { RequestCapture } from '../collect/capture.js'
 import type { PanelProbe } from './probe.js'
 import type { RowCounts } from '../row-counts.js'
 
-/** What a panel may read about one finished request (in the writer thread, see collect/shape.ts). */
+/** What a panel may read about one finished request (in the writer thread, see writer/shape.ts). */
 export interface CollectContext {
   /** What the request thread captured, not yet redacted. */
   capture: RequestCapture
@@ -115,7 +115,7 @@ export interface Panel<S extends TSchema = TSchema, Stored = Static<S>, Taken = 
 /**
  * A panel whose data is the same for every profile of one process (the environment): collected
  * once per process, stored once (keyed by a hash of its content, beside the other per-process
- * panels: collect/process-panels.ts) and referenced by each profile, not copied into it. Reading
+ * panels: writer/process-panels.ts) and referenced by each profile, not copied into it. Reading
  * a profile puts it back among its panels, so everything that reads panels sees no difference.
  */
 export interface ProcessPanel<S extends TSchema = TSchema, Stored = Static<S>> extends PanelDeclaration<S, Stored> {

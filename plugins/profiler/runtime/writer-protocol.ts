@@ -1,12 +1,15 @@
-// Messages between the request thread (writer-client.ts) and the writer thread (worker.ts).
+// Messages between the request thread (writer-client.ts) and the writer thread (writer/writer-worker.ts).
 import type { RedactionRules } from '../../../lib/redact.js'
-import type { ProcessFacts } from '../collect/process-panels.js'
+import type { ProcessContext } from '../panels/panel.js'
 import type { QueuedProfile } from '../profile.js'
 import type { RetentionLimits, StatisticsStamp, StoreTarget } from '../engine/contract.js'
 import type { StatisticsBatch } from './statistics-columns.js'
 import type { MissingWindow } from '../stats/missing.js'
 import type { ExportSettings } from '../export/otlp/profile-export.js'
 import type { ExportState } from '../schemas.js'
+
+/** What the request thread hands the writer about its process (plain data: it crosses to the worker). */
+export type ProcessFacts = Omit<ProcessContext, 'redactor'>
 
 export interface WriterSettings {
   target: StoreTarget

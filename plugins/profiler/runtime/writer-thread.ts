@@ -3,7 +3,7 @@ import { ProfilerThread } from '../profiler-thread.js'
 import { WriterClient, type Done, type Outgoing } from './writer-client.js'
 
 /**
- * The writer in its own thread (writer-worker.ts): the default. A thread that ends without being
+ * The writer in its own thread (writer/writer-worker.ts): the default. A thread that ends without being
  * closed is started again with a back-off (profiler-thread.ts); its open requests are answered as
  * faults meanwhile, so the batch it held is retried by the queue, and the store reports "failing"
  * until a batch is written again.
@@ -15,7 +15,7 @@ export class WriterThread extends WriterClient {
     super(onEvent)
     this.thread = new ProfilerThread<Outgoing, WriterMessage>({
       name: this.name,
-      url: new URL('./writer-worker.js', import.meta.url),
+      url: new URL('../writer/writer-worker.js', import.meta.url),
       workerData: settings,
       answerTo: message => message.type === 'done' ? message.id : null,
       works: message => message.type === 'done' && message.error === undefined,

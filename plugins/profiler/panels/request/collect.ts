@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http'
-import { redactBodyText } from '../../../../lib/redact-body-text.js'
+import { redactBodyText } from './redact-body-text.js'
 import type { Redactor } from '../../../../lib/redact.js'
 import { storedBody } from '../../collect/body-preview.js'
 import type { RequestCapture } from '../../collect/capture.js'

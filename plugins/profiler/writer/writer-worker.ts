@@ -1,7 +1,7 @@
 // The writer thread: runs the writer service (writer-service.ts) off the request thread, talking
-// to the request thread's WriterThread (writer-thread.ts) through its port.
+// to the request thread's WriterThread (runtime/writer-thread.ts) through its port.
 import { parentPort, workerData } from 'node:worker_threads'
-import type { WriterRequest, WriterSettings } from './writer-protocol.js'
+import type { WriterRequest, WriterSettings } from '../runtime/writer-protocol.js'
 import { startWriterService } from './writer-service.js'
 import { nameThisThread } from '../profiler-thread.js'
 

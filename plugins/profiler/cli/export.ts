@@ -1,6 +1,6 @@
-import { curlText, harText } from '../../plugins/profiler/export/export-text.js'
-import { findStoredProfile } from '../../plugins/profiler/query/profile-lookup.js'
-import type { ReadOnlyStore } from '../../plugins/profiler/engine/open-read-only.js'
+import { curlText, harText } from '../export/export-text.js'
+import { findStoredProfile } from '../query/profile-lookup.js'
+import type { ReadOnlyStore } from '../engine/open-read-only.js'
 
 export const EXPORT_FORMATS = ['curl', 'har'] as const
 export type ExportFormat = typeof EXPORT_FORMATS[number]

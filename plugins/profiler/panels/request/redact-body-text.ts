@@ -5,7 +5,7 @@
 // the content of a secret-named part. Malformed or cut short, the text is read as far as it goes;
 // each scan is linear in it.
 import { boundaryOf, multipartParts } from './multipart-parts.js'
-import { cutAtSeparator, REDACTED, type Redactor } from './redact.js'
+import { cutAtSeparator, REDACTED, type Redactor } from '../../../../lib/redact.js'
 
 const REDACTED_JSON = `"${REDACTED}"`
 /** A string's content from after its opening quote: up to its closing quote or the end (a lone backslash too). */

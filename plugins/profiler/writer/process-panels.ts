@@ -6,10 +6,8 @@ import type { Redactor } from '../../../lib/redact.js'
 import { panels } from '../panels/index.js'
 import type { ProcessContext } from '../panels/panel.js'
 import type { ProcessPanels } from '../profile.js'
+import type { ProcessFacts } from '../runtime/writer-protocol.js'
 import { toStoredPanels } from '../stored-panels.js'
-
-/** What the request thread hands the writer about its process (plain data: it crosses to the worker). */
-export type ProcessFacts = Omit<ProcessContext, 'redactor'>
 
 /** 128 bits of SHA-256: the same content, the same key; a different one never meets another's. */
 const KEY_HEX_DIGITS = 32

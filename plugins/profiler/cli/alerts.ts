@@ -1,12 +1,12 @@
 // `profiler alerts` and the MCP tool `list_alerts`: the alert rules (from PROFILER_ALERTS, when the
 // command line is given it) with the states the service stored, and the newest history. Webhooks are
 // named only: their URLs and secrets stay in the file.
-import { loadAlertRules, AlertRulesError, type AlertRules } from '../../lib/alerts/rules-file.js'
-import type { StoreConfig } from '../../config.js'
-import { openAlertReader } from '../../plugins/profiler/engine/open-alert-store.js'
-import { StoreUnavailableError } from '../../plugins/profiler/engine/open-read-only.js'
-import { readAlerts, type AlertsAnswer } from '../../plugins/profiler/query/alerts-json.js'
-import { listTime } from '../../plugins/profiler/units.js'
+import { loadAlertRules, AlertRulesError, type AlertRules } from '../../../lib/alerts/rules-file.js'
+import type { StoreConfig } from '../../../config.js'
+import { openAlertReader } from '../engine/open-alert-store.js'
+import { StoreUnavailableError } from '../engine/open-read-only.js'
+import { readAlerts, type AlertsAnswer } from '../query/alerts-json.js'
+import { listTime } from '../units.js'
 import { alignedTable, printable } from './format.js'
 
 /** The rules file the environment names, validated as the service does; null when none is named. */

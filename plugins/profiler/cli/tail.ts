@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { MAX_LIMIT } from '../../plugins/profiler/query/search-filters.js'
-import type { ProfileSummary, SearchFilters } from '../../plugins/profiler/profile.js'
-import type { ReadOnlyStore } from '../../plugins/profiler/engine/open-read-only.js'
+import { MAX_LIMIT } from '../query/search-filters.js'
+import type { ProfileSummary, SearchFilters } from '../profile.js'
+import type { ReadOnlyStore } from '../engine/open-read-only.js'
 
 /**
  * A profile is stored after its request ends, but sorted by when it started: each poll looks this

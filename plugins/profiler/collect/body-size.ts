@@ -1,11 +1,12 @@
 // What a request carried as body, as the client sent it (before any parsing): how many bytes (what
 // the profiler records as "no body" (0) and as a truncated body's size), and the first bytes of a
 // body that was not parsed (refused for its type, its syntax or its size), for the profiler to
-// show and replay.
+// show and replay. The body transformer (plugins/request-body/) calls these through the profiler's
+// door (index.ts) as it reads a body, whether or not the profiler is on; its 415 reads receivedBodyBytes.
 import { pipeline, Transform, type Readable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 
-/** The most kept of a body as sent: the profiler's body preview (collect/body-preview.ts) is this size too. */
+/** The most kept of a body as sent: the profiler's body preview (body-preview.ts) is this size too. */
 export const BODY_PREVIEW_BYTES = 64 * 1024
 
 const COUNTED = Symbol('body bytes counted')

@@ -4,10 +4,10 @@
 import type { Redactor } from '../../../lib/redact.js'
 import type { ProcessPanels, ProfileRecord } from '../profile.js'
 import { toStoredPanels } from '../stored-panels.js'
-import { profileDuration, type RequestCapture } from './capture.js'
+import { profileDuration, type RequestCapture } from '../collect/capture.js'
 import { panels } from '../panels/index.js'
 import type { CollectContext, PanelRowCounts } from '../panels/panel.js'
-import { probedPanels } from './probes.js'
+import { probedPanels } from '../collect/probes.js'
 import { noRowCounts } from '../row-counts.js'
 
 /** Each probed panel's place in a capture's `taken`. */
@@ -24,7 +24,7 @@ function parseResponseBody (text: string | undefined): unknown {
 
 /**
  * The profile of a captured request: redacted, with every panel's data JSON-encoded; the
- * per-process panels are not collected here but referenced (`process`: collect/process-panels.ts).
+ * per-process panels are not collected here but referenced (`process`: process-panels.ts).
  * With it, the panels' data as collected (`panels`, not encoded): the OTLP export reads them in the
  * writer thread instead of parsing back the JSON just written.
  */

@@ -1,7 +1,7 @@
-import type { WriterMessage, WriterSettings } from './writer-protocol.js'
+import type { WriterMessage, WriterSettings } from '../runtime/writer-protocol.js'
 import { startWriterService, type WriterService } from './writer-service.js'
 import { OpenCalls, ThreadGone } from '../profiler-thread.js'
-import { WriterClient, type Done, type Outgoing } from './writer-client.js'
+import { WriterClient, type Done, type Outgoing } from '../runtime/writer-client.js'
 
 /**
  * The writer on the request thread (PROFILER_WRITER=inline): the same service as the writer

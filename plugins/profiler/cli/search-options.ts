@@ -2,8 +2,8 @@
 // their declarations (plugins/profiler/search-filter-declarations.ts): nothing here names a filter.
 import { Option } from 'commander'
 import { z } from 'zod'
-import { SEARCH_FILTERS, type ArgumentType, type FilterOption, type SearchParameter } from '../../plugins/profiler/search-filter-declarations.js'
-import type { ParameterNames, SearchQuery } from '../../plugins/profiler/query/search-filters.js'
+import { SEARCH_FILTERS, type ArgumentType, type FilterOption, type SearchParameter } from '../search-filter-declarations.js'
+import type { ParameterNames, SearchQuery } from '../query/search-filters.js'
 
 type CamelCase<Name extends string> = Name extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : Name
 type Declared = typeof SEARCH_FILTERS[number]

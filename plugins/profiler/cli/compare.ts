@@ -1,9 +1,9 @@
 import { isDeepStrictEqual } from 'node:util'
-import { panelData } from '../../plugins/profiler/panels/panel.js'
-import { performancePanel } from '../../plugins/profiler/panels/performance.js'
-import { requestPanel } from '../../plugins/profiler/panels/request/index.js'
-import type { StoredProfile } from '../../plugins/profiler/profile.js'
-import { roundMs } from '../../plugins/profiler/units.js'
+import { panelData } from '../panels/panel.js'
+import { performancePanel } from '../panels/performance.js'
+import { requestPanel } from '../panels/request/index.js'
+import type { StoredProfile } from '../profile.js'
+import { roundMs } from '../units.js'
 
 /** Headers that differ on every request by design: leaving them out keeps the differences that matter. */
 export const IGNORED_HEADERS = ['date', 'x-debug-token', 'x-debug-token-link', 'server-timing']

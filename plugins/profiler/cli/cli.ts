@@ -3,19 +3,19 @@
 // Exit codes: 0 success, 1 the store failed, 2 a usage error or an unknown token (one line on stderr).
 import type { Readable, Writable } from 'node:stream'
 import { Command, CommanderError, Option } from 'commander'
-import { ConfigError, loadStoreConfig, type StoreConfig } from '../../config.js'
-import { HttpError } from '../../lib/http-error.js'
-import { DEFAULT_WINDOW, routeStatsJson, WINDOW_RULE } from '../../plugins/profiler/query/stats-json.js'
-import { openReadOnlyStore, StoreUnavailableError, type ReadOnlyStore } from '../../plugins/profiler/engine/open-read-only.js'
+import { ConfigError, loadStoreConfig, type StoreConfig } from '../../../config.js'
+import { HttpError } from '../../../lib/http-error.js'
+import { DEFAULT_WINDOW, routeStatsJson, WINDOW_RULE } from '../query/stats-json.js'
+import { openReadOnlyStore, StoreUnavailableError, type ReadOnlyStore } from '../engine/open-read-only.js'
 import { exportProfile } from './export.js'
 import { printable, profileText, resultsTable, statsText, terminalSafe } from './format.js'
 import { searchFilters, searchProfiles } from './search.js'
 import { filterOptions, OPTION_NAMES, type SearchOptions } from './search-options.js'
-import { PANEL_NAMES } from '../../plugins/profiler/panels/index.js'
+import { PANEL_NAMES } from '../panels/index.js'
 import { showProfile } from './show.js'
 import { tailProfiles } from './tail.js'
 import { alertsAnswer, alertsText, rulesOf } from './alerts.js'
-import { AlertRulesError } from '../../lib/alerts/rules-file.js'
+import { AlertRulesError } from '../../../lib/alerts/rules-file.js'
 
 /** Where a run reads its settings and writes its output. */
 export interface ProfilerIo {

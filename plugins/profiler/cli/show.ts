@@ -1,7 +1,7 @@
-import { PANEL_NAMES } from '../../plugins/profiler/panels/index.js'
-import { choosePanel, findStoredProfile, profileJson } from '../../plugins/profiler/query/profile-lookup.js'
-import type { StoredProfile } from '../../plugins/profiler/profile.js'
-import type { ReadOnlyStore } from '../../plugins/profiler/engine/open-read-only.js'
+import { PANEL_NAMES } from '../panels/index.js'
+import { choosePanel, findStoredProfile, profileJson } from '../query/profile-lookup.js'
+import type { StoredProfile } from '../profile.js'
+import type { ReadOnlyStore } from '../engine/open-read-only.js'
 
 /** A profile (`latest`: the newest) and the panel to show: the one asked for, or the page's default. */
 export async function showProfile (reader: ReadOnlyStore, token: string, requested: string | undefined, traceUrl: string | null): Promise<{ profile: StoredProfile, panel: string, json: ReturnType<typeof profileJson> }> {

@@ -4,13 +4,13 @@
 // a database server that is down) fails each write with its reason until it can, and then works
 // like any other. Requests are handled one at a time, in the order they came.
 import { Redactor } from '../../../lib/redact.js'
-import { collectProcessPanels } from '../collect/process-panels.js'
-import { shapeProfile } from '../collect/shape.js'
+import { collectProcessPanels } from './process-panels.js'
+import { shapeProfile } from './shape.js'
 import type { ProcessPanels, QueuedProfile } from '../profile.js'
 import type { StoreWriter } from '../engine/contract.js'
-import type { WriterMessage, WriterRequest, WriterSettings } from './writer-protocol.js'
+import type { WriterMessage, WriterRequest, WriterSettings } from '../runtime/writer-protocol.js'
 import { isOpenFault, openStoreWriter } from '../engine/open-writer.js'
-import { statisticsOf } from './statistics-columns.js'
+import { statisticsOf } from '../runtime/statistics-columns.js'
 import { writeBatch, type BatchOutcome, type SetAside } from './write-batch.js'
 import { startProfileExport, type StoredForExport } from '../export/otlp/profile-export.js'
 

@@ -11,7 +11,7 @@ import {
   type RequestId
 } from '@modelcontextprotocol/sdk/types.js'
 import type { z } from 'zod'
-import { findJsonSyntaxError } from '../../lib/json-syntax-error.js'
+import { findJsonSyntaxError } from '../../../lib/json-syntax-error.js'
 
 /** A JSON-RPC error answer to a line that is not a message the server can act on; `id` is null when none could be read. */
 export interface RpcError { id: RequestId | null, code: number, message: string }

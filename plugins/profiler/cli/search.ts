@@ -1,7 +1,7 @@
-import { findStoredProfile } from '../../plugins/profiler/query/profile-lookup.js'
-import { parseSearchFilters, type ParameterNames } from '../../plugins/profiler/query/search-filters.js'
-import type { ProfileSummary, SearchFilters } from '../../plugins/profiler/profile.js'
-import type { ReadOnlyStore } from '../../plugins/profiler/engine/open-read-only.js'
+import { findStoredProfile } from '../query/profile-lookup.js'
+import { parseSearchFilters, type ParameterNames } from '../query/search-filters.js'
+import type { ProfileSummary, SearchFilters } from '../profile.js'
+import type { ReadOnlyStore } from '../engine/open-read-only.js'
 import { queryOfOptions, type SearchOptions } from './search-options.js'
 
 /** The page's validation and semantics, on our option names; throws the page's 400 (a usage error here). */

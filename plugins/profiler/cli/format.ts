@@ -1,8 +1,8 @@
 import { STATUS_CODES } from 'node:http'
-import { routeStatsText, type RouteStatsAnswer } from '../../plugins/profiler/query/stats-json.js'
-import { comparisonText } from '../../plugins/profiler/query/stats-compare.js'
-import { listTime, statusClass } from '../../plugins/profiler/units.js'
-import type { ProfileSummary, StoredProfile } from '../../plugins/profiler/profile.js'
+import { routeStatsText, type RouteStatsAnswer } from '../query/stats-json.js'
+import { comparisonText } from '../query/stats-compare.js'
+import { listTime, statusClass } from '../units.js'
+import type { ProfileSummary, StoredProfile } from '../profile.js'
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g
