@@ -5,7 +5,7 @@ import { runInProcess, runNode, type RunResult } from './run.js'
 export const CLI = 'scripts/profiler.js'
 
 /**
- * The command line run in-process (scripts/profiler/cli.ts's `run`): the real argument parsing,
+ * The command line run in-process (plugins/profiler/cli/cli.ts's `run`): the real argument parsing,
  * store and output bytes and exit code, without a node start per command.
  */
 export function profiler (args: string[], env: Record<string, string>): Promise<RunResult> {
