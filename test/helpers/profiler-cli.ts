@@ -12,9 +12,9 @@ export function profiler (args: string[], env: Record<string, string>): Promise<
   return runInProcess(run, args, env)
 }
 
-/** The built command line (dist/scripts/profiler.js) as a child process, run to its end. */
-export function profilerBin (args: string[], env: Record<string, string>): Promise<RunResult> {
-  return runNode(CLI, args, env)
+/** The built command line (dist/scripts/profiler.js) as a child process, run to its end (`options` as runNode's). */
+export function profilerBin (args: string[], env: Record<string, string>, options: { coverage?: boolean } = {}): Promise<RunResult> {
+  return runNode(CLI, args, env, options)
 }
 
 /** Exit code 2 and exactly one line on stderr, nothing on stdout (in-process, or `via` the bin). */

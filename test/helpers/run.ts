@@ -8,18 +8,26 @@ export interface RunResult { code: number | null, stdout: string, stderr: string
 /** This test process's preloads (.taprc node-arg: test/preload-typebox.cts), for the node processes it starts. */
 export const nodeArgs = process.execArgv.filter(arg => arg.startsWith('--require='))
 
-/** Starts a built entry point (dist/...) with an environment of our own (PATH only, plus `env`). */
-export function spawnNode (script: string, args: string[], env: Record<string, string>): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, [...nodeArgs, join(packageRoot, 'dist', script), ...args], {
+/**
+ * Starts a built entry point (dist/...) with an environment of our own (PATH only, plus `env`).
+ * `coverage: false` (server.ts's UNCOVERED) for a run whose code other tests already cover: tap adds
+ * its coverage hooks to every node process a test starts, whatever `env` says, and they triple the
+ * CPU of a command line's run (1.0 s against 3.0 s measured on 2 busy cores); started through env(1),
+ * which drops them.
+ */
+export function spawnNode (script: string, args: string[], env: Record<string, string>, { coverage = true } = {}): ChildProcessWithoutNullStreams {
+  const command = [process.execPath, ...nodeArgs, join(packageRoot, 'dist', script), ...args]
+  const [file = '', ...rest] = coverage ? command : ['env', '-u', 'NODE_OPTIONS', ...command]
+  return spawn(file, rest, {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['pipe', 'pipe', 'pipe']
   })
 }
 
-/** Runs a built entry point to its end; resolves with its exit code and output. */
-export function runNode (script: string, args: string[], env: Record<string, string>): Promise<RunResult> {
+/** Runs a built entry point to its end; resolves with its exit code and output (`options` as spawnNode's). */
+export function runNode (script: string, args: string[], env: Record<string, string>, options: { coverage?: boolean } = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawnNode(script, args, env)
+    const child = spawnNode(script, args, env, options)
     child.stdin.end()
     let stdout = ''
     let stderr = ''
