@@ -33,6 +33,15 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
   // Two tests at a time: each has its own server (its own profiles) and its own contexts, and
   // much of a test is waiting for the browser or for its server to start.
   t.jobs = 2
+  // One server behind PROFILER_SECRET for the login test and the API reference page (not a profiler
+  // page; its requests are outside the login test's listing, url=nope): one start fewer, started
+  // while Chromium launches. The login test stops it once the reference page was checked.
+  const secret = 'browser-test-secret-0123'
+  const secured = startServer(t, { PROFILER_SECRET: secret }, [], UNCOVERED)
+  // A start that fails is said by the tests that await it; no unhandled rejection before then.
+  secured.catch(() => {})
+  let referenceChecked = (): void => {}
+  const referenceDone = new Promise<void>(resolve => { referenceChecked = resolve })
 
   t.test('an operator finds a 404 in the listing and reads its cause chain', { buffered: true }, async t => {
     const server = await startServer(t, {}, [], UNCOVERED)
@@ -143,8 +152,7 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
   })
 
   t.test('behind PROFILER_SECRET: the browser logs in, the CSP keeps the styles and stops injected markup', { buffered: true }, async t => {
-    const secret = 'browser-test-secret-0123'
-    const server = await startServer(t, { PROFILER_SECRET: secret }, [], UNCOVERED)
+    const server = await secured
     const { address } = server
     const xss = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
     const attack = await fetch(`${address}/nope/${encodeURIComponent(xss)}`, { headers: { 'user-agent': xss, referer: `${address}/${xss}` } })
@@ -175,11 +183,14 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
     t.equal(headerBackground, 'rgb(24, 24, 27)', 'the layout\'s own style block is allowed by its hash')
     t.same(dialogs, [], 'no script ran')
     t.same(violations, [], 'no CSP violation on our own pages')
+    // t.jobs is 2: the reference page's test starts when one of the first two ends, whatever this one waits for.
+    await referenceDone
     t.equal(await server.stop(), 0)
   })
 
   t.test('the API reference page renders both operations under its own CSP', { buffered: true }, async t => {
-    const server = await startServer(t, {}, [], UNCOVERED)
+    t.teardown(referenceChecked)
+    const server = await secured
     const browser = await launched
     const page = await browser.newPage()
     const problems: string[] = []
@@ -194,6 +205,6 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
     })
     t.same(await page.locator('.opblock-summary-path').allTextContents(), ['/ccenter/getConseillerByCode', '/monitor/MonitorPooling'])
     t.same(problems, [], 'no CSP violation, no script error')
-    t.equal(await server.stop(), 0)
+    await page.close()
   })
 }
