@@ -9,9 +9,11 @@ import { packageRoot } from '../../paths.js'
 import { UNCOVERED, startServer, type RunningServer } from '../helpers/server.js'
 import { waitFor } from '../helpers/wait-for.js'
 
-// Ten servers started in all (two without any set-up, shared; two for each set-up), one set-up at a
-// time: a start with a preload takes seconds on a loaded machine.
+// Ten servers started in all (two without any set-up, shared; two for each set-up). A start with a
+// preload is seconds of one core, much of it spent waiting on the profiler's threads: two set-ups at
+// a time, each starting its two servers at once, keep both cores busy (about half the file's time).
 t.setTimeout(300_000)
+t.jobs = 2
 
 const telemetry = (file: string): string => `--import=${join(packageRoot, 'dist', 'test', 'helpers', 'telemetry', file)}`
 
@@ -26,7 +28,7 @@ const OTEL_OFFLINE = {
 /**
  * `covered`: its server with the profiler on runs under tap's coverage hooks, so that the lines only
  * a traced process runs (collect/active-span.ts: @fastify/otel's span, the active one) are counted.
- * The other traced servers start without them (UNCOVERED): the plain servers run the same code.
+ * The other traced servers, and the plain ones, start without them (UNCOVERED): other files' servers run the same code.
  */
 interface SetUp { name: string, preloads: string[], env?: Record<string, string>, covered?: boolean }
 
@@ -91,8 +93,13 @@ async function panels (server: RunningServer, token: string, pages: boolean): Pr
   const res = await fetch(url, { headers: { accept: 'application/json' } })
   const profile = await res.json() as { status: number, panels: Record<string, { route?: unknown }> }
   const names = Object.keys(profile.panels).sort()
-  const statuses: number[] = []
-  for (const name of names) statuses.push(pages ? (await fetch(`${server.address}/_profiler/${token}?panel=${name}`, { headers: { 'accept-encoding': 'gzip' } })).status : 200)
+  // The pages side by side: each is a render of its own, read-only.
+  const statuses = await Promise.all(names.map(async name => {
+    if (!pages) return 200
+    const page = await fetch(`${server.address}/_profiler/${token}?panel=${name}`, { headers: { 'accept-encoding': 'gzip' } })
+    await page.arrayBuffer()
+    return page.status
+  }))
   return { names, pages: statuses, status: profile.status, route: profile.panels.router?.route ?? null }
 }
 
@@ -124,13 +131,20 @@ async function sameTrace (t: Test, traced: RunningServer, sentry: boolean): Prom
 async function compare (t: Test, plain: RunningServer, setUp: SetUp, profiler: 'on' | 'off'): Promise<void> {
   const traced = await startServer(t, { PROFILER: profiler, ...setUp.env }, setUp.preloads, setUp.covered === true && profiler === 'on' ? {} : UNCOVERED)
   const profiled: string[] = []
+  const pairs: Array<{ what: string, traced: string, plain: string }> = []
   for (const request of REQUESTS) {
     const what = `${request.method} ${request.path} (${JSON.stringify(request.headers ?? {})})`
-    const expected = await answer(plain, request)
-    const actual = await answer(traced, request)
+    // The two servers are independent: each request to both at once.
+    const [expected, actual] = await Promise.all([answer(plain, request), answer(traced, request)])
     t.same({ ...actual, token: actual.token !== null }, { ...expected, token: expected.token !== null }, what)
     if (actual.token !== null) profiled.push(actual.token)
-    if (actual.token !== null && expected.token !== null) t.same(await panels(traced, actual.token, true), await panels(plain, expected.token, false), `${what}: its panels, each page 200`)
+    if (actual.token !== null && expected.token !== null) pairs.push({ what, traced: actual.token, plain: expected.token })
+  }
+  // The panels once every request was answered: the writer stores the profiles meanwhile, and the
+  // wait for the first one is all the waiting (polling for each in turn cost CPU on both sides).
+  for (const pair of pairs) {
+    const [tracedPanels, plainPanels] = await Promise.all([panels(traced, pair.traced, true), panels(plain, pair.plain, false)])
+    t.same(tracedPanels, plainPanels, `${pair.what}: its panels, each page 200`)
   }
   // The API document is not profiled; every other answer is, with the profiler on.
   t.equal(profiled.length, profiler === 'on' ? REQUESTS.length - 1 : 0, 'X-Debug-Token on every profiled answer')
@@ -139,21 +153,22 @@ async function compare (t: Test, plain: RunningServer, setUp: SetUp, profiler: '
   t.notMatch(traced.log(), /Cannot start|"level":[56]0/, 'no start failure, no error logged')
 }
 
-// The servers without any set-up, one a profiler mode, answer every set-up's test.
-const plain = new Map<'on' | 'off', Promise<RunningServer>>()
-const without = async (profiler: 'on' | 'off'): Promise<RunningServer> => {
-  let server = plain.get(profiler)
-  if (server === undefined) {
-    server = startServer(t, { PROFILER: profiler, ...OTEL_OFFLINE })
-    plain.set(profiler, server)
-  }
-  return await server
+// The servers without any set-up, one a profiler mode, answer every set-up's test: both started at
+// once, with the first set-ups' servers. Without tap's coverage hooks: dist/server.js with the
+// profiler on and off is covered by the other files' servers (server, edge, crash-and-shutdown).
+const plain = {
+  on: startServer(t, { PROFILER: 'on', ...OTEL_OFFLINE }, [], UNCOVERED),
+  off: startServer(t, { PROFILER: 'off', ...OTEL_OFFLINE }, [], UNCOVERED)
 }
+// A start that fails is said by the test that awaits it; no unhandled rejection before then.
+for (const started of Object.values(plain)) started.catch(() => {})
 
 for (const setUp of SET_UPS) {
   t.test(`beside ${setUp.name}: started, it answers as without it, the profiler on and off`, { buffered: true }, async t => {
+    // The two modes' servers are independent: started and compared side by side.
+    t.jobs = 2
     for (const profiler of ['on', 'off'] as const) {
-      await t.test(`PROFILER=${profiler}`, async t => { await compare(t, await without(profiler), setUp, profiler) })
+      t.test(`PROFILER=${profiler}`, { buffered: true }, async t => { await compare(t, await plain[profiler], setUp, profiler) })
     }
   })
 }

@@ -33,6 +33,13 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
   // Two tests at a time: each has its own server (its own profiles) and its own contexts, and
   // much of a test is waiting for the browser or for its server to start.
   t.jobs = 2
+  // One server behind PROFILER_SECRET for the login test and the API reference page (not a profiler
+  // page; its requests are outside the login test's listing, url=nope): one start fewer, started
+  // while Chromium launches, stopped once both were checked.
+  const secret = 'browser-test-secret-0123'
+  const secured = startServer(t, { PROFILER_SECRET: secret }, [], UNCOVERED)
+  // A start that fails is said by the tests that await it; no unhandled rejection before then.
+  secured.catch(() => {})
 
   t.test('an operator finds a 404 in the listing and reads its cause chain', { buffered: true }, async t => {
     const server = await startServer(t, {}, [], UNCOVERED)
@@ -142,58 +149,61 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
     t.equal(await server.stop(), 0)
   })
 
-  t.test('behind PROFILER_SECRET: the browser logs in, the CSP keeps the styles and stops injected markup', { buffered: true }, async t => {
-    const secret = 'browser-test-secret-0123'
-    const server = await startServer(t, { PROFILER_SECRET: secret }, [], UNCOVERED)
-    const { address } = server
-    const xss = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
-    const attack = await fetch(`${address}/nope/${encodeURIComponent(xss)}`, { headers: { 'user-agent': xss, referer: `${address}/${xss}` } })
-    const token = attack.headers.get('x-debug-token') ?? ''
-    const authorization = basicAuth(secret)
-    // Profiles are written in the background: wait until this one can be read.
-    await waitFor(async () => (await fetch(`${address}/_profiler/${token}`, { headers: { accept: 'application/json', authorization } })).status === 200,
-      { what: `profile ${token}` })
+  t.test('one server behind PROFILER_SECRET: the login and the API reference page, then a clean stop', { buffered: true }, async t => {
+    t.jobs = 2
+    const login = t.test('behind PROFILER_SECRET: the browser logs in, the CSP keeps the styles and stops injected markup', { buffered: true }, async t => {
+      const server = await secured
+      const { address } = server
+      const xss = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
+      const attack = await fetch(`${address}/nope/${encodeURIComponent(xss)}`, { headers: { 'user-agent': xss, referer: `${address}/${xss}` } })
+      const token = attack.headers.get('x-debug-token') ?? ''
+      const authorization = basicAuth(secret)
+      // Profiles are written in the background: wait until this one can be read.
+      await waitFor(async () => (await fetch(`${address}/_profiler/${token}`, { headers: { accept: 'application/json', authorization } })).status === 200,
+        { what: `profile ${token}` })
 
-    const browser = await launched
-    const anonymous = await browser.newPage()
-    // Headless Chromium answers a Basic challenge it has no credentials for with this error.
-    await t.rejects(anonymous.goto(`${address}/_profiler/latest`), /ERR_INVALID_AUTH_CREDENTIALS/, 'no credentials: challenged')
+      const browser = await launched
+      const anonymous = await browser.newPage()
+      // Headless Chromium answers a Basic challenge it has no credentials for with this error.
+      await t.rejects(anonymous.goto(`${address}/_profiler/latest`), /ERR_INVALID_AUTH_CREDENTIALS/, 'no credentials: challenged')
 
-    const context = await browser.newContext({ httpCredentials: { username: 'operator', password: secret } })
-    const page = await context.newPage()
-    const dialogs: string[] = []
-    const violations: string[] = []
-    page.on('dialog', dialog => { dialogs.push(dialog.message()); dialog.dismiss().catch(() => {}) })
-    page.on('console', message => { if (/Content Security Policy/i.test(message.text())) violations.push(message.text()) })
-    await page.goto(`${address}/_profiler/empty/search/results?url=nope`)
-    // Chromium's first try of each page goes without credentials: those 401s are listed too.
-    const tokens = await page.locator('#search-results tbody tr td a').allTextContents()
-    t.ok(tokens.includes(token), `listed among ${tokens.length}`)
-    t.equal((await page.goto(`${address}/_profiler/${token}?panel=request`))?.status(), 200)
-    t.match(await page.content(), '&lt;script&gt;alert(2)&lt;/script&gt;', 'the injected markup is shown as text')
-    const headerBackground = await page.evaluate('getComputedStyle(document.querySelector("header")).backgroundColor')
-    t.equal(headerBackground, 'rgb(24, 24, 27)', 'the layout\'s own style block is allowed by its hash')
-    t.same(dialogs, [], 'no script ran')
-    t.same(violations, [], 'no CSP violation on our own pages')
-    t.equal(await server.stop(), 0)
-  })
-
-  t.test('the API reference page renders both operations under its own CSP', { buffered: true }, async t => {
-    const server = await startServer(t, {}, [], UNCOVERED)
-    const browser = await launched
-    const page = await browser.newPage()
-    const problems: string[] = []
-    page.on('console', message => { if (message.type() === 'error') problems.push(message.text()) })
-    page.on('pageerror', error => { problems.push(String(error)) })
-    // Said if the page never renders (it once timed out beside CI's CPU hog, cause unseen).
-    const failed: string[] = []
-    page.on('response', response => { if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`) })
-    await page.goto(`${server.address}/docs/`)
-    await page.locator('.opblock-summary-path').first().waitFor().catch((err: Error) => {
-      throw new Error(`${err.message}\nfailed responses: ${failed.join(', ') || 'none'}; errors: ${problems.join(', ') || 'none'}`)
+      const context = await browser.newContext({ httpCredentials: { username: 'operator', password: secret } })
+      const page = await context.newPage()
+      const dialogs: string[] = []
+      const violations: string[] = []
+      page.on('dialog', dialog => { dialogs.push(dialog.message()); dialog.dismiss().catch(() => {}) })
+      page.on('console', message => { if (/Content Security Policy/i.test(message.text())) violations.push(message.text()) })
+      await page.goto(`${address}/_profiler/empty/search/results?url=nope`)
+      // Chromium's first try of each page goes without credentials: those 401s are listed too.
+      const tokens = await page.locator('#search-results tbody tr td a').allTextContents()
+      t.ok(tokens.includes(token), `listed among ${tokens.length}`)
+      t.equal((await page.goto(`${address}/_profiler/${token}?panel=request`))?.status(), 200)
+      t.match(await page.content(), '&lt;script&gt;alert(2)&lt;/script&gt;', 'the injected markup is shown as text')
+      const headerBackground = await page.evaluate('getComputedStyle(document.querySelector("header")).backgroundColor')
+      t.equal(headerBackground, 'rgb(24, 24, 27)', 'the layout\'s own style block is allowed by its hash')
+      t.same(dialogs, [], 'no script ran')
+      t.same(violations, [], 'no CSP violation on our own pages')
     })
-    t.same(await page.locator('.opblock-summary-path').allTextContents(), ['/ccenter/getConseillerByCode', '/monitor/MonitorPooling'])
-    t.same(problems, [], 'no CSP violation, no script error')
-    t.equal(await server.stop(), 0)
+
+    const reference = t.test('the API reference page renders both operations under its own CSP', { buffered: true }, async t => {
+      const server = await secured
+      const browser = await launched
+      const page = await browser.newPage()
+      const problems: string[] = []
+      page.on('console', message => { if (message.type() === 'error') problems.push(message.text()) })
+      page.on('pageerror', error => { problems.push(String(error)) })
+      // Said if the page never renders (it once timed out beside CI's CPU hog, cause unseen).
+      const failed: string[] = []
+      page.on('response', response => { if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`) })
+      await page.goto(`${server.address}/docs/`)
+      await page.locator('.opblock-summary-path').first().waitFor().catch((err: Error) => {
+        throw new Error(`${err.message}\nfailed responses: ${failed.join(', ') || 'none'}; errors: ${problems.join(', ') || 'none'}`)
+      })
+      t.same(await page.locator('.opblock-summary-path').allTextContents(), ['/ccenter/getConseillerByCode', '/monitor/MonitorPooling'])
+      t.same(problems, [], 'no CSP violation, no script error')
+      await page.close()
+    })
+    await Promise.all([login, reference])
+    t.equal(await (await secured).stop(), 0, 'exits 0 after a graceful close')
   })
 }

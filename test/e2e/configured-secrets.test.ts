@@ -22,7 +22,11 @@ const badUrl = (port: number): string => `postgres://profiler:${PASSWORD}@127.0.
 
 const leaked = (text: string): string[] => PIECES.filter(piece => text.includes(piece))
 
-t.test('a database URL that does not parse: the environment panel says so, and nothing of it is shown, logged or stored', async t => {
+// Each test has a server of its own (its own folder, its own log): the three side by side, their
+// starts overlapping.
+t.jobs = 3
+
+t.test('a database URL that does not parse: the environment panel says so, and nothing of it is shown, logged or stored', { buffered: true }, async t => {
   const server = await startServer(t, { DATABASE_URL: badUrl(await freePort()), PROFILER_SECRET: SECRET })
   const answer = await rawAnswer(server.address, `GET /robots.txt?probe=${SECRET} HTTP/1.1\r\nHost: ${SECRET}\r\nConnection: close\r\n\r\n`)
   const token = answer.headers['x-debug-token'] ?? ''
@@ -48,7 +52,7 @@ t.test('a database URL that does not parse: the environment panel says so, and n
   t.same(leaked(store), [], 'the store holds nothing of the password or the secret')
 })
 
-t.test('PROFILER_SECRET as the Host header of a request the HTTP parser rejects: not in the console\'s lines', async t => {
+t.test('PROFILER_SECRET as the Host header of a request the HTTP parser rejects: not in the console\'s lines', { buffered: true }, async t => {
   const server = await startServer(t, { PROFILER_SECRET: SECRET })
   const answer = await rawAnswer(server.address, `GET /scan/${SECRET} HTTP/1.1\r\nHost: ${SECRET}\r\na header line without a colon\r\n\r\n`)
   t.equal(answer.status, 400)
@@ -65,7 +69,7 @@ t.test('PROFILER_SECRET as the Host header of a request the HTTP parser rejects:
   t.same(leaked(server.log()), [], 'no log line holds the secret')
 })
 
-t.test('a store URL that does not parse: the start-up and outage lines show nothing of it', async t => {
+t.test('a store URL that does not parse: the start-up and outage lines show nothing of it', { buffered: true }, async t => {
   const server = await startServer(t, { PROFILER_DATABASE_URL: badUrl(await freePort()), DATABASE_URL: badUrl(await freePort()), PROFILER_SECRET: SECRET })
   await fetch(`${server.address}/robots.txt`)
   t.equal(await server.stop(), 0)

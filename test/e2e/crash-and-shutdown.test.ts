@@ -109,9 +109,16 @@ function slowRequest (address: string): { finish: () => void, answer: Promise<st
   return { finish: () => { socket.write(body.slice(8) + next) }, answer }
 }
 
+// The SIGTERM test's server is started at load, while the first test's starts (a start is seconds
+// of CPU); it waits, idle, until its test puts it under load.
+const sigtermEnv = databaseEnv(t)
+const sigtermServer = startServer(t, sigtermEnv)
+// A start that fails is said by the test that awaits it; no unhandled rejection before then.
+sigtermServer.catch(() => {})
+
 t.test('SIGTERM under load: in-flight requests complete and no answered profile is lost', async t => {
-  const env = databaseEnv(t)
-  const server = await startServer(t, env)
+  const env = sigtermEnv
+  const server = await sigtermServer
   const traffic = pollLoad(server.address, 4, LOAD)
   await waitFor(() => traffic.answers.length >= 100, { timeoutMs: 30_000, what: '100 answered requests' })
   const inFlight = slowRequest(server.address)

@@ -125,10 +125,18 @@ function checkErrorAnswer (t: Test, answer: RawAnswer, status: number, says: Reg
   }
 }
 
+// One real server for the two tests that need dist/server.js (a start is seconds of CPU under
+// tap's coverage hooks); each reads only its own requests' profiles and log lines.
+const realServer = startServer(t)
+// A start that fails is said by the test that awaits it; no unhandled rejection before then.
+realServer.catch(() => {})
+
 t.test('each class of request the parser rejects: the service\'s error answer, negotiated, with a profile', async t => {
-  const server = await startServer(t)
+  const server = await realServer
+  // The classes are independent requests, each reading its own profiles: a few side by side.
+  t.jobs = 3
   for (const rejection of CLASSES) {
-    await t.test(rejection.name, async t => {
+    t.test(rejection.name, { buffered: true }, async t => {
       for (const accept of ['application/json', 'text/html']) {
         const answer = await rawAnswer(server.address, rejection.bytes(accept))
         checkErrorAnswer(t, answer, rejection.status, rejection.says, accept === 'text/html')
@@ -204,7 +212,9 @@ t.test('a chunked body that turns malformed after its first chunk was read: Fast
 })
 
 t.test('a valid request pipelined before a malformed one in the same segment is answered first, logged and profiled', async t => {
-  const server = await startServer(t)
+  const server = await realServer
+  // The log lines of this test's requests (from the start of a line): the server answered the first test's before.
+  const logStart = server.log().lastIndexOf('\n') + 1
   const lookup = async (): Promise<string> => {
     const res = await fetch(`${server.address}/ccenter/getConseillerByCode`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"code":"ADV1001"}' })
     return ((await res.json()) as { lastSeenAt: string }).lastSeenAt
@@ -224,7 +234,7 @@ t.test('a valid request pipelined before a malformed one in the same segment is 
   t.match(await listedProfile(server, rejected.headers['x-debug-token'] ?? ''), { method: 'GET', url: 'http://localhost/x', status: 400 }, 'and so is the rejected one')
   // The poll Fastify logged as incoming is logged as completed too.
   const logLines = (): Array<{ msg: string, reqId?: string, req?: { url?: string } }> =>
-    server.log().split('\n').filter(line => line.startsWith('{')).map(line => JSON.parse(line) as { msg: string, reqId?: string, req?: { url?: string } })
+    server.log().slice(logStart).split('\n').filter(line => line.startsWith('{')).map(line => JSON.parse(line) as { msg: string, reqId?: string, req?: { url?: string } })
   const polls = logLines().filter(line => line.msg === 'incoming request' && line.req?.url === '/monitor/MonitorPooling').map(line => line.reqId)
   t.equal(polls.length, 1, 'the pipelined poll is logged as incoming')
   await waitFor(() => logLines().some(line => line.msg === 'request completed' && line.reqId === polls[0]), { what: 'the poll logged as completed' })
