@@ -7,7 +7,7 @@ import t, { type Test } from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { buildTestApp } from '../helpers/app.js'
 import { queryOn } from '../helpers/postgres.js'
-import { basicAuth, listProfiles, profileJson, statsJson } from '../helpers/profiler.js'
+import { listProfiles, profileJson, profilerHtml, statsJson } from '../helpers/profiler.js'
 import { storeEngines } from '../helpers/store-engines.js'
 import { waitFor } from '../helpers/wait-for.js'
 
@@ -62,15 +62,6 @@ async function storeText (env: Record<string, string>): Promise<string> {
 /** The requests the statistics count for /t/ok over the last hour, read as a page reads them (nothing flushed). */
 async function countedOk (app: FastifyInstance): Promise<number> {
   return (await app.profileStore.routeStats(Date.now(), 3_600_000)).routes.find(line => line.route === '/t/ok')?.count ?? 0
-}
-
-/** A profiler page as a browser gets it (HTML), after writing whatever is queued. */
-async function htmlPage (app: FastifyInstance, path: string): Promise<string> {
-  await app.profileStore.flush()
-  const secret = app.config.profilerSecret
-  const res = await app.inject({ url: `/_profiler${path}`, headers: { accept: 'text/html', ...(secret === null ? {} : { authorization: basicAuth(secret) }) } })
-  if (res.statusCode !== 200) throw new Error(`${path} answered ${res.statusCode}: ${res.body.slice(0, 500)}`)
-  return res.body
 }
 
 t.jobs = 2
@@ -132,9 +123,9 @@ for (const engine of engines) {
       const keptDurations = listed.filter(p => p.url.includes('/t/ok')).map(p => p.durationMs)
       t.ok(ok?.meanMs > 0 && ok?.maxMs >= Math.max(...keptDurations), 'the sampled route\'s durations counted')
 
-      t.match(await htmlPage(app, '/empty/search/results?limit=10'), 'Profiles kept by this instance: 1% of requests, and every error and slow request (over 50.0 ms)', 'the listing says what is kept')
-      t.match(await htmlPage(app, `/${listed[0]?.token ?? ''}`), 'Profiles kept by this instance: 1% of requests, and every error and slow request', 'each profile page says it')
-      t.match(await htmlPage(app, '/stats'), '<th class="num">Kept</th>', 'the statistics page has a Kept column')
+      t.match(await profilerHtml(app, '/empty/search/results?limit=10'), 'Profiles kept by this instance: 1% of requests, and every error and slow request (over 50.0 ms)', 'the listing says what is kept')
+      t.match(await profilerHtml(app, `/${listed[0]?.token ?? ''}`), 'Profiles kept by this instance: 1% of requests, and every error and slow request', 'each profile page says it')
+      t.match(await profilerHtml(app, '/stats'), '<th class="num">Kept</th>', 'the statistics page has a Kept column')
     })
 
     t.test('requests left out reach the statistics on their own, without a flush, once the first has waited statisticsDelayMs; a kept profile does not wait for them', async t => {
@@ -197,7 +188,7 @@ for (const engine of engines) {
       const all = await buildTestApp(t, await engine.fresh(t), testRoutes)
       for (let i = 0; i < 5; i++) t.type((await all.inject({ url: '/t/ok' })).headers['x-debug-token'], 'string')
       t.match((await statsJson(all)).routes.find(r => r.route === '/t/ok'), { count: 5, kept: 5 })
-      t.match(await htmlPage(all, '/empty/search/results?limit=10'), 'Profiles kept by this instance: every request')
+      t.match(await profilerHtml(all, '/empty/search/results?limit=10'), 'Profiles kept by this instance: every request')
     })
   })
 }
