@@ -90,9 +90,16 @@ export async function storeBytes (pool: pg.Pool | pg.PoolClient): Promise<number
   return Number(rows[0]?.bytes ?? 0)
 }
 
-/** Bytes the route statistics' tables take on disk, with their indexes and TOAST (their share of the bound counts these). */
-export async function statisticsBytes (pool: pg.Pool | pg.PoolClient): Promise<number> {
-  const { rows } = await pool.query<{ bytes: number | null }>(`SELECT sum(pg_total_relation_size(c.oid))::bigint AS bytes FROM pg_class c
-    WHERE c.relkind = 'r' AND c.relname = ANY ($1::text[])`, [[...STATISTICS_TABLES]])
-  return Number(rows[0]?.bytes ?? 0)
+/**
+ * The store's bytes (storeBytes) and those of the route statistics' tables among them (with their
+ * indexes and TOAST: their share of the bound counts these), in one pass over the catalogue. Each
+ * table's size is a look at the files of every fork of it, its indexes and its TOAST: the costliest
+ * statement retention runs (issue 38), so both figures come from one.
+ */
+export async function storeAndStatisticsBytes (client: pg.Pool | pg.PoolClient): Promise<{ store: number, statistics: number }> {
+  const { rows } = await client.query<{ store: number | null, statistics: number | null }>(`SELECT sum(s.bytes)::bigint AS store,
+      sum(s.bytes) FILTER (WHERE s.relname = ANY ($2::text[]))::bigint AS statistics
+    FROM (SELECT c.relname, pg_total_relation_size(c.oid) AS bytes FROM pg_class c
+      WHERE c.relkind = 'r' AND (c.relname ~ '^(profiles|profile_data)_p[0-9]+$' OR c.relname = ANY ($1::text[]))) s`, [SIDE_TABLES, [...STATISTICS_TABLES]])
+  return { store: Number(rows[0]?.store ?? 0), statistics: Number(rows[0]?.statistics ?? 0) }
 }

@@ -2,7 +2,7 @@ import type pg from 'pg'
 import type { RetentionLimits } from '../contract.js'
 import { inTransaction } from '../../../../lib/postgres/pool.js'
 import { ID_SLOTS_PER_MS } from '../../profile.js'
-import { PROFILE_SIDE_TABLES, SIDE_TABLES, statisticsBytes, storeBytes, type Partition, type Partitions } from './partitions.js'
+import { PROFILE_SIDE_TABLES, SIDE_TABLES, storeAndStatisticsBytes, type Partition, type Partitions } from './partitions.js'
 import { coarsenStatistics, deleteExpiredRollups } from './rollups.js'
 import { countExcess, firstKeptId, floorWithinBytes, PRUNE_BATCH as BATCH, profilesBytesTarget, Retention, rowsOver, STATISTICS_STAMP_MAX_AGE_MS, statisticsShare } from '../retention-policy.js'
 import { BoundReporter } from '../store-bound.js'
@@ -19,6 +19,13 @@ const STATISTICS_MEASURE_MS = 10_000
  */
 const NEWEST_PANEL_BYTES_SQL = `SELECT coalesce(avg(octet_length(d.panels)), 0)::float8 AS bytes
   FROM (SELECT id, token FROM profiles ORDER BY id DESC LIMIT ${BATCH}) p JOIN profile_data d ON d.token = p.token AND d.id = p.id`
+/**
+ * The share of the bytes left under the target, as last measured, that the writer's batches may
+ * take before makeRoom measures the store again (a quarter: instances sharing the store each take
+ * theirs from the same figure, and the statistics grow meanwhile). Measured before every batch, the
+ * store's size was most of the database server's CPU at a low sampling rate (issue 38).
+ */
+const ROOM_SHARE = 0.25
 /** How long a VACUUM FULL waits for its table's lock before it leaves the table for a later turn (ms). */
 const COMPACT_LOCK_TIMEOUT_MS = 1000
 /**
@@ -77,6 +84,9 @@ async function liveStatistics (client: pg.PoolClient, bytes: number): Promise<{ 
 const PRUNED_COLUMNS = 'id, token'
 interface PrunedRow { id: number, token: string }
 
+/** The store's bytes and the route statistics' among them (storeAndStatisticsBytes). */
+type StoreBytes = Awaited<ReturnType<typeof storeAndStatisticsBytes>>
+
 export interface RetentionEvents {
   /** Profiles pruned (their tokens are free again), with the stored count after. */
   onDeleted: (tokens: string[], count: number) => void
@@ -100,6 +110,12 @@ export class PostgresRetention extends Retention {
    * reached and vacuumed, and the count held when the store's space was last rewritten (reclaim).
    */
   private budget: { count: number, floor: number, reached: boolean, settledBytes: number | undefined, reclaimedAt: number | undefined } | undefined
+  /**
+   * While no count is held: the bytes the writer's batches may still take before the store is
+   * measured again (ROOM_SHARE of what was left under the target), and the bytes a profile took
+   * then; undefined: measured before the next batch (makeRoom).
+   */
+  private room: { bytes: number, perProfile: number } | undefined
   /** A rewrite of the profiles' tables is due after this step's transaction (reclaim). */
   private reclaimDue = false
   /** A background step rewrites no sooner than this (RECLAIM_SPACING times the last rewrite's length after it). */
@@ -136,6 +152,9 @@ export class PostgresRetention extends Retention {
    * while another instance (or this one) holds the lock; an asked-for one (`wait`) waits for it.
    */
   async step (now = Date.now(), { wait = false } = {}): Promise<boolean> {
+    // The store's bytes, measured once in the step (when it gets that far) and used by all that
+    // follows: nothing the step deletes comes before what reads them.
+    let measured: StoreBytes | undefined
     const removed = await inTransaction(this.pool, async client => {
       if (wait) {
         await client.query('SELECT pg_advisory_xact_lock($1)', [RETENTION_LOCK])
@@ -152,8 +171,9 @@ export class PostgresRetention extends Retention {
       // The statistics stamps of stopped sources (a handful of rows, read whole).
       const staleStamps = await client.query('DELETE FROM profile_statistics_stamps WHERE written_ms < $1', [now - STATISTICS_STAMP_MAX_AGE_MS])
       if ((staleStamps.rowCount ?? 0) > 0) return true
+      measured = await this.measure(client)
       // Their share of the bytes: coarsened, never paid for with profiles.
-      if (await this.coarsen(client, now)) return true
+      if (await this.coarsen(client, now, measured.statistics)) return true
       const partitions = await this.partitions.list(client)
       const oldest = partitions[0]
       if (oldest === undefined) return await this.sweepTokens(client)
@@ -171,7 +191,8 @@ export class PostgresRetention extends Retention {
         if (oldest.highId <= currentLow && await this.countOf(client, oldest) <= excess) return await this.dropPartition(client, oldest)
         return await this.deleteOldest(client, Number.MAX_SAFE_INTEGER, Math.min(excess, BATCH))
       }
-      const { profiles, target } = await this.profilesBytes(client)
+      const { profiles, target } = this.profilesBytes(measured)
+      this.measuredRoom(profiles, target)
       if (profiles <= target) return await this.sweepTokens(client)
       // A past partition goes whole when at least half of the profiles stay; else the oldest rows go.
       if (oldest.highId <= currentLow && await this.countOf(client, oldest) <= this.count / 2) return await this.dropPartition(client, oldest)
@@ -192,18 +213,34 @@ export class PostgresRetention extends Retention {
       this.reclaimDue = false
       return true
     }
-    if (this.deletedSinceVacuum > 0 && (!removed || Date.now() - this.lastVacuum >= VACUUM_EVERY_MS)) await this.vacuum()
-    if (!removed && !this.stopped) await this.checkBound()
+    if (this.deletedSinceVacuum > 0 && (!removed || Date.now() - this.lastVacuum >= VACUUM_EVERY_MS)) {
+      await this.vacuum()
+      measured = undefined // a VACUUM may have given pages back
+    }
+    if (!removed && !this.stopped) await this.checkBound(measured)
     return removed
   }
 
+  /** The store's bytes and the statistics' among them, now (one statement: storeAndStatisticsBytes). */
+  private async measure (client: pg.Pool | pg.PoolClient): Promise<StoreBytes> {
+    const bytes = await storeAndStatisticsBytes(client)
+    this.statistics.bytes = bytes.statistics
+    return bytes
+  }
+
   /** The bytes of everything but the statistics (the profiles and what goes with them), and their target (profilesBytesTarget). */
-  private async profilesBytes (client: pg.Pool | pg.PoolClient): Promise<{ profiles: number, target: number }> {
-    // One after the other: on a pool client two queries at once are deprecated in node-postgres (pg@9 refuses them).
-    const bytes = await storeBytes(client)
-    const statistics = await statisticsBytes(client)
-    this.statistics.bytes = statistics
-    return { profiles: bytes - statistics, target: profilesBytesTarget(this.limits, statistics) }
+  private profilesBytes (bytes: StoreBytes): { profiles: number, target: number } {
+    return { profiles: bytes.store - bytes.statistics, target: profilesBytesTarget(this.limits, bytes.statistics) }
+  }
+
+  /** profilesBytes, measured now. */
+  private async profilesBytesNow (client: pg.Pool | pg.PoolClient): Promise<{ profiles: number, target: number }> {
+    return this.profilesBytes(await this.measure(client))
+  }
+
+  /** The room the writer's batches have from a measurement of the profiles' bytes (none while a count is held). */
+  private measuredRoom (profiles: number, target: number): void {
+    this.room = this.budget === undefined ? { bytes: Math.max(0, target - profiles) * ROOM_SHARE, perProfile: profiles / Math.max(1, this.count) } : undefined
   }
 
   /**
@@ -215,10 +252,10 @@ export class PostgresRetention extends Retention {
    * count taken once and lowered by this instance's own deletes missed the others' (two instances
    * deleted six times what one does: statistics-shared-store).
    */
-  private async coarsen (client: pg.PoolClient, now: number): Promise<boolean> {
+  private async coarsen (client: pg.PoolClient, now: number, bytes: number): Promise<boolean> {
     const { statistics } = this
     const share = statisticsShare(this.limits)
-    statistics.bytes = await statisticsBytes(client)
+    statistics.bytes = bytes
     if (statistics.bytes <= share.start) {
       statistics.coarsening = false
       statistics.deleted = false
@@ -248,8 +285,8 @@ export class PostgresRetention extends Retention {
   }
 
   /** Tells whether the store is over its bound with nothing left that retention may delete, and why (BoundReporter: when that changes, or its bytes moved). */
-  private async checkBound (): Promise<void> {
-    const [used, statistics] = await Promise.all([storeBytes(this.pool), statisticsBytes(this.pool)])
+  private async checkBound (measured: StoreBytes | undefined): Promise<void> {
+    const { store: used, statistics } = measured ?? await this.measure(this.pool)
     this.bound.check({ used, statistics, profiles: this.count, limits: this.limits })
   }
 
@@ -257,15 +294,27 @@ export class PostgresRetention extends Retention {
    * Before the writer inserts `incoming` profiles: when they would take the bytes over the target,
    * the count that fits is held from then on. The oldest rows that exceed it are deleted (own
    * transaction, under the pruning lock) and vacuumed before the batch is written, so that the
-   * batch reuses their space instead of growing the tables.
+   * batch reuses their space instead of growing the tables. Far under the target, the store is not
+   * measured before every batch: the batches take their bytes out of the room the last measurement
+   * left (ROOM_SHARE of the bytes under the target), and it is measured again once that is used up.
    */
   async makeRoom (incoming: number, incomingPanelBytes = 0): Promise<void> {
     if (incoming === 0) return
     // The bytes per profile are told apart from the empty store's only once it holds a batch's worth.
     if (this.budget === undefined && this.count >= incoming) {
-      const { profiles: bytes, target } = await this.profilesBytes(this.pool)
-      const perProfile = Math.max(bytes / this.count, incomingPanelBytes / incoming)
-      if (bytes + incoming * perProfile <= target) return
+      const incomingPerProfile = incomingPanelBytes / incoming
+      const room = this.room
+      const taken = room === undefined ? Infinity : incoming * Math.max(room.perProfile, incomingPerProfile)
+      if (room !== undefined && taken <= room.bytes) {
+        room.bytes -= taken
+        return
+      }
+      const { profiles: bytes, target } = await this.profilesBytesNow(this.pool)
+      const perProfile = Math.max(bytes / this.count, incomingPerProfile)
+      if (bytes + incoming * perProfile <= target) {
+        this.measuredRoom(bytes + incoming * perProfile, target)
+        return
+      }
       this.holdAt(Math.floor(target / perProfile))
     }
     const budget = this.budget
@@ -317,6 +366,7 @@ export class PostgresRetention extends Retention {
     // The floor, three quarters of the first count held (itself 90% of what fits): the store never
     // falls below half of what fits, whatever else holds the bytes (half dipped under load: issue 20).
     this.budget = { count, floor: Math.ceil(count * 3 / 4), reached: false, settledBytes: undefined, reclaimedAt: undefined }
+    this.room = undefined
   }
 
   /**
@@ -384,7 +434,7 @@ export class PostgresRetention extends Retention {
     // Tables left (a lock not had in time): the bytes are not yet what the count takes; tried again.
     if (rewritten === undefined || rewritten < tables.length) return false
     if (this.budget === undefined) return true
-    const { profiles, target } = await this.profilesBytes(this.pool)
+    const { profiles, target } = await this.profilesBytesNow(this.pool)
     const held = await this.held(this.pool, target)
     this.budget.settledBytes = profiles
     this.budget.reclaimedAt = held.count
@@ -474,7 +524,19 @@ export class PostgresRetention extends Retention {
     }
     // The first vacuum once the held count is reached: the bytes now are what that count takes.
     const budget = this.budget
-    if (budget?.reached === true && budget.settledBytes === undefined) budget.settledBytes = (await this.profilesBytes(this.pool)).profiles
+    if (budget?.reached === true && budget.settledBytes === undefined) budget.settledBytes = (await this.profilesBytesNow(this.pool)).profiles
+  }
+
+  /**
+   * After the writer stored `profiles`: counted, and the next step runs now when a bound may need
+   * it (the count over its bound, a count held for the bytes, the room to the byte target used up),
+   * so that a burst is pruned as it arrives. Otherwise it runs at its interval: a step after every
+   * batch measured the store's size and read its counts several times a batch, most of the
+   * database server's CPU at a low sampling rate (issue 38); makeRoom keeps the bytes before each batch.
+   */
+  written (profiles: number): void {
+    this.count += profiles
+    if (profiles > 0 && (countExcess(this.limits, this.count) > 0 || this.budget !== undefined || this.room === undefined)) this.wake()
   }
 
   /** Steps until every bound holds (waiting for the lock, not skipping); returns the steps taken. */

@@ -305,8 +305,7 @@ export class PostgresWriter implements StoreWriter {
       await addToCounts(client, this.partitions, stored.map(p => p.id), 1)
       return stored.length
     })
-    this.retention.count += written
-    if (written > 0) this.retention.wake()
+    this.retention.written(written)
     // The batch is stored: failing to look at the claims now must not make it be written again.
     await this.passOnClaims().catch(() => {})
     return { written, rejected }
