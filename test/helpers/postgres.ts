@@ -62,3 +62,26 @@ export async function queryOn (url: string, sql: string, params: unknown[] = [])
     await client.end()
   }
 }
+
+export interface StatementCounts {
+  /** Forgets the counts so far (every database of the cluster). */
+  reset: () => Promise<void>
+  /** Each statement `database` ran since the last reset (normalised: parameters as $n), with its calls. */
+  read: () => Promise<Array<{ query: string, calls: number }>>
+}
+
+/**
+ * Turns pg_stat_statements on in this cluster (it must be preloaded: the cluster restarts), so that a
+ * test can count the statements the service runs in `database`; a call is counted as it ends.
+ */
+export async function countStatements (cluster: PostgresCluster, database: string): Promise<StatementCounts> {
+  await cluster.query("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'")
+  await cluster.stop()
+  await cluster.start()
+  await cluster.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
+  return {
+    reset: async () => { await cluster.query('SELECT pg_stat_statements_reset()') },
+    read: async () => (await cluster.query<{ query: string, calls: string }>(`SELECT s.query, s.calls FROM pg_stat_statements s
+      JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1`, [database])).map(row => ({ query: row.query, calls: Number(row.calls) }))
+  }
+}
