@@ -529,8 +529,9 @@ export class PostgresRetention extends Retention {
 
   /**
    * After the writer stored `profiles`: counted, and the next step runs now when a bound may need
-   * it (the count over its bound, a count held for the bytes, the room to the byte target used up),
-   * so that a burst is pruned as it arrives. Otherwise it runs at its interval: a step after every
+   * it (the count over its bound, a count held for the bytes, or no room measured yet: makeRoom
+   * measures again when the room is used up, and holds a count when a batch does not fit), so that
+   * a burst is pruned as it arrives. Otherwise it runs at its interval: a step after every
    * batch measured the store's size and read its counts several times a batch, most of the
    * database server's CPU at a low sampling rate (issue 38); makeRoom keeps the bytes before each batch.
    */
