@@ -30,9 +30,12 @@ function walkValue (value: unknown, walk: Walk): void {
     } else if (ArrayBuffer.isView(item)) {
       walk.bytes += item.byteLength
     } else if (typeof item === 'object' && item !== null) {
-      for (const [key, child] of Object.entries(item)) {
+      // for-in over own keys: Object.entries would make an array for every pair (an allocation a value).
+      const record = item as Record<string, unknown>
+      for (const key in record) {
+        if (!Object.hasOwn(record, key)) continue
         walk.bytes += key.length
-        stack.push(child)
+        stack.push(record[key])
       }
     }
   }

@@ -119,15 +119,13 @@ function timedDone (done: Hook, times: HookTimes, at: number): Hook {
 }
 
 /** One timed run of a hook: its start now, its end when it calls done, settles its promise or throws. */
-function timedRun (fn: Hook, self: unknown, arity: number, a: unknown, b: unknown, c: unknown, d: unknown, times: HookTimes, site: HookSite, isAsync: boolean): unknown {
+function timedRun (fn: Hook, self: unknown, arity: number, a: unknown, b: unknown, c: unknown, d: unknown, times: HookTimes, site: HookSite): unknown {
   const at = begin(times, site)
   if (at < 0) return callHook(fn, self, arity, a, b, c, d)
-  // Fastify passes its `done` last to every lifecycle hook (not to the handler); an async hook ends with its promise.
-  if (!isAsync) {
-    if (arity === 3 && typeof c === 'function') c = timedDone(c as Hook, times, at)
-    else if (arity === 4 && typeof d === 'function') d = timedDone(d as Hook, times, at)
-    else if (arity === 2 && typeof b === 'function') b = timedDone(b as Hook, times, at)
-  }
+  // Fastify passes its `done` last to every lifecycle hook (not to the handler).
+  if (arity === 3 && typeof c === 'function') c = timedDone(c as Hook, times, at)
+  else if (arity === 4 && typeof d === 'function') d = timedDone(d as Hook, times, at)
+  else if (arity === 2 && typeof b === 'function') b = timedDone(b as Hook, times, at)
   let result: unknown
   try {
     result = callHook(fn, self, arity, a, b, c, d)
@@ -159,10 +157,10 @@ const ARITY: Readonly<Record<string, 2 | 3 | 4>> = {
 }
 
 /** A run of a hook on a request that is drawn or not drawn yet: timed when the draw keeps it. */
-function drawnRun (fn: Hook, self: unknown, arity: number, a: unknown, b: unknown, c: unknown, d: unknown, site: HookSite, isAsync: boolean): unknown {
+function drawnRun (fn: Hook, self: unknown, arity: number, a: unknown, b: unknown, c: unknown, d: unknown, site: HookSite): unknown {
   const times = timesOf(a as FastifyRequest)
   if (times === null) return callHook(fn, self, arity, a, b, c, d)
-  return timedRun(fn, self, arity, a, b, c, d, times, site, isAsync)
+  return timedRun(fn, self, arity, a, b, c, d, times, site)
 }
 
 /**
@@ -171,19 +169,37 @@ function drawnRun (fn: Hook, self: unknown, arity: number, a: unknown, b: unknow
  * hook's first argument) read first: a run of a request left out allocates nothing here and is one
  * call more.
  */
-function timedCall (fn: Hook, site: HookSite, arity: number, isAsync: boolean): Hook {
+function timedCall (fn: Hook, site: HookSite, arity: number): Hook {
   if (arity === 2) {
     return function timedHook (this: unknown, a: unknown, b: unknown): unknown {
-      return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b) : drawnRun(fn, this, 2, a, b, undefined, undefined, site, isAsync)
+      return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b) : drawnRun(fn, this, 2, a, b, undefined, undefined, site)
     }
   }
   if (arity === 3) {
     return function timedHook (this: unknown, a: unknown, b: unknown, c: unknown): unknown {
-      return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b, c) : drawnRun(fn, this, 3, a, b, c, undefined, site, isAsync)
+      return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b, c) : drawnRun(fn, this, 3, a, b, c, undefined, site)
     }
   }
   return function timedHook (this: unknown, a: unknown, b: unknown, c: unknown, d: unknown): unknown {
-    return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b, c, d) : drawnRun(fn, this, 4, a, b, c, d, site, isAsync)
+    return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b, c, d) : drawnRun(fn, this, 4, a, b, c, d, site)
+  }
+}
+
+/**
+ * An async hook's wrapper (an async function, as the hook is): the run ends where the wrapper's
+ * own await of the hook's promise resumes, resolved or rejected, so a timed run makes no promise or
+ * closure beyond the wrapper's own.
+ */
+function timedAsync (fn: Hook, site: HookSite, arity: number): Hook {
+  return async function timedHook (this: unknown, a: unknown, b: unknown, c: unknown, d: unknown): Promise<unknown> {
+    const times = (a as FastifyRequest).profilerDrawn === false ? null : timesOf(a as FastifyRequest)
+    const at = times === null ? -1 : begin(times, site)
+    if (times === null || at < 0) return await callHook(fn, this, arity, a, b, c, d)
+    try {
+      return await callHook(fn, this, arity, a, b, c, d)
+    } finally {
+      finish(times, at)
+    }
   }
 }
 
@@ -196,10 +212,7 @@ function timedCall (fn: Hook, site: HookSite, arity: number, isAsync: boolean): 
 function timed (fn: Hook, site: HookSite): Hook {
   if (wrappers.has(fn)) return fn
   const isAsync = fn instanceof AsyncFunction
-  const call = timedCall(fn, site, ARITY[site.hook] ?? 4, isAsync)
-  const wrapper = isAsync
-    ? async function timedHook (this: unknown, a: unknown, b: unknown, c: unknown, d: unknown): Promise<unknown> { return await call.call(this, a, b, c, d) }
-    : call
+  const wrapper = isAsync ? timedAsync(fn, site, ARITY[site.hook] ?? 4) : timedCall(fn, site, ARITY[site.hook] ?? 4)
   // The wrapper takes the arguments Fastify passes to this kind of hook; it says it takes as many as the hook does.
   Object.defineProperty(wrapper, 'length', { value: fn.length })
   Object.defineProperty(wrapper, 'name', { value: fn.name })
