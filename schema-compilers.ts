@@ -7,12 +7,46 @@ import { SerializerSelector } from '@fastify/fast-json-stringify-compiler'
 
 type SerializerFactory = ReturnType<typeof SerializerSelector>
 type Serializer = ReturnType<ReturnType<SerializerFactory>>
+type ValidatorFactory = ReturnType<typeof AjvCompiler>
+type Validator = ReturnType<ReturnType<ValidatorFactory>>
+
+/**
+ * Each route's validator compiled at its first use rather than when the app starts: most of the
+ * profiler's ~100 routes are never called by a given process, and compiling them all was about a
+ * fifth of a start's CPU. Fastify reads a failed validation's `errors` from the function it holds.
+ */
+function lazyValidators (factory: ValidatorFactory): ValidatorFactory {
+  return (externalSchemas, options) => {
+    const build = factory(externalSchemas, options)
+    return route => {
+      let compiled: Validator | null = null
+      const validate = function (this: unknown, ...args: unknown[]): unknown {
+        compiled ??= build(route)
+        const result = (compiled as (...a: unknown[]) => unknown).apply(this, args)
+        ;(validate as { errors?: unknown }).errors = (compiled as { errors?: unknown }).errors
+        return result
+      }
+      return validate as unknown as Validator
+    }
+  }
+}
+
+/** Each route's serializer compiled at its first use (see lazyValidators). */
+function lazySerializers (factory: SerializerFactory): SerializerFactory {
+  return (externalSchemas, options) => {
+    const build = factory(externalSchemas, options)
+    return route => {
+      let compiled: Serializer | null = null
+      return (data => (compiled ??= build(route))(data)) as Serializer
+    }
+  }
+}
 
 /**
  * Ajv keeps what it compiled by schema object. Fastify calls a compiler of our own "custom" and
  * then leaves header schemas as written: the routes have none.
  */
-export const validatorCompiler = AjvCompiler()
+export const validatorCompiler = lazyValidators(AjvCompiler())
 
 /**
  * fast-json-stringify keeps nothing: the serializer of each response schema object is kept here,
@@ -37,4 +71,4 @@ function sharedSerializerCompiler (): SerializerFactory {
   }
 }
 
-export const serializerCompiler = sharedSerializerCompiler()
+export const serializerCompiler = lazySerializers(sharedSerializerCompiler())
