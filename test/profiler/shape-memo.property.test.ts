@@ -157,3 +157,36 @@ t.test('the memo stays within its bounds under 100k distinct values, names and t
   }), { numRuns: 50, seed: 3802 })
   t.pass('and under generated hostile texts')
 })
+
+t.test('statements and messages with any whitespace: the timeline flattens and the db panel names them as the expressions do', async t => {
+  const spaces = fc.constantFrom(' ', '  ', '\t', '\n', '\r\n', '\v', '\f', '\u00a0', '\u1680', '\u2003', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff', '\u180e', '\u200b')
+  const word = fc.oneof(fc.constantFrom('SELECT', 'select', 'with', 'x', '*', '(1)', 'é', '中', '😀', '?', '$1', '--c'), fc.string({ maxLength: 4 }))
+  const text = fc.array(fc.oneof(spaces, word), { maxLength: 14 }).map(parts => parts.join(''))
+  const flat = (s: string): string => {
+    const f = s.replace(/\s+/g, ' ').trim()
+    return f.length > 160 ? `${f.slice(0, 159)}…` : f
+  }
+  const redactor = new Redactor()
+  fc.assert(fc.property(fc.array(text, { minLength: 1, maxLength: 4 }), text, (sqls, message) => {
+    const capture = captureOf([message, ...sqls], {
+      method: 'GET', url: 0, query: [], headers: [], responseHeaders: [], body: undefined, response: undefined, error: null,
+      statements: sqls.map((_sql, i) => ({ sql: i + 1, params: [], error: null })),
+      lines: [{ message: 0, args: [], fields: undefined }]
+    }, 1)
+    const { panels } = shapeProfile(capture, redactor) as { panels: Record<string, any> }
+    const statements: Array<{ sql: string, kind: string }> = panels.db.statements
+    const items: Array<{ kind: string, name: string }> = panels.timeline.items
+    statements.forEach(statement => {
+      const kind = /^\s*([A-Za-z]+)/.exec(statement.sql)?.[1]?.toUpperCase() ?? ''
+      if (statement.kind !== kind) throw new Error(`kind ${JSON.stringify(statement.kind)} of ${JSON.stringify(statement.sql)}, not ${JSON.stringify(kind)}`)
+    })
+    const names = items.filter(item => item.kind === 'statement').map(item => item.name)
+    const expected = statements.map(statement => flat(statement.sql))
+    if (JSON.stringify(names) !== JSON.stringify(expected)) throw new Error(`${JSON.stringify(names)} not ${JSON.stringify(expected)}`)
+    const logged = panels.timeline.logs.map((line: { message: string }) => line.message)
+    const expectedLines = panels.logs.lines.map((line: { message: string }) => flat(line.message))
+    if (JSON.stringify(logged) !== JSON.stringify(expectedLines)) throw new Error(`${JSON.stringify(logged)} not ${JSON.stringify(expectedLines)}`)
+    return true
+  }), { numRuns: 1000, seed: 3803 })
+  t.pass('1000 generated statements and messages')
+})
