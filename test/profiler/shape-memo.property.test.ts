@@ -61,7 +61,12 @@ const captureShape = fc.record({
   error: fc.option(fc.tuple(at, at), { nil: null })
 })
 
-function captureOf (texts: string[], shape: typeof captureShape extends fc.Arbitrary<infer S> ? S : never, n: number): RequestCapture {
+type CaptureShape = typeof captureShape extends fc.Arbitrary<infer S> ? S : never
+
+/** A capture shape with nothing in it but its URL (the tests add what they check). */
+const NOTHING: CaptureShape = { method: 'GET', url: 0, query: [], headers: [], responseHeaders: [], body: undefined, response: undefined, error: null, statements: [], lines: [] }
+
+function captureOf (texts: string[], shape: CaptureShape, n: number): RequestCapture {
   const text = (i: number): string => texts[i % texts.length] ?? ''
   const object = (pairs: Array<[string, number]>): Record<string, string> => Object.fromEntries(pairs.map(([key, i]) => [key, text(i)]))
   const value = (v: { i: number } | number | null): unknown => v !== null && typeof v === 'object' ? text(v.i) : v
@@ -168,11 +173,12 @@ t.test('statements and messages with any whitespace: the timeline flattens and t
   }
   const redactor = new Redactor()
   fc.assert(fc.property(fc.array(text, { minLength: 1, maxLength: 4 }), text, (sqls, message) => {
-    const capture = captureOf([message, ...sqls], {
-      method: 'GET', url: 0, query: [], headers: [], responseHeaders: [], body: undefined, response: undefined, error: null,
+    const shape = {
+      ...NOTHING,
       statements: sqls.map((_sql, i) => ({ sql: i + 1, params: [], error: null })),
       lines: [{ message: 0, args: [], fields: undefined }]
-    }, 1)
+    }
+    const capture = captureOf([message, ...sqls], shape, 1)
     const { panels } = shapeProfile(capture, redactor) as { panels: Record<string, any> }
     const statements: Array<{ sql: string, kind: string }> = panels.db.statements
     const items: Array<{ kind: string, name: string }> = panels.timeline.items
