@@ -6,6 +6,7 @@
 //   keep (field values, header values, the URL, error messages, stack traces).
 
 import type { Config } from '../config.js'
+import { BoundedMemo } from './bounded-memo.js'
 
 export const REDACTED = '[redacted]'
 const REDACTED_IN_URL = encodeURIComponent(REDACTED)
@@ -170,18 +171,51 @@ export function redactionRules (config: Pick<Config, 'profilerRedactHeaders' | '
   }
 }
 
+/**
+ * The writer thread's memos (RedactorOptions.memo): the texts that needed the full scan and the
+ * names judged, ~10k of each. Longer texts are scanned each time; the character bounds hold the
+ * memo of texts under ~2 MiB and that of names under ~256 KiB (UTF-16), whatever the inputs.
+ */
+export const TEXT_MEMO = { entries: 10_000, chars: 1024 * 1024, maxKeyChars: 2048 }
+export const NAME_MEMO = { entries: 10_000, chars: 128 * 1024, maxKeyChars: 128 }
+
+export interface RedactorOptions {
+  /**
+   * Remember what was judged (bounded: TEXT_MEMO, NAME_MEMO), for a redactor that sees the same
+   * texts over and over (the writer thread's). The output is the same with or without: a text's
+   * redaction depends on the text and the rules alone.
+   */
+  memo?: boolean
+}
+
 export class Redactor {
   private readonly secretHeaders: Set<string>
   private readonly extraFields: string[]
   private readonly secretValues: RegExp[]
+  private readonly scanned: BoundedMemo<string> | null
+  private readonly names: BoundedMemo<boolean> | null
 
-  constructor (rules: RedactionRules = {}) {
+  constructor (rules: RedactionRules = {}, options: RedactorOptions = {}) {
     this.secretHeaders = new Set([...SECRET_HEADERS, ...(rules.headers ?? []).map(name => name.toLowerCase())])
     this.extraFields = (rules.fields ?? []).map(name => name.toLowerCase())
     this.secretValues = (rules.values ?? []).filter(value => value !== '').map(spellingsOf)
+    this.scanned = options.memo === true ? new BoundedMemo<string>(TEXT_MEMO, value => value.length) : null
+    this.names = options.memo === true ? new BoundedMemo<boolean>(NAME_MEMO) : null
+  }
+
+  /** Entries and characters the memos hold now (RedactorOptions.memo; zero without). */
+  memoSize (): { entries: number, chars: number } {
+    return {
+      entries: (this.scanned?.size ?? 0) + (this.names?.size ?? 0),
+      chars: (this.scanned?.chars ?? 0) + (this.names?.chars ?? 0)
+    }
   }
 
   isSecretName (name: string): boolean {
+    return this.names === null ? this.judgeName(name) : this.names.get(name, this.judgeName)
+  }
+
+  private readonly judgeName = (name: string): boolean => {
     if (isSecretName(name)) return true
     if (this.extraFields.length === 0) return false
     const lower = name.toLowerCase()
@@ -208,6 +242,11 @@ export class Redactor {
 
   private scan (text: string): string {
     if (!mayHoldSecret(text)) return text
+    return this.scanned === null ? this.scanFully(text) : this.scanned.get(text, this.scanFully)
+  }
+
+  /** The text with every value-shaped secret and secret-named pair's value replaced (the one pass of SECRET_TEXT). */
+  private readonly scanFully = (text: string): string => {
     return text.replace(SECRET_TEXT, (match: string, name: string | undefined, value: string | undefined, password: string | undefined) => {
       if (password !== undefined) {
         // As a database URL shows it (lib/postgres/url.ts): the user kept, the password ***.

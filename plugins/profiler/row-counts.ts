@@ -39,9 +39,11 @@ export type RowCountColumns = { [K in RowCountField as Counts[K]['column']]: num
 
 const FIELDS = Object.keys(ROW_COUNTS) as RowCountField[]
 
-/** Every count at 0 (a profile no panel gave a count). */
+const NO_ROW_COUNTS = Object.fromEntries(FIELDS.map(field => [field, 0])) as RowCounts
+
+/** Every count at 0 (a profile no panel gave a count): a new object each call (the writer fills it in). */
 export function noRowCounts (): RowCounts {
-  return Object.fromEntries(FIELDS.map(field => [field, 0])) as RowCounts
+  return { ...NO_ROW_COUNTS }
 }
 
 /** The columns, in declaration order (the writers' INSERT lists). */

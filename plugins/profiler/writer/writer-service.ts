@@ -32,7 +32,8 @@ export function startWriterService (settings: WriterSettings, send: (message: Wr
     onBound: (reason: string | null) => { send({ type: 'bound', reason }) }
   }
   let store: StoreWriter | null = null
-  const redactor = new Redactor(settings.redaction)
+  // Remembers what it judged: the same headers, statements and URLs come back profile after profile.
+  const redactor = new Redactor(settings.redaction, { memo: true })
   // Profiles just stored are sent out as traces from here, never holding up the next write.
   const profileExport = settings.export === undefined ? null : startProfileExport(settings.export, state => { send({ type: 'export', state }) }, state => { send({ type: 'export', state, first: true }) })
   // Collected at the first capture (a failure is reported, and the profiles go without them).

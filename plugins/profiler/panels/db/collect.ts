@@ -1,21 +1,36 @@
 // Runs in the writer thread: the request's captured statements, redacted and rounded.
+import { BoundedMemo } from '../../../../lib/bounded-memo.js'
 import { REDACTED, type Redactor } from '../../../../lib/redact.js'
 import type { CapturedStatement, CapturedStatements } from '../../../../lib/statement-log.js'
 import type { CollectContext } from '../panel.js'
 import type { DbData, DbStatement, Param } from './schema.js'
 import { roundMs } from '../../units.js'
 
-/** The statement's first word: SELECT, INSERT, UPDATE, WITH, PRAGMA... */
+/** \s as a regular expression reads it, for one UTF-16 code unit. */
+const isSpace = (c: number): boolean => c === 32 || (c >= 9 && c <= 13) || (c >= 0xa0 && /\s/.test(String.fromCharCode(c)))
+const isLetter = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
+
+/** The statement's first word (ASCII letters after any whitespace): SELECT, INSERT, UPDATE, WITH, PRAGMA... */
 function kindOf (sql: string): string {
-  return /^\s*([A-Za-z]+)/.exec(sql)?.[1]?.toUpperCase() ?? ''
+  let start = 0
+  while (start < sql.length && isSpace(sql.charCodeAt(start))) start++
+  let end = start
+  while (end < sql.length && isLetter(sql.charCodeAt(end))) end++
+  return sql.slice(start, end).toUpperCase()
 }
+
+/**
+ * placeholderNames of the SQL texts seen lately (a statement's text comes back request after
+ * request), bounded whatever the texts: lib/bounded-memo.ts.
+ */
+const placeholderMemo = new BoundedMemo<ReadonlyMap<number, string>>({ entries: 2000, chars: 512 * 1024, maxKeyChars: 4096 }, names => names.size * 16)
 
 /**
  * The column each positional placeholder is compared with or assigned to (`code = ?`,
  * `last_seen_at = $1`), by position: a parameter named like a secret (`password = ?`) is redacted
  * as a field of that name would be. Placeholders without such a column have no name.
  */
-function placeholderNames (sql: string): Map<number, string> {
+function placeholderNames (sql: string): ReadonlyMap<number, string> {
   const names = new Map<number, string>()
   let ordinal = 0
   for (const match of sql.matchAll(/(?:([A-Za-z_][\w]*)["`\]]?\s*(?:=|<>|!=|<=|>=|<|>)\s*)?(?:\?(\d*)|\$(\d+))/g)) {
@@ -25,6 +40,8 @@ function placeholderNames (sql: string): Map<number, string> {
   }
   return names
 }
+
+const NO_NAMES: ReadonlyMap<number, string> = new Map()
 
 /** A parameter as the page shows it: plain values kept, anything else described (and never runnable). */
 function plain (value: unknown): { value: Param, plain: boolean } {
@@ -49,7 +66,7 @@ function shapeParams (sql: string, params: unknown, redactor: Redactor): { param
     return safe
   }
   if (Array.isArray(params)) {
-    const names = params.length === 0 ? new Map<number, string>() : placeholderNames(sql)
+    const names = params.length === 0 ? NO_NAMES : placeholderMemo.get(sql, placeholderNames)
     return { params: params.map((value, index) => one(value, names.get(index))), redacted }
   }
   if (params !== null && typeof params === 'object') {
