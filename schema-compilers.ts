@@ -12,8 +12,8 @@ type Validator = ReturnType<ReturnType<ValidatorFactory>>
 
 /**
  * Each route's validator compiled at its first use rather than when the app starts: most of the
- * profiler's ~100 routes are never called by a given process, and compiling them all was about a
- * fifth of a start's CPU. Fastify reads a failed validation's `errors` from the function it holds.
+ * profiler's routes are never called by a given process, and compiling them all was about 0.45 s
+ * of a start's 5.1 s of main-thread CPU (a CPU profile, profiler on). Fastify reads a failed validation's `errors` from the function it holds.
  */
 function lazyValidators (factory: ValidatorFactory): ValidatorFactory {
   return (externalSchemas, options) => {

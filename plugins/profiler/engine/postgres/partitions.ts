@@ -85,9 +85,7 @@ export const SIDE_TABLES = [...PROFILE_SIDE_TABLES, ...STATISTICS_TABLES, ...ALE
 
 /** Bytes the store takes on disk: every partition of both tables with its indexes and TOAST, and every side table (the token claims, the distinct URLs and IPs, the per-process panels, the profile counts, the route statistics, the alerts), as the SQLite file holds them all. */
 export async function storeBytes (pool: pg.Pool | pg.PoolClient): Promise<number> {
-  const { rows } = await pool.query<{ bytes: number | null }>(`SELECT sum(pg_total_relation_size(c.oid))::bigint AS bytes FROM pg_class c
-    WHERE c.relkind = 'r' AND (c.relname ~ '^(profiles|profile_data)_p[0-9]+$' OR c.relname = ANY ($1::text[]))`, [SIDE_TABLES])
-  return Number(rows[0]?.bytes ?? 0)
+  return (await storeAndStatisticsBytes(pool)).store
 }
 
 /**

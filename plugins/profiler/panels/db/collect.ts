@@ -5,9 +5,8 @@ import type { CapturedStatement, CapturedStatements } from '../../../../lib/stat
 import type { CollectContext } from '../panel.js'
 import type { DbData, DbStatement, Param } from './schema.js'
 import { roundMs } from '../../units.js'
+import { isSpace } from '../whitespace.js'
 
-/** \s as a regular expression reads it, for one UTF-16 code unit. */
-const isSpace = (c: number): boolean => c === 32 || (c >= 9 && c <= 13) || (c >= 0xa0 && /\s/.test(String.fromCharCode(c)))
 const isLetter = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122)
 
 /** The statement's first word (ASCII letters after any whitespace): SELECT, INSERT, UPDATE, WITH, PRAGMA... */

@@ -8,12 +8,10 @@ import type { HookTimes } from './hook-timing.js'
 import type { TakenHookTimes } from './probe.js'
 import type { TimelineData, TimelineItem } from './schema.js'
 import { roundMs } from '../../units.js'
+import { isSpace } from '../whitespace.js'
 
 /** Characters kept of a statement's SQL and of a log line's message (the db and logs panels keep them whole). */
 const SNIPPET_CHARS = 160
-
-/** \s as a regular expression reads it, for one UTF-16 code unit. */
-const isSpace = (c: number): boolean => c === 32 || (c >= 9 && c <= 13) || (c >= 0xa0 && /\s/.test(String.fromCharCode(c)))
 
 /** Whether the text is as snippet() would flatten it: no whitespace but single spaces between other characters (most SQL and messages). */
 function isFlat (text: string): boolean {

@@ -212,7 +212,8 @@ function timedAsync (fn: Hook, site: HookSite, arity: number): Hook {
 function timed (fn: Hook, site: HookSite): Hook {
   if (wrappers.has(fn)) return fn
   const isAsync = fn instanceof AsyncFunction
-  const wrapper = isAsync ? timedAsync(fn, site, ARITY[site.hook] ?? 4) : timedCall(fn, site, ARITY[site.hook] ?? 4)
+  const arity = ARITY[site.hook] ?? 4
+  const wrapper = isAsync ? timedAsync(fn, site, arity) : timedCall(fn, site, arity)
   // The wrapper takes the arguments Fastify passes to this kind of hook; it says it takes as many as the hook does.
   Object.defineProperty(wrapper, 'length', { value: fn.length })
   Object.defineProperty(wrapper, 'name', { value: fn.name })
