@@ -57,6 +57,24 @@ t.test('a bad value names the variable and what is allowed, in one line', async 
   }
 })
 
+// A number is read as Ajv's coercion read it (env-schema, before): any text Number() reads, padded or not;
+// an empty value, a boolean word or an infinity is no number (TypeBox's own conversion reads "" as 0).
+t.test('numbers: what reads as one, and what does not', async t => {
+  t.equal(loadConfig({ PORT: ' 8080 ' }).port, 8080)
+  t.equal(loadConfig({ PORT: '1e3' }).port, 1000)
+  t.equal(loadConfig({ PROFILER_SAMPLE: '.25' }).profilerSample, 0.25)
+  t.equal(loadConfig({ PROFILER_SAMPLE: '0' }).profilerSample, 0)
+  const cases: Array<[Record<string, string>, string]> = [
+    [{ PROFILER_SAMPLE: '' }, 'PROFILER_SAMPLE must be number (got "")'],
+    [{ PORT: '' }, 'PORT must be integer (got "")'],
+    [{ PORT: '80.5' }, 'PORT must be integer (got "80.5")'],
+    [{ PORT: 'true' }, 'PORT must be integer (got "true")'],
+    [{ PROFILER_MAX_PROFILES: 'Infinity' }, 'PROFILER_MAX_PROFILES must be integer (got "Infinity")'],
+    [{ PROFILER_SAMPLE: '2', PORT: 'x' }, 'PORT must be integer (got "x"); PROFILER_SAMPLE must be <= 1 (got "2")']
+  ]
+  for (const [env, message] of cases) t.throws(() => loadConfig(env), new ConfigError(`Invalid environment: ${message}`), JSON.stringify(env))
+})
+
 t.test('retention bounds: durations and sizes with units', async t => {
   const defaults = loadConfig({})
   t.equal(defaults.profilerMaxProfiles, 100_000)
