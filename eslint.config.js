@@ -9,19 +9,30 @@ const noPages = never('pages', 'pages/ is web only: import from query/ or export
 const noQuery = never('query', 'query/ sits above the engines and the runtime')
 const noRuntime = never('runtime', 'the runtime calls the engines, not the other way')
 const noEngine = never('engine', 'export/ builds documents from stored profiles, whatever stored them')
-const aboveThePanels = ['engine', 'runtime', 'query', 'pages'].map(folder =>
-  never(folder, 'a panel reads a request (collect/, lib/): the store, the queries and the pages read panels, not the other way'))
+const aboveThePanels = [
+  ...['engine', 'runtime', 'query', 'pages'].map(folder =>
+    never(folder, 'a panel reads a capture (capture/, lib/): the store, the queries and the pages read panels, not the other way')),
+  never('collect', "a panel reads the capture (capture/): the recorder (collect/) calls the panels' probes, not the other way"),
+  never('export', "export/ builds documents from the panels' data: a panel does not read them")
+]
+// Below every folder (no folder-level cycle, test/unit/folder-cycles.test.ts): the top level's shared modules
+// (all but index.ts, the door) and capture/ (what the request thread hands the writer) import no folder of the profiler.
+const noFolder = (prefix, why) => ({ regex: `${prefix}[^./][^/]*/`, message: why })
+const topLevelBelow = noFolder('^\\./', "the top level's shared modules sit below every folder of the profiler: move what needs a folder into it")
+const captureBelow = noFolder('^\\.\\./', 'capture/ is what the request thread hands the writer: it reads the top level and lib/ only')
+const noCollect = never('collect', 'collect/ (the recorder) sits above the runtime: the runtime reads the capture (capture/)')
 const noEngineFolder = { regex: `${up}engine/(sqlite|postgres)/`, message: 'the runtime reaches an engine through engine/contract.ts and engine/open-*.ts' }
-// The two threads' code apart (issue 41): writer/ is the writer thread's. Nothing else imports it but
-// index.ts, which picks the inline writer (runtime/writer-thread.ts starts the thread by its file's URL).
-// The writer reads of the request thread's folders only what is handed over: the capture, the order of
-// the probes' takes, the messages, the statistics' columns and the client class the inline writer extends.
+// The two threads' code apart (issue 41): writer/ is the writer thread's, collect/ the request thread's.
+// Nothing imports writer/ but index.ts, which picks the inline writer (runtime/writer-thread.ts starts the
+// thread by its file's URL). The writer reads none of collect/ (the capture is in capture/, the probes' order
+// in panels/probes.ts) and of runtime/ only the hand-over: the messages, the statistics' columns and the
+// client class the inline writer extends.
 const noWriter = never('writer', "the writer thread's code (writer/) is imported by index.ts only: the request thread hands it messages")
 const writerSide = [
   never('pages', 'the writer thread answers no request'),
   never('query', 'the writer thread answers no request'),
   never('alerts', 'the alerts run on the request thread'),
-  { regex: '^\\.\\./collect/(?!capture\\.js$|probes\\.js$)', message: "the writer reads of collect/ only the capture (capture.ts) and the probes' order (probes.ts)" },
+  never('collect', "collect/ is the request thread's: the writer reads the capture (capture/) and the probes' order (panels/probes.ts)"),
   { regex: '^\\.\\./runtime/(?!writer-protocol\\.js$|writer-client\\.js$|statistics-columns\\.js$)', message: 'the writer reads of runtime/ only the hand-over: writer-protocol.ts, statistics-columns.ts, writer-client.ts' }
 ]
 
@@ -74,7 +85,9 @@ export default [
   importRules(['plugins/profiler/engine/*.ts'], [noRoutes, noWriter, noPages, noQuery, noRuntime]),
   importRules(['plugins/profiler/engine/sqlite/**/*.ts'], [noRoutes, noWriter, noPages, noQuery, noRuntime, { regex: '^\\.\\./postgres/', message: 'the engines never import each other' }]),
   importRules(['plugins/profiler/engine/postgres/**/*.ts'], [noRoutes, noWriter, noPages, noQuery, noRuntime, { regex: '^\\.\\./sqlite/', message: 'the engines never import each other' }]),
-  importRules(['plugins/profiler/runtime/**/*.ts'], [noRoutes, noWriter, noPages, noQuery, noEngineFolder]),
+  { ...importRules(['plugins/profiler/*.ts'], [noRoutes, noWriter, topLevelBelow]), ignores: ['plugins/profiler/index.ts'] },
+  importRules(['plugins/profiler/capture/**/*.ts'], [noRoutes, noWriter, captureBelow]),
+  importRules(['plugins/profiler/runtime/**/*.ts'], [noRoutes, noWriter, noPages, noQuery, noEngineFolder, noCollect]),
   importRules(['plugins/profiler/export/**/*.ts'], [noRoutes, noWriter, noPages, noQuery, noRuntime, noEngine]),
   importRules(['plugins/profiler/query/**/*.ts'], [noRoutes, noWriter, noPages, noRuntime]),
   importRules(['plugins/profiler/panels/**/*.ts'], [noRoutes, noWriter, ...aboveThePanels]),

@@ -24,7 +24,7 @@ import { DEFAULT_EXPORT_TUNING, type ExportTuning } from './export/otlp/exporter
 // The door (issue 41): the rest of the service reaches the profiler through this file only (an ESLint
 // rule says so): the plugin and its options, the probes app.ts installs on the logger and the routes,
 // and the body probes the body transformer (plugins/request-body/) calls as it reads a body.
-export { installProbes, probeServerOptions } from './collect/probes.js'
+export { installProbes, probeServerOptions } from './panels/probes.js'
 export { announcesBody, countedPayload, keepBodyPreview, noteBodyEnd, readBodyPreview, receivedBodyBytes } from './collect/body-size.js'
 
 export interface ProfilerOptions {

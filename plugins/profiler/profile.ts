@@ -1,5 +1,4 @@
 // The shapes the profiler stores and shows.
-import type { RequestCapture } from './collect/capture.js'
 import type { RowCounts } from './row-counts.js'
 
 /** One recorded request as it goes into the store; its row's counts (row-counts.ts) 0 when absent. */
@@ -31,9 +30,6 @@ export interface ProcessPanels {
   key: string
   panels: string
 }
-
-/** What the queue holds: a request thread's capture (shaped in the writer thread), or a profile shaped already. */
-export type QueuedProfile = RequestCapture | ProfileRecord
 
 /** What the store answers: types of the JSON schemas in schemas.ts (type-only, so the writer thread does not load them). */
 export type { ProfileSummary, StoredProfile } from './schemas.js'

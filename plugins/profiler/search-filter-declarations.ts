@@ -5,7 +5,7 @@
 // its test (test/unit/search-filter-declarations.test.ts checks each reaches all of them).
 import { idRangeOf } from './profile.js'
 import { invalid, parseTimeBound } from './search-values.js'
-import type { AnsweredByKey, SqlDialect, SqlParameters } from './engine/search-predicates.js'
+import type { AnsweredByKey, SqlDialect, SqlParameters } from './sql-dialect.js'
 
 /** What a search passes to the engines, parsed; every filter optional. Time bounds are inclusive epoch milliseconds. */
 export interface SearchFilters {

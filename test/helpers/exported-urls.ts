@@ -4,7 +4,7 @@ import { listProfiles, profileJson } from './profiler.js'
 /** Every URL a profile gives out: stored (its JSON), in the listing JSON, the cURL command's, the HAR entry's. */
 export interface ProfileUrls { stored: string, listed: string | undefined, curl: string | undefined, har: string | undefined }
 
-/** The URL curl is handed: the first word of the command, single-quoted with `'\''` for a quote (export/curl.ts). */
+/** The URL curl is handed: the first word of the command, single-quoted with `'\''` for a quote (panels/request/curl.ts). */
 function curlUrl (command: string): string | undefined {
   const quoted = /^curl '((?:[^']|'\\'')*)'/.exec(command)?.[1]
   return quoted?.replaceAll("'\\''", "'")

@@ -5,7 +5,8 @@
 import t from 'tap'
 import { SEARCH_FILTERS, type SearchFilterDeclaration } from '../../plugins/profiler/search-filter-declarations.js'
 import { parseSearchFilters, SEARCH_PARAMETERS, SearchQuerySchema } from '../../plugins/profiler/query/search-filters.js'
-import { filterTerms, SqlParameters, type SqlDialect } from '../../plugins/profiler/engine/search-predicates.js'
+import { filterTerms } from '../../plugins/profiler/engine/search-predicates.js'
+import { SqlParameters, type SqlDialect } from '../../plugins/profiler/sql-dialect.js'
 import { ARGUMENT_NAMES, filterOptions, OPTION_NAMES, optionsOfArguments, queryOfOptions, searchArguments } from '../../plugins/profiler/cli/search-options.js'
 
 // The two engines' ways of writing the same term (as engine/sqlite/profile-search.ts and engine/postgres/reader.ts give them).

@@ -24,7 +24,7 @@ export function printableJson (value: unknown): string {
  * Everything the command line prints goes through this: DEL and the C1 controls as \u escapes.
  * JSON output stays the same JSON (JSON.stringify already escapes C0 and leaves these as they
  * are), tables and summaries have escaped every control already (printable), and curl commands
- * write controls through printf (export/curl.ts). C0 is left alone: the tables' colours are ESC.
+ * write controls through printf (panels/request/curl.ts). C0 is left alone: the tables' colours are ESC.
  */
 export function terminalSafe (text: string): string {
   return text.replace(CONTROL_IN_JSON, escape)

@@ -3,15 +3,7 @@
 // Sentry do): its ids put the profile in the same trace without any header. Without an SDK the
 // API's no-op context answers no span, at the cost of a property read.
 import { isSpanContextValid, trace, type Span } from '@opentelemetry/api'
-
-/** The active span's ids and flags, as a request's capture carries them. */
-export interface ActiveSpan {
-  traceId: string
-  spanId: string
-  sampled: boolean
-  /** Its tracestate, serialised; null when it has none. */
-  traceState: string | null
-}
+import type { ActiveSpan } from '../capture/capture.js'
 
 /** What @fastify/otel decorates a request with (its README's `request.opentelemetry()`), as far as it is read here. */
 interface FastifyOtelRequest { opentelemetry?: () => { instrumented?: boolean, span?: Span | null } }

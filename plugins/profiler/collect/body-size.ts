@@ -5,9 +5,8 @@
 // door (index.ts) as it reads a body, whether or not the profiler is on; its 415 reads receivedBodyBytes.
 import { pipeline, Transform, type Readable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-
-/** The most kept of a body as sent: the profiler's body preview (body-preview.ts) is this size too. */
-export const BODY_PREVIEW_BYTES = 64 * 1024
+// The most kept of a body as sent: the size of the profiler's body preview.
+import { MAX_BODY_BYTES as BODY_PREVIEW_BYTES } from '../capture/body-preview.js'
 
 const COUNTED = Symbol('body bytes counted')
 const PREVIEW = Symbol('body preview')

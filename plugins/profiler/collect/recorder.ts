@@ -5,13 +5,13 @@ import { hasRejectedTarget, originFormTarget } from '../../routing/request-targe
 import type { IncomingMessage } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { getHeapStatistics } from 'node:v8'
-import { captureError, profileDuration } from './capture.js'
-import { probesBeforeHandler, probesServerTiming, takeAll } from './probes.js'
-import { MAX_BODY_BYTES, previewIfLarge, unparsedBody } from './body-preview.js'
+import { captureError, profileDuration, type ActiveSpan } from '../capture/capture.js'
+import { probesBeforeHandler, probesServerTiming, takeAll } from '../panels/probes.js'
+import { MAX_BODY_BYTES, previewIfLarge, unparsedBody } from '../capture/body-preview.js'
 import type { Redactor } from '../../../lib/redact.js'
 import type { ProfileStore } from '../runtime/profile-store.js'
-import { uniqueToken } from './token.js'
-import { activeSpan, type ActiveSpan } from './active-span.js'
+import { uniqueToken } from '../token.js'
+import { activeSpan } from './active-span.js'
 import { keptByRule, sampleDraw, type SamplingOptions } from './sampling.js'
 import type { KeepHeader } from './keep-header.js'
 
@@ -59,7 +59,7 @@ declare module 'fastify' {
 export interface RecorderOptions {
   store: ProfileStore
   production: boolean
-  /** The writer's redaction rules: a large body is redacted and previewed here (see body-preview.ts). */
+  /** The writer's redaction rules: a large body is redacted and previewed here (see capture/body-preview.ts). */
   redactor: Redactor
   tokenSource?: () => string
   /** Which requests are kept as profiles (PROFILER_SAMPLE and the keep-rules); the others feed the statistics only. */

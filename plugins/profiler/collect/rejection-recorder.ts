@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks'
 import { getHeapStatistics } from 'node:v8'
 import type { RejectedRequest, RejectionAnswer } from '../../rejected-requests/index.js'
-import { captureError, profileDuration } from './capture.js'
+import { captureError, profileDuration } from '../capture/capture.js'
 import { displayIp, type RecorderOptions } from './recorder.js'
 import { keptByRule, sampleDraw } from './sampling.js'
-import { uniqueToken } from './token.js'
+import { uniqueToken } from '../token.js'
 
 type RejectionOptions = Pick<RecorderOptions, 'store' | 'tokenSource' | 'sampling'>
 

@@ -1,6 +1,6 @@
 // A stored profile's row as both engines read it (the same columns), and the profile it becomes.
 import { ID_SLOTS_PER_MS, type ProfileSummary, type StoredProfile } from '../profile.js'
-import { fromStoredPanels } from '../stored-panels.js'
+import { fromStoredPanels } from '../panels/stored-panels.js'
 import { ROW_COUNT_COLUMNS, summaryCounts, type RowCountColumns } from '../row-counts.js'
 
 /** A listing's row: the time is read from the id (start ms * 1024 + a counter). */

@@ -1,7 +1,7 @@
 // The rollup rows of one span, per line and period, as SQL written once for both engines: each
 // engine gives its placeholders, how a sum stays a number, and how it joins the rows' histograms.
 import type { RollupRange } from '../stats/trend.js'
-import { SqlParameters, type SqlDialect } from './search-predicates.js'
+import { SqlParameters, type SqlDialect } from '../sql-dialect.js'
 
 /** What differs between the engines' SQL for the rollups. */
 export interface RollupDialect extends SqlDialect {

@@ -4,40 +4,12 @@
 import type { SearchFilters } from '../profile.js'
 import { SEARCH_FILTERS } from '../search-filter-declarations.js'
 import { urlSearchForm } from './url-search-form.js'
-
-/** What differs between the engines' SQL for the same filter. */
-export interface SqlDialect {
-  /** The placeholder of the nth parameter, counted from 1 (`?` in SQLite, `$n` in PostgreSQL). */
-  placeholder: (n: number) => string
-  /** An expression that is the 1-based position of `needle` in `haystack`, 0 when absent (instr, strpos). */
-  position: (haystack: string, needle: string) => string
-  /**
-   * The search form of the URL of `profiles p` (url-search-form.ts), read from the distinct URLs'
-   * table. Only a URL holding a `%` can differ from its form: the others are not looked up.
-   */
-  urlSearchForm: string
-}
-
-/** A statement's parameters, in the order their placeholders appear in its text. */
-export class SqlParameters {
-  readonly values: unknown[] = []
-
-  constructor (private readonly dialect: SqlDialect) {}
-
-  /** Adds a value; returns its placeholder. */
-  add (value: unknown): string {
-    this.values.push(value)
-    return this.dialect.placeholder(this.values.length)
-  }
-}
+import type { AnsweredByKey, SqlDialect, SqlParameters } from '../sql-dialect.js'
 
 /** The filters with their URL term (if any) in the search form URLs are searched in (urlSearchForm). */
 export function withUrlTermSearchForm (filters: SearchFilters): SearchFilters {
   return filters.url === undefined ? filters : { ...filters, url: urlSearchForm(filters.url) }
 }
-
-/** Substring filters an engine's index lookup has answered exactly, so that the rows need no check. */
-export interface AnsweredByKey { ip: boolean, url: boolean }
 
 /**
  * The WHERE terms of every filter, on `profiles p`, to be joined with AND in this order (each adds

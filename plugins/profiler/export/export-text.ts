@@ -3,7 +3,7 @@
 import type { StoredProfile } from '../profile.js'
 import { panelData } from '../panels/panel.js'
 import { requestPanel } from '../panels/request/index.js'
-import { curlCommand } from './curl.js'
+import { curlCommand } from '../panels/request/curl.js'
 import { harDocument, noRequestPanel } from './har.js'
 
 /** The curl command line that repeats the request, with a final newline. */

@@ -6,7 +6,7 @@ import { panelData } from '../panels/panel.js'
 import { performancePanel } from '../panels/performance.js'
 import { requestPanel, type RequestData } from '../panels/request/index.js'
 import type { StoredProfile } from '../profile.js'
-import { bodyText, formFields, isFormBody } from './curl.js'
+import { bodyText, formFields, isFormBody } from '../panels/request/curl.js'
 import { roundMs } from '../units.js'
 
 interface NameValue { name: string, value: string }

@@ -4,7 +4,7 @@
 import type pg from 'pg'
 import type { Static, TSchema } from 'typebox'
 import type { Redactor } from '../../../lib/redact.js'
-import type { RequestCapture } from '../collect/capture.js'
+import type { RequestCapture } from '../capture/capture.js'
 import type { PanelProbe } from './probe.js'
 import type { RowCounts } from '../row-counts.js'
 

@@ -1,5 +1,5 @@
 // The request thread's half of a panel (its probe): what the panel takes of each request, in the
-// few places the profiler lets it (collect/probes.ts calls them), and nothing else. A probe keeps
+// few places the profiler lets it (panels/probes.ts calls them), and nothing else. A probe keeps
 // raw values by reference, on performance.now()'s clock: it formats, redacts and serialises
 // nothing (the writer thread's collect() does). Its cost is paid by every profiled request.
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'

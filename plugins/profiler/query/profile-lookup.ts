@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import { HttpError } from '../../../lib/http-error.js'
 import { traceLink } from '../../../lib/trace-context.js'
-import { TOKEN_PATTERN } from '../collect/token.js'
+import { TOKEN_PATTERN } from '../token.js'
 import { exceptionPanel } from '../panels/exception.js'
 import { panelData } from '../panels/panel.js'
 import { requestPanel } from '../panels/request/index.js'

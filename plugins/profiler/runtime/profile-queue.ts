@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { StatisticsStamp } from '../engine/contract.js'
-import type { QueuedProfile } from '../profile.js'
+import type { QueuedProfile } from '../capture/capture.js'
 import type { StoreHealth } from './health.js'
 import { profileBytes } from './profile-size.js'
 import { MissingTallies, type MissingWindow, type StampedTallies } from '../stats/missing.js'

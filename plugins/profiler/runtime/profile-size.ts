@@ -1,5 +1,5 @@
-import { takenBytes } from '../collect/probes.js'
-import type { QueuedProfile } from '../profile.js'
+import { takenBytes } from '../panels/probes.js'
+import type { QueuedProfile } from '../capture/capture.js'
 
 /**
  * What a queued profile costs in memory, estimated on the request thread without serialising it:

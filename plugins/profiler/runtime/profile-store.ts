@@ -1,4 +1,5 @@
-import type { QueuedProfile, ProfileSummary, SearchFilters, StoredProfile } from '../profile.js'
+import type { QueuedProfile } from '../capture/capture.js'
+import type { ProfileSummary, SearchFilters, StoredProfile } from '../profile.js'
 import type { PeriodRow, RollupRange } from '../stats/trend.js'
 import type { StoreReader, WindowStats } from '../engine/contract.js'
 import { StoreHealth, type HealthLog, type StoreHealthSnapshot } from './health.js'

@@ -1,4 +1,4 @@
-import { TokenSet } from '../collect/token.js'
+import { TokenSet } from '../token.js'
 import { ID_SLOTS_PER_MS } from '../profile.js'
 
 /**

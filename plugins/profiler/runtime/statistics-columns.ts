@@ -4,8 +4,8 @@
 // of them was structured-cloned object by object (about 0.6 µs a request on the request thread).
 // As columns, a request is five array slots; the hand-over is four typed arrays and a short list of
 // the distinct method and route pairs.
-import { ID_SLOTS_PER_MS, type QueuedProfile } from '../profile.js'
-import { profileDuration } from '../collect/capture.js'
+import { ID_SLOTS_PER_MS } from '../profile.js'
+import { profileDuration, type QueuedProfile } from '../capture/capture.js'
 import type { StatisticsOnly } from '../stats/rollup.js'
 
 /** A hand-over's statistics-only requests, as they cross to the writer thread. */

@@ -1,4 +1,4 @@
-import type { QueuedProfile } from '../profile.js'
+import type { QueuedProfile } from '../capture/capture.js'
 import type { WriterMessage, WriterRequest } from './writer-protocol.js'
 import { ThreadGone } from '../profiler-thread.js'
 

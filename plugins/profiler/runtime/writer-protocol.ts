@@ -1,7 +1,7 @@
 // Messages between the request thread (writer-client.ts) and the writer thread (writer/writer-worker.ts).
 import type { RedactionRules } from '../../../lib/redact.js'
 import type { ProcessContext } from '../panels/panel.js'
-import type { QueuedProfile } from '../profile.js'
+import type { QueuedProfile } from '../capture/capture.js'
 import type { RetentionLimits, StatisticsStamp, StoreTarget } from '../engine/contract.js'
 import type { StatisticsBatch } from './statistics-columns.js'
 import type { MissingWindow } from '../stats/missing.js'

@@ -7,7 +7,7 @@ import { panels } from '../panels/index.js'
 import type { ProcessContext } from '../panels/panel.js'
 import type { ProcessPanels } from '../profile.js'
 import type { ProcessFacts } from '../runtime/writer-protocol.js'
-import { toStoredPanels } from '../stored-panels.js'
+import { toStoredPanels } from '../panels/stored-panels.js'
 
 /** 128 bits of SHA-256: the same content, the same key; a different one never meets another's. */
 const KEY_HEX_DIGITS = 32

@@ -3,11 +3,11 @@
 // the request thread (the secrets still never reach the store in clear).
 import type { Redactor } from '../../../lib/redact.js'
 import type { ProcessPanels, ProfileRecord } from '../profile.js'
-import { toStoredPanels } from '../stored-panels.js'
-import { profileDuration, type RequestCapture } from '../collect/capture.js'
+import { toStoredPanels } from '../panels/stored-panels.js'
+import { profileDuration, type RequestCapture } from '../capture/capture.js'
 import { panels } from '../panels/index.js'
 import type { CollectContext, PanelRowCounts } from '../panels/panel.js'
-import { probedPanels } from '../collect/probes.js'
+import { probedPanels } from '../panels/probes.js'
 import { noRowCounts } from '../row-counts.js'
 
 /** Each probed panel's place in a capture's `taken`. */

@@ -13,7 +13,8 @@ import { unrecordedTallies, type MissingWindow, type StampedTallies } from '../.
 import type { StoreReader, StoreTarget, WindowStats } from '../contract.js'
 import { rollupPeriodsQuery, type RollupDialect } from '../rollup-periods.js'
 import { PROCESS_JOIN, PROFILE_COLUMNS, SUMMARY_COLUMNS, toStoredProfile, toSummary, type ProfileRow, type SummaryRow } from '../profile-rows.js'
-import { filterTerms, searchOrder, SqlParameters, withUrlTermSearchForm, type SqlDialect } from '../search-predicates.js'
+import { filterTerms, searchOrder, withUrlTermSearchForm } from '../search-predicates.js'
+import { SqlParameters, type SqlDialect } from '../../sql-dialect.js'
 import { searchHarOf } from '../search-har.js'
 
 const POSTGRES: SqlDialect = {

@@ -2,7 +2,7 @@
 // in the chosen protocol and handed to the exporter. Runs in the writer thread (writer-service.ts).
 import type { OtlpSettings } from '../../../../lib/otlp-environment.js'
 import type { ProfileRecord } from '../../profile.js'
-import { fromStoredPanels } from '../../stored-panels.js'
+import { fromStoredPanels } from '../../panels/stored-panels.js'
 import { OtlpExporter, type ExportState, type ExportTuning } from './exporter.js'
 import { profileTrace, type ExportedPanels } from './profile-spans.js'
 import { jsonEncoding, protobufEncoding, type ScopeInfo } from './trace-encoding.js'

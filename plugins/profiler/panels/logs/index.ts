@@ -1,7 +1,7 @@
 import { format } from 'node:util'
 import { Type, type Static } from 'typebox'
 import type { Redactor } from '../../../../lib/redact.js'
-import type { RequestCapture } from '../../collect/capture.js'
+import type { RequestCapture } from '../../capture/capture.js'
 import { formatMs, roundMs } from '../../units.js'
 import type { Panel } from '../panel.js'
 import { FASTIFY_COMPLETED, FASTIFY_INCOMING, LINE_SLOTS, logsProbe, type CapturedLine, type RequestLogs } from './probe.js'

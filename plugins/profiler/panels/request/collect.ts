@@ -1,9 +1,9 @@
 import { STATUS_CODES } from 'node:http'
 import { redactBodyText } from './redact-body-text.js'
 import type { Redactor } from '../../../../lib/redact.js'
-import { storedBody } from '../../collect/body-preview.js'
-import type { RequestCapture } from '../../collect/capture.js'
-import { traceOf } from '../../collect/profile-trace.js'
+import { storedBody } from '../../capture/body-preview.js'
+import type { RequestCapture } from '../../capture/capture.js'
+import { traceOf } from '../../capture/profile-trace.js'
 import type { CollectContext } from '../panel.js'
 import type { RawBody, RequestData } from './schema.js'
 

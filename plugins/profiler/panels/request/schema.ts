@@ -45,7 +45,7 @@ export const RequestSchema = Type.Object({
   /** The route's parameters, the query and the parsed body as the service read them, redacted. */
   params: Type.Unknown(),
   query: Type.Unknown(),
-  /** The parsed body, a truncated-body marker (collect/body-preview.ts), or null. */
+  /** The parsed body, a truncated-body marker (capture/body-preview.ts), or null. */
   body: Type.Unknown(),
   /** Absent when every byte sent was parsed (or none was sent). */
   rawBody: Type.Optional(RawBodySchema),

@@ -1,4 +1,4 @@
-import { curlCommand } from '../../export/curl.js'
+import { curlCommand } from './curl.js'
 import { formatBytes } from '../../units.js'
 import type { RequestData } from './schema.js'
 

@@ -1,9 +1,11 @@
 import type { Redactor } from '../../../lib/redact.js'
-import { BODY_PREVIEW_BYTES } from './body-size.js'
 import type { UnparsedBody } from './capture.js'
 
-/** Request bodies larger than this (as JSON) are kept as a truncated preview; as much of a body that was not parsed is kept as sent. */
-export const MAX_BODY_BYTES = BODY_PREVIEW_BYTES
+/**
+ * Request bodies larger than this (as JSON) are kept as a truncated preview; as much of a body that
+ * was not parsed is kept as sent (the body probes, collect/body-size.ts, keep this much of it).
+ */
+export const MAX_BODY_BYTES = 64 * 1024
 
 /** What the store keeps of a body over MAX_BODY_BYTES: the start of its redacted JSON and its size. */
 interface BodyPreview { truncated: true, bytes: number, preview: string }

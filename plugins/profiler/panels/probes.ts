@@ -3,9 +3,9 @@
 // the probes take travels in the capture as one array in that order (`taken`), read back by the
 // writer thread (shape.ts) with the same list.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { panels } from '../panels/index.js'
-import type { AnyPanel, Panel } from '../panels/panel.js'
-import type { PanelProbe, ProbeServerOptions, ProbeSettings } from '../panels/probe.js'
+import { panels } from './index.js'
+import type { AnyPanel, Panel } from './panel.js'
+import type { PanelProbe, ProbeServerOptions, ProbeSettings } from './probe.js'
 import type { TSchema } from 'typebox'
 
 type Probed = Panel<TSchema, any, any> & { probe: PanelProbe<any> }

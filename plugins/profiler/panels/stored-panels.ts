@@ -3,8 +3,8 @@
 // profile fewer to write (issue #11: the writer's SQLite work grows with the bytes it stores).
 // Each panel says what it leaves out (toStored) and how it reads back (fromStored): panels/.
 // Profiles stored whole (before this, or seeded) read the same: a value they hold is kept.
-import { panels as declared } from './panels/index.js'
-import type { PanelRowValues } from './panels/panel.js'
+import { panels as declared } from './index.js'
+import type { PanelRowValues } from './panel.js'
 
 type Panels = Record<string, unknown>
 

@@ -2,8 +2,17 @@
 // (no redaction, no parsing, no serialising) and handed to the writer thread as it is, where
 // shape.ts redacts it and the collectors turn it into panels. ARCHITECTURE.md: "onResponse
 // (capture, cheaply) -> bounded queue".
+import type { ProfileRecord } from '../profile.js'
 import { roundMs } from '../units.js'
-import type { ActiveSpan } from './active-span.js'
+
+/** The active span's ids and flags, as a request's capture carries them. */
+export interface ActiveSpan {
+  traceId: string
+  spanId: string
+  sampled: boolean
+  /** Its tracestate, serialised; null when it has none. */
+  traceState: string | null
+}
 
 /** The rendered error and its causes, as plain data (not yet redacted). */
 export interface CapturedError {
@@ -13,7 +22,7 @@ export interface CapturedError {
   chain: Array<{ name: string, message: string, stack?: string }>
 }
 
-/** The start of a body that was not parsed, decoded as UTF-8 (collect/body-preview.ts). */
+/** The start of a body that was not parsed, decoded as UTF-8 (body-preview.ts). */
 export interface UnparsedBody {
   text: string
   /** The text is the start of the body only (64 KiB of it). */
@@ -67,7 +76,7 @@ export interface RequestCapture {
   /** The OpenTelemetry span the request ran in (collect/active-span.ts); absent or null: none. */
   activeSpan?: ActiveSpan | null
   /**
-   * What each panel's probe took of the request (panels/probe.ts), in the order of collect/probes.ts's
+   * What each panel's probe took of the request (panels/probe.ts), in the order of panels/probes.ts's
    * probedPanels; undefined when no probe ran (a request the HTTP parser rejected).
    */
   taken?: unknown[]
@@ -95,3 +104,6 @@ export function captureError (error: Error | null, withStack: boolean): Captured
   }
   return { name: error.name, message: error.message, chain }
 }
+
+/** What the queue holds: a request thread's capture (shaped in the writer thread), or a profile shaped already. */
+export type QueuedProfile = RequestCapture | ProfileRecord

@@ -1,6 +1,6 @@
 // "Copy as cURL": the stored request panel as a curl command line that reproduces the request.
 // Pure: it reads the (already redacted) panel and nothing else.
-import type { RequestData } from '../panels/request/schema.js'
+import type { RequestData } from './schema.js'
 
 /** What the command is built from: the request panel's (panels/request/schema.ts). */
 export type CurlSource = Pick<RequestData, 'method' | 'url' | 'requestHeaders' | 'body' | 'rawBody'>
