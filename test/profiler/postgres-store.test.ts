@@ -238,7 +238,7 @@ if (needsPostgres(t)) {
     const cutMs = Date.parse(old.time) + 1
     const waitingOn = (statement: string) => async (): Promise<boolean> =>
       (await queryOn(url, `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '${statement}%'`))[0]?.n === 1
-    // The writer's transaction is held after it named the URL again (its last statement names the IP).
+    // The writer's transaction is held after it named the URL again (its store statement names the URL, then the IP).
     const locker = new pg.Client({ connectionString: url })
     await locker.connect()
     t.teardown(async () => { await locker.end() })
@@ -247,7 +247,7 @@ if (needsPostgres(t)) {
     await untilClock(cutMs + 1)
     await poll()
     const written = a.app.profileStore.flush()
-    await waitFor(waitingOn('INSERT INTO profile_ips'), { ...RECOVERY, what: 'the writer waiting, the URL named again' })
+    await waitFor(waitingOn('WITH profile_rows'), { ...RECOVERY, what: 'the writer waiting, the URL named again' })
     // Meanwhile the other instance prunes: its sweep reaches the URL the writer holds, and waits.
     const pruned = b.app.profileStore.prune(cutMs + 60_000)
     await waitFor(waitingOn('DELETE FROM profile_urls'), { ...RECOVERY, what: 'the sweep waiting for the URL' })

@@ -68,6 +68,20 @@ export class Partitions {
     this.known.delete(partition.n)
   }
 
+  /**
+   * The partitions of `ids`, in partition order (instances adding to their rows of profile_counts at
+   * once lock them in the same order), with `sign` (1: inserted, -1: deleted) for each id in it.
+   */
+  countsOf (ids: number[], sign: 1 | -1): { numbers: number[], added: number[] } {
+    const counts = new Map<number, number>()
+    for (const id of ids) {
+      const n = this.numberOf(id)
+      counts.set(n, (counts.get(n) ?? 0) + sign)
+    }
+    const numbers = [...counts.keys()].sort((a, b) => a - b)
+    return { numbers, added: numbers.map(n => counts.get(n) ?? 0) }
+  }
+
   /** Forgets what was created (after an insert found no partition for a row: someone dropped one). */
   forget (): void {
     this.known.clear()

@@ -4,6 +4,7 @@ import { inTransaction } from '../../../../lib/postgres/pool.js'
 import { ID_SLOTS_PER_MS } from '../../profile.js'
 import { PROFILE_SIDE_TABLES, SIDE_TABLES, storeAndStatisticsBytes, type Partition, type Partitions } from './partitions.js'
 import { coarsenStatistics, deleteExpiredRollups } from './rollups.js'
+import { prepared } from './prepared.js'
 import { countExcess, firstKeptId, floorWithinBytes, PRUNE_BATCH as BATCH, profilesBytesTarget, Retention, rowsOver, STATISTICS_STAMP_MAX_AGE_MS, statisticsShare } from '../retention-policy.js'
 import { BoundReporter } from '../store-bound.js'
 
@@ -47,21 +48,17 @@ export async function storedCount (client: pg.Pool | pg.PoolClient): Promise<num
 }
 
 /**
- * Adds to the partitions' counts, in the caller's transaction, one per profile id given (`sign`
- * 1: inserted, -1: deleted); in partition order, so that instances adding at once lock the rows in
- * the same order.
+ * Takes the deleted profiles `ids` off their partitions' counts, in the caller's transaction (the
+ * writer adds those it stores in its store statement: store-profiles.ts).
  */
-export async function addToCounts (client: pg.PoolClient, partitions: Partitions, ids: number[], sign: 1 | -1): Promise<void> {
-  const counts = new Map<number, number>()
-  for (const id of ids) {
-    const n = partitions.numberOf(id)
-    counts.set(n, (counts.get(n) ?? 0) + sign)
-  }
-  if (counts.size === 0) return
-  const numbers = [...counts.keys()].sort((a, b) => a - b)
-  await client.query(`INSERT INTO profile_counts (partition, profiles) SELECT * FROM unnest($1::bigint[], $2::bigint[])
-    ON CONFLICT (partition) DO UPDATE SET profiles = profile_counts.profiles + excluded.profiles`, [numbers, numbers.map(n => counts.get(n))])
+async function takeFromCounts (client: pg.PoolClient, partitions: Partitions, ids: number[]): Promise<void> {
+  const { numbers, added } = partitions.countsOf(ids, -1)
+  if (numbers.length === 0) return
+  await client.query(ADD_TO_COUNTS([numbers, added]))
 }
+
+const ADD_TO_COUNTS = prepared('profiler_add_to_counts', `INSERT INTO profile_counts (partition, profiles) SELECT * FROM unnest($1::bigint[], $2::bigint[])
+    ON CONFLICT (partition) DO UPDATE SET profiles = profile_counts.profiles + excluded.profiles`)
 
 /**
  * The statistics' rows as the store holds them now, and the bytes a row took when their table was
@@ -586,7 +583,7 @@ export class PostgresRetention extends Retention {
     await this.raiseHorizon(client, newest + 1)
     this.deletedSinceVacuum += rows.length
     for (const row of rows) this.vacuumPartitions.add(this.partitions.numberOf(row.id))
-    await addToCounts(client, this.partitions, rows.map(row => row.id), -1)
+    await takeFromCounts(client, this.partitions, rows.map(row => row.id))
     this.count = await storedCount(client)
     return rows.map(row => row.token)
   }

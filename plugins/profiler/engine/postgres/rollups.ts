@@ -1,5 +1,6 @@
 import type pg from 'pg'
 import { statisticsCoarsening } from '../retention-policy.js'
+import { prepared } from './prepared.js'
 import { addDelta, MINUTE_MS, expiredRollups, HOUR_MS, fromStoredValues, rollupDeltas, toStoredValues, type CountedRequest, type RollupKey, type StoredRollupRow } from '../../stats/rollup.js'
 
 /** The rollup columns, aliased as StoredRollupRow names them (what the writer reads back). */
@@ -10,6 +11,19 @@ const KEY_TYPES = '$1::int[], $2::bigint[], $3::text[], $4::text[], $5::text[], 
 
 const keyOf = (row: RollupKey): string => JSON.stringify([row.spanMs, row.startMs, row.deployment, row.method, row.route, row.status])
 const keyArrays = (rows: RollupKey[]) => [rows.map(r => r.spanMs), rows.map(r => r.startMs), rows.map(r => r.deployment), rows.map(r => r.method), rows.map(r => r.route), rows.map(r => r.status)]
+
+/** The rows of these keys, locked: a missing one is made empty (count 0) first. */
+const LOCK_ROWS = prepared('profiler_lock_rollups', `INSERT INTO profile_route_stats
+    (${KEY_COLUMNS}, count, kept, status_1xx, status_2xx, status_3xx, status_4xx, status_5xx, sum_ms, max_ms, histogram)
+  SELECT k.*, 0, 0, 0, 0, 0, 0, 0, 0, 0, ''::bytea FROM unnest(${KEY_TYPES}) AS k
+  ON CONFLICT (${KEY_COLUMNS}) DO UPDATE SET count = profile_route_stats.count
+  RETURNING ${ROLLUP_COLUMNS}`)
+/** The locked rows' new values. */
+const WRITE_ROWS = prepared('profiler_write_rollups', `UPDATE profile_route_stats r SET count = v.count, kept = v.kept, status_1xx = v.c1, status_2xx = v.c2, status_3xx = v.c3,
+    status_4xx = v.c4, status_5xx = v.c5, sum_ms = v.sum_ms, max_ms = v.max_ms, histogram = v.histogram
+  FROM unnest(${KEY_TYPES}, $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::float8[], $14::float8[], $15::bytea[], $16::bigint[])
+    AS v (span_ms, start_ms, deployment, method, route, status, count, c1, c2, c3, c4, c5, sum_ms, max_ms, histogram, kept)
+  WHERE (r.span_ms, r.start_ms, r.deployment, r.method, r.route, r.status) = (v.span_ms, v.start_ms, v.deployment, v.method, v.route, v.status)`)
 
 /**
  * Adds recorded requests to their route-statistics rows, inside the caller's transaction: the same
@@ -22,11 +36,7 @@ export async function addToRollups (client: pg.PoolClient, requests: CountedRequ
   if (deltas.length === 0) return
   const keys = keyArrays(deltas)
   // A missing row starts empty (count 0); an existing one is locked as it is read.
-  const { rows } = await client.query<StoredRollupRow>(`INSERT INTO profile_route_stats
-      (${KEY_COLUMNS}, count, kept, status_1xx, status_2xx, status_3xx, status_4xx, status_5xx, sum_ms, max_ms, histogram)
-    SELECT k.*, 0, 0, 0, 0, 0, 0, 0, 0, 0, ''::bytea FROM unnest(${KEY_TYPES}) AS k
-    ON CONFLICT (${KEY_COLUMNS}) DO UPDATE SET count = profile_route_stats.count
-    RETURNING ${ROLLUP_COLUMNS}`, keys)
+  const { rows } = await client.query<StoredRollupRow>(LOCK_ROWS(keys))
   const stored = new Map(rows.map(row => [keyOf(row), fromStoredValues(row)]))
   const updated: StoredRollupRow[] = deltas.map(delta => {
     const current = stored.get(keyOf(delta))
@@ -34,15 +44,11 @@ export async function addToRollups (client: pg.PoolClient, requests: CountedRequ
     const key = { spanMs: delta.spanMs, startMs: delta.startMs, deployment: delta.deployment, method: delta.method, route: delta.route, status: delta.status }
     return { ...key, ...toStoredValues(addDelta(current, delta)) }
   })
-  await client.query(`UPDATE profile_route_stats r SET count = v.count, kept = v.kept, status_1xx = v.c1, status_2xx = v.c2, status_3xx = v.c3,
-      status_4xx = v.c4, status_5xx = v.c5, sum_ms = v.sum_ms, max_ms = v.max_ms, histogram = v.histogram
-    FROM unnest(${KEY_TYPES}, $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::float8[], $14::float8[], $15::bytea[], $16::bigint[])
-      AS v (span_ms, start_ms, deployment, method, route, status, count, c1, c2, c3, c4, c5, sum_ms, max_ms, histogram, kept)
-    WHERE (r.span_ms, r.start_ms, r.deployment, r.method, r.route, r.status) = (v.span_ms, v.start_ms, v.deployment, v.method, v.route, v.status)`, [
+  await client.query(WRITE_ROWS([
     ...keyArrays(updated),
     updated.map(r => r.count), updated.map(r => r.c1), updated.map(r => r.c2), updated.map(r => r.c3), updated.map(r => r.c4), updated.map(r => r.c5),
     updated.map(r => r.sumMs), updated.map(r => r.maxMs), updated.map(r => Buffer.from(r.histogram)), updated.map(r => r.kept)
-  ])
+  ]))
 }
 
 /**

@@ -5,12 +5,12 @@ import { createPool, inTransaction } from '../../../../lib/postgres/pool.js'
 import { noNul } from '../../../../lib/postgres/text.js'
 import { profilerPostgresMigrationsDir } from '../../../../paths.js'
 import type { ProfileRecord } from '../../profile.js'
-import { ROW_COUNT_COLUMNS, ROW_COUNT_PG_TYPES, rowCountValues } from '../../row-counts.js'
 import type { RetentionLimits, StatisticsStamp, StoreTarget, StoreWriter, WriteResult, WriterEvents } from '../contract.js'
 import { DEFAULT_PARTITION_MS, Partitions } from './partitions.js'
-import { addToCounts, PostgresRetention, storedCount } from './retention.js'
+import { PostgresRetention, storedCount } from './retention.js'
 import { addToRollups } from './rollups.js'
-import { storedSearchForm } from '../url-search-form.js'
+import { prepared } from './prepared.js'
+import { storeProfiles } from './store-profiles.js'
 import { countedRequest, countedStatisticsOnly, type StatisticsOnly } from '../../stats/rollup.js'
 import type { MissingWindow } from '../../stats/missing.js'
 
@@ -21,80 +21,19 @@ export const PROFILER_MIGRATIONS_TABLE = 'profiler_schema_migrations'
 const NO_PARTITION = '23514'
 
 /**
- * The distinct URLs and IPs the batch holds, with the oldest and newest profile of each (the
- * reader's substring searches start there: migration 003; batches of other instances, or retried
- * ones, may hold older ids). Upserted in key order, so that instances writing the same values at
- * once lock them in the same order.
- */
-async function upsertSearchKeys (client: pg.PoolClient, ids: number[], urls: string[], ips: string[]): Promise<void> {
-  // Each URL with its search form (url-search-form.ts), which the trigram index holds (migration 012);
-  // a row written before that migration gets its form when its URL comes again.
-  const forms = new Map(urls.map(url => [url, storedSearchForm(url)]))
-  await client.query(`INSERT INTO profile_urls (hash, url, search_url, first_id, last_id)
-    SELECT hashtextextended(url, 0), (array_agg(url ORDER BY url))[1], (array_agg(search_url ORDER BY url))[1], min(id), max(id)
-    FROM unnest($1::bigint[], $2::text[], $3::text[]) AS t (id, url, search_url) GROUP BY 1 ORDER BY 1
-    ON CONFLICT (hash) DO UPDATE SET first_id = LEAST(profile_urls.first_id, excluded.first_id), last_id = GREATEST(profile_urls.last_id, excluded.last_id),
-        search_url = CASE WHEN profile_urls.url = excluded.url THEN excluded.search_url ELSE profile_urls.search_url END
-      WHERE excluded.first_id < profile_urls.first_id OR excluded.last_id > profile_urls.last_id
-        OR (profile_urls.url = excluded.url AND profile_urls.search_url IS DISTINCT FROM excluded.search_url)`, [ids, urls, urls.map(url => forms.get(url))])
-  await client.query(`INSERT INTO profile_ips (ip, first_id, last_id)
-    SELECT ip, min(id), max(id) FROM unnest($1::bigint[], $2::text[]) AS t (id, ip) GROUP BY 1 ORDER BY 1
-    ON CONFLICT (ip) DO UPDATE SET first_id = LEAST(profile_ips.first_id, excluded.first_id), last_id = GREATEST(profile_ips.last_id, excluded.last_id)
-      WHERE excluded.first_id < profile_ips.first_id OR excluded.last_id > profile_ips.last_id`, [ids, ips])
-}
-
-/** Rows of profile_data one statement inserts at most: four parameters a row, far below PostgreSQL's 65,535. */
-const DATA_ROWS_PER_STATEMENT = 1000
-
-/**
- * The profiles' panels (a JSON document of several KB each), one parameter a value. In a text[]
- * array, as the narrow columns go, node-postgres writes every document into one array literal,
- * escaping each quote and backslash: that was most of the writer's time on PostgreSQL.
- */
-async function insertProfileData (client: pg.PoolClient, stored: ProfileRecord[]): Promise<void> {
-  for (let start = 0; start < stored.length; start += DATA_ROWS_PER_STATEMENT) {
-    const values: unknown[] = []
-    const rows = stored.slice(start, start + DATA_ROWS_PER_STATEMENT).map(profile => {
-      const last = values.push(profile.id, profile.token, profile.panels, profile.process?.key ?? null)
-      return `($${last - 3}, $${last - 2}, $${last - 1}, $${last})`
-    })
-    await client.query(`INSERT INTO profile_data (id, token, panels, process_key) VALUES ${rows.join(', ')}`, values)
-  }
-}
-
-/**
- * The per-process panels the batch's profiles name, once per key, with the newest profile naming
- * each (migration 008). Always an update on conflict, never nothing: the row is locked until the
- * batch commits, so a retention sweep at the same time waits and then sees the new `last_id`.
- * In key order, as upsertSearchKeys.
- */
-async function upsertProcesses (client: pg.PoolClient, stored: ProfileRecord[]): Promise<void> {
-  const processes = new Map<string, { panels: string, lastId: number }>()
-  for (const profile of stored) {
-    if (profile.process === undefined) continue
-    const lastId = Math.max(profile.id, processes.get(profile.process.key)?.lastId ?? profile.id)
-    processes.set(profile.process.key, { panels: profile.process.panels, lastId })
-  }
-  if (processes.size === 0) return
-  const keys = [...processes.keys()].sort()
-  await client.query(`INSERT INTO profile_processes (key, panels, last_id)
-    SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
-    ON CONFLICT (key) DO UPDATE SET last_id = GREATEST(profile_processes.last_id, excluded.last_id)`,
-  [keys, keys.map(key => noNul(processes.get(key)?.panels ?? '')), keys.map(key => processes.get(key)?.lastId ?? 0)])
-}
-
-/**
  * Of the profiles whose token is held already, those stored by this very profile (same token, id
  * and deployment): a batch retried after its commit, its answer lost (the writer thread died).
  * Neither written again nor rejected.
  */
 async function storedBefore (client: pg.PoolClient, unclaimed: ProfileRecord[], deployment: string): Promise<Set<string>> {
   if (unclaimed.length === 0) return new Set()
-  const { rows } = await client.query<{ token: string }>(`SELECT t.token FROM unnest($1::text[], $2::bigint[]) AS u (token, id)
-    JOIN profile_tokens t ON t.token = u.token AND t.profile_id = u.id
-    JOIN profiles p ON p.id = u.id AND p.token = u.token WHERE p.deployment = $3`, [unclaimed.map(p => p.token), unclaimed.map(p => p.id), deployment])
+  const { rows } = await client.query<{ token: string }>(STORED_BEFORE([unclaimed.map(p => p.token), unclaimed.map(p => p.id), deployment]))
   return new Set(rows.map(row => row.token))
 }
+
+const STORED_BEFORE = prepared('profiler_stored_before', `SELECT t.token FROM unnest($1::text[], $2::bigint[]) AS u (token, id)
+    JOIN profile_tokens t ON t.token = u.token AND t.profile_id = u.id
+    JOIN profiles p ON p.id = u.id AND p.token = u.token WHERE p.deployment = $3`)
 
 /**
  * Records `stamp` (in the caller's transaction) and deletes its source's stamps below its lowest
@@ -103,28 +42,46 @@ async function storedBefore (client: pg.PoolClient, unclaimed: ProfileRecord[], 
  */
 async function firstWithStamp (client: pg.PoolClient, stamp: StatisticsStamp | undefined): Promise<boolean> {
   if (stamp === undefined) return true
-  const recorded = await client.query(`INSERT INTO profile_statistics_stamps (source, seq, written_ms) VALUES ($1, $2, $3)
-    ON CONFLICT DO NOTHING`, [stamp.source, stamp.seq, Date.now()])
-  await client.query('DELETE FROM profile_statistics_stamps WHERE source = $1 AND seq < $2', [stamp.source, stamp.lowestOutstanding])
+  const recorded = await client.query(RECORD_STAMP([stamp.source, stamp.seq, Date.now(), stamp.lowestOutstanding]))
   return recorded.rowCount === 1
 }
 
 /**
+ * One statement: the stamps it deletes are below the lowest outstanding batch, the one it records is
+ * not (its own batch is outstanding), so the two parts never touch the same row. Its row count is the insert's.
+ */
+const RECORD_STAMP = prepared('profiler_record_stamp', `WITH forgotten AS (DELETE FROM profile_statistics_stamps WHERE source = $1 AND seq < $4)
+  INSERT INTO profile_statistics_stamps (source, seq, written_ms) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`)
+
+/**
  * Adds the tallies of requests the statistics could not count (migration 011; stats/missing.ts) to
- * their rows, in the caller's transaction; in key order, as upsertSearchKeys.
+ * their rows, in the caller's transaction; in key order, so that instances adding to the same rows at once lock them in the same order.
  */
 async function addMissing (client: pg.PoolClient, deployment: string, missing: MissingWindow[]): Promise<void> {
   if (missing.length === 0) return
   const sorted = [...missing].sort((a, b) => a.spanMs - b.spanMs || a.startMs - b.startMs)
-  await client.query(`INSERT INTO profile_statistics_missing (deployment, span_ms, start_ms, count)
-    SELECT $1, * FROM unnest($2::bigint[], $3::bigint[], $4::bigint[])
-    ON CONFLICT (deployment, span_ms, start_ms) DO UPDATE SET count = profile_statistics_missing.count + excluded.count`,
-  [deployment, sorted.map(w => w.spanMs), sorted.map(w => w.startMs), sorted.map(w => w.count)])
+  await client.query(ADD_MISSING([deployment, sorted.map(w => w.spanMs), sorted.map(w => w.startMs), sorted.map(w => w.count)]))
 }
 
+const ADD_MISSING = prepared('profiler_add_missing', `INSERT INTO profile_statistics_missing (deployment, span_ms, start_ms, count)
+    SELECT $1, * FROM unnest($2::bigint[], $3::bigint[], $4::bigint[])
+    ON CONFLICT (deployment, span_ms, start_ms) DO UPDATE SET count = profile_statistics_missing.count + excluded.count`)
+
+const CLAIMS_SINCE = prepared('profiler_claims_since', 'SELECT token, seq FROM profile_tokens WHERE seq > $1 ORDER BY seq LIMIT 10000')
+
+/** The batch's tokens claimed (a claim whose profile was pruned is taken again): those this batch holds now. */
+const CLAIM_TOKENS = prepared('profiler_claim_tokens', `INSERT INTO profile_tokens (token, profile_id)
+    SELECT * FROM unnest($1::text[], $2::bigint[])
+    ON CONFLICT (token) DO UPDATE SET profile_id = excluded.profile_id, seq = DEFAULT
+      WHERE profile_tokens.profile_id < (SELECT horizon FROM profile_horizon)
+    RETURNING token`)
+
 /**
- * The PostgreSQL engine's writer (writer thread): each batch in one transaction, as a few
- * multi-row INSERTs (unnest of arrays: one statement per table, whatever the batch size).
+ * The PostgreSQL engine's writer (writer thread): each batch in one transaction of a few
+ * statements whatever its size (unnest of arrays), each of fixed text prepared once per connection
+ * (prepared.ts): the token claims, the statistics' stamp, the route statistics' rows locked and
+ * written, and every row of the stored profiles in one (store-profiles.ts). A batch of
+ * statistics-only requests is the stamp and the two route statistics statements.
  * Tokens are claimed first, in profile_tokens: a token another instance already holds rejects
  * the new profile (it is counted as dropped, never stored over the other).
  */
@@ -155,8 +112,7 @@ export class PostgresWriter implements StoreWriter {
 
   private async passOnClaims (): Promise<void> {
     for (;;) {
-      const { rows } = await this.pool.query<{ token: string, seq: number }>(
-        'SELECT token, seq FROM profile_tokens WHERE seq > $1 ORDER BY seq LIMIT 10000', [this.lastSeq])
+      const { rows } = await this.pool.query<{ token: string, seq: number }>(CLAIMS_SINCE([this.lastSeq]))
       const newest = rows.at(-1)
       if (newest === undefined) return
       this.lastSeq = newest.seq
@@ -257,12 +213,9 @@ export class PostgresWriter implements StoreWriter {
     // Room for the batch first (for the byte bound): deleted and vacuumed, so the batch reuses the space.
     await this.retention.makeRoom(candidates.length, candidates.reduce((bytes, profile) => bytes + profile.panels.length, 0))
     const written = await inTransaction(this.pool, async client => {
-      const claimed = await client.query<{ token: string }>(`INSERT INTO profile_tokens (token, profile_id)
-        SELECT * FROM unnest($1::text[], $2::bigint[])
-        ON CONFLICT (token) DO UPDATE SET profile_id = excluded.profile_id, seq = DEFAULT
-          WHERE profile_tokens.profile_id < (SELECT horizon FROM profile_horizon)
-        RETURNING token`, [candidates.map(p => p.token), candidates.map(p => p.id)])
-      const ours = new Set(claimed.rows.map(row => row.token))
+      // (A batch of statistics-only requests claims nothing: no statement.)
+      const claimed = candidates.length === 0 ? [] : (await client.query<{ token: string }>(CLAIM_TOKENS([candidates.map(p => p.token), candidates.map(p => p.id)]))).rows
+      const ours = new Set(claimed.map(row => row.token))
       const before = await storedBefore(client, candidates.filter(profile => !ours.has(profile.token)), this.deployment)
       const stored = candidates.filter(profile => {
         if (ours.has(profile.token)) return true
@@ -280,29 +233,7 @@ export class PostgresWriter implements StoreWriter {
         ...(countStatistics ? statisticsOnly : []).map(request => countedStatisticsOnly(asStored(request), this.deployment)),
         ...batch.filter(profile => !before.has(profile.token)).map(profile => countedRequest(asStored(profile), this.deployment, ours.has(profile.token)))
       ])
-      if (stored.length === 0) return 0
-      // The row's counts (row-counts.ts) follow the fixed columns: $12 on, one array each, then the trace id.
-      const counts = ROW_COUNT_COLUMNS.join(', ')
-      const traceAt = 12 + ROW_COUNT_COLUMNS.length
-      const countValues = stored.map(rowCountValues)
-      await client.query(`INSERT INTO profiles (id, token, deployment, parent_token, type, ip, method, url, status_code, duration_ms, route,
-          ${counts}, trace_id)
-        SELECT id, token, $3, parent_token, type, ip, method, url, status_code, duration_ms, route,
-          ${counts}, trace_id
-        FROM unnest($1::bigint[], $2::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::smallint[], $10::float8[], $11::text[],
-          ${ROW_COUNT_PG_TYPES.map((type, index) => `$${12 + index}::${type}[]`).join(', ')}, $${traceAt}::text[])
-          AS t (id, token, parent_token, type, ip, method, url, status_code, duration_ms, route,
-            ${counts}, trace_id)`, [
-        stored.map(p => p.id), stored.map(p => p.token), this.deployment, stored.map(p => p.parentToken), stored.map(p => p.type),
-        stored.map(p => noNul(p.ip)), stored.map(p => noNul(p.method)), stored.map(p => noNul(p.url)), stored.map(p => p.statusCode),
-        stored.map(p => p.durationMs), stored.map(p => p.route === null ? null : noNul(p.route)),
-        ...ROW_COUNT_COLUMNS.map((_, index) => countValues.map(values => values[index])), stored.map(p => p.traceId ?? null)
-      ])
-      await insertProfileData(client, stored)
-      await upsertProcesses(client, stored)
-      await upsertSearchKeys(client, stored.map(p => p.id), stored.map(p => noNul(p.url)), stored.map(p => noNul(p.ip)))
-      // Last, so that the partitions' count rows are locked only while this transaction commits (migration 013).
-      await addToCounts(client, this.partitions, stored.map(p => p.id), 1)
+      await storeProfiles(client, stored, this.deployment, this.partitions)
       return stored.length
     })
     this.retention.written(written)
