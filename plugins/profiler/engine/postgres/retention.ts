@@ -35,8 +35,6 @@ const ROOM_SHARE = 0.25
  * (one follows the deletes coarsening makes) made every rewrite give up while it ran.
  */
 const COMPACT_LOCK_PATIENCE_MS = 1000
-/** An asked-for prune (runUntilWithinBounds) tries a rewrite of the statistics that gave up for a lock again, for this long at most. */
-const COMPACT_RETRY_MS = 30_000
 /**
  * Rewrites of the store (reclaim) are spaced by this many times the last one's length: they take
  * at most a tenth of the time, however often the count held changes while the store is over its
@@ -546,17 +544,11 @@ export class PostgresRetention extends Retention {
     if (profiles > 0 && (countExcess(this.limits, this.count) > 0 || this.budget !== undefined || this.room === undefined)) this.wake()
   }
 
-  /**
-   * Steps until every bound holds (waiting for the lock, not skipping); returns the steps taken. A
-   * rewrite of the statistics still due (it gave up for a reader's lock) is tried again at further
-   * steps, for COMPACT_RETRY_MS at most: the steps alone ended with the statistics over their share
-   * when two tries in a row gave up.
-   */
+  /** Steps until every bound holds (waiting for the lock, not skipping); returns the steps taken. */
   async runUntilWithinBounds (now = Date.now()): Promise<number> {
     this.statistics.checkedAt = -Infinity
-    const retryUntil = Date.now() + COMPACT_RETRY_MS
     let steps = 0
-    while (await this.step(now, { wait: true }) || (this.statistics.compact && !this.stopped && Date.now() < retryUntil)) steps++
+    while (await this.step(now, { wait: true })) steps++
     return steps
   }
 
