@@ -27,8 +27,14 @@ const NEWEST_PANEL_BYTES_SQL = `SELECT coalesce(avg(octet_length(d.panels)), 0):
  * store's size was most of the database server's CPU at a low sampling rate (issue 38).
  */
 const ROOM_SHARE = 0.25
-/** How long a VACUUM FULL waits for its table's lock before it leaves the table for a later turn (ms). */
-const COMPACT_LOCK_TIMEOUT_MS = 1000
+/**
+ * How long a VACUUM FULL waits for its table's lock before it leaves the table for a later turn:
+ * this much longer than the server's deadlock_timeout. An autovacuum of the table is cancelled for
+ * a waiter only at that waiter's deadlock check (after deadlock_timeout, 1 s by default); a lock
+ * timeout of 1 s ran out at the same moment, before the cancel, so an autovacuum of the table
+ * (one follows the deletes coarsening makes) made every rewrite give up while it ran.
+ */
+const COMPACT_LOCK_PATIENCE_MS = 1000
 /**
  * Rewrites of the store (reclaim) are spaced by this many times the last one's length: they take
  * at most a tenth of the time, however often the count held changes while the store is over its
@@ -198,7 +204,7 @@ export class PostgresRetention extends Retention {
     // The rows coarsening deleted are given back to the file system: the table is rewritten (an
     // exclusive lock for as long as it takes to copy the rows left: within their share). Tried
     // again at a later step when another instance holds the retention lock or a reader the table.
-    if (this.statistics.compact && !this.stopped && await this.compactStatistics()) {
+    if (this.statistics.compact && !this.stopped && await this.compactStatistics(wait)) {
       this.statistics.compact = false
       // Measured again at the next step (the bytes a row takes now that the table is compact).
       this.statistics.checkedAt = -Infinity
@@ -403,9 +409,9 @@ export class PostgresRetention extends Retention {
     return deleted
   }
 
-  /** VACUUM FULL of the statistics (rewrite); false when it did not run (tried again at a later step). */
-  private async compactStatistics (): Promise<boolean> {
-    if ((await this.rewrite(['profile_route_stats'], false) ?? 0) === 0) return false
+  /** VACUUM FULL of the statistics (rewrite); false when it did not run (tried again at a later step). An asked-for step (`wait`) waits for the retention lock. */
+  private async compactStatistics (wait: boolean): Promise<boolean> {
+    if ((await this.rewrite(['profile_route_stats'], wait) ?? 0) === 0) return false
     // Compact again: the bytes a row takes are measured anew (by whichever instance coarsens next).
     await this.pool.query('UPDATE profile_statistics_coarsened SET row_bytes = NULL')
     return true
@@ -471,7 +477,8 @@ export class PostgresRetention extends Retention {
         if (locked.rows[0]?.ok !== true) return undefined
       }
       try {
-        await client.query(`SET lock_timeout = ${COMPACT_LOCK_TIMEOUT_MS}`)
+        await client.query(`SELECT set_config('lock_timeout', (setting::int + ${COMPACT_LOCK_PATIENCE_MS})::text, false)
+          FROM pg_settings WHERE name = 'deadlock_timeout'`)
         let rewritten = 0
         for (const table of tables) {
           if (this.stopped) break
