@@ -1,8 +1,8 @@
 // The order a run takes its files in: the longest first (by how long each took in the last run
 // that ran it), so that no long file starts last and runs alone while the other cores idle. A file
 // not seen before goes first. The record is a cache: deleting it only costs one run's order.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 
 export type Durations = Record<string, number>
 
@@ -19,11 +19,12 @@ export function readDurations (root: string): Durations {
   }
 }
 
-/** Keeps the new runs' durations (ms) beside the others'. */
+/** Keeps the new runs' durations (ms) beside the others' (of the files that still exist). */
 export function writeDurations (root: string, previous: Durations, measured: Durations): void {
   const path = recordPath(root)
+  const kept = Object.fromEntries(Object.entries(previous).filter(([file]) => existsSync(resolve(root, file))))
   mkdirSync(dirname(path), { recursive: true })
-  writeFileSync(path, JSON.stringify({ ...previous, ...measured }, null, 1) + '\n')
+  writeFileSync(path, JSON.stringify({ ...kept, ...measured }, null, 1) + '\n')
 }
 
 export function longestFirst (files: string[], durations: Durations): string[] {
