@@ -98,7 +98,10 @@ for (const engine of engines) {
       t.same(await listProfiles(app), [], 'the age bound pruned every profile')
       await expectExact(t, app, sent, 'after the age bound')
       for (const window of ['24h', '7d', '30d']) await expectExact(t, app, sent, `the ${window} window`, window)
-      t.same((await statsJson(app)).routes, lines, 'every line as it was')
+      // Each line's listing link starts where the window starts, which moves with the clock (a minute
+      // boundary between the two reads moved it): the figures are what must be as they were.
+      const figures = (routes: Array<Record<string, any>>): unknown[] => routes.map(line => ({ ...line, listing: String(line.listing).replace(/([?&]start=)[^&]*/, '$1') }))
+      t.same(figures((await statsJson(app)).routes), figures(lines), 'every line as it was')
     })
 
     t.test('the statistics stay when the byte bound prunes the profiles', async t => {
