@@ -3,6 +3,7 @@
 // parser. The file gets its own process group: servers, PostgreSQL clusters and browsers it starts
 // are killed with it when it times out, and whatever it leaves behind is killed when it ends.
 import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { Parser, type FinalResults, type Result } from 'tap-parser'
 import { LEFTOVER_MARK, stopLeftovers } from './leftovers.js'
 
@@ -66,26 +67,39 @@ export async function runFile (file: string, options: RunOptions): Promise<FileR
   const parsed = new Promise<FinalResults>(resolve => parser.on('complete', resolve))
 
   const mark = `${process.pid}:${options.childId}`
+  const childKey = randomBytes(8).toString('hex')
   const child = spawn(process.execPath, [...options.nodeArgs, file], {
     cwd: options.root,
     // tap's runner tells a file these (tap's config values are in process.env: loadSuiteConfig).
-    env: { ...process.env, TAP: '1', TAP_CHILD_ID: String(options.childId), TAP_BAIL: '0', TAP_CWD: options.root, [LEFTOVER_MARK]: mark },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, TAP: '1', TAP_CHILD_ID: String(options.childId), TAP_CHILD_KEY: childKey, TAP_BAIL: '0', TAP_CWD: options.root, [LEFTOVER_MARK]: mark },
+    // fd 3, as tap's runner opens it: a file's t.setTimeout(n) is sent back on it (tap unrefs it in the file).
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     detached: true // a process group of its own
   })
-  child.stdout.pipe(parser)
+  const { stdout, stderr: errors } = child
+  if (stdout === null || errors === null) throw new Error('spawn gave no output pipes')
+  stdout.pipe(parser)
   let stderr = ''
-  child.stderr.setEncoding('utf8')
-  child.stderr.on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-STDERR_TAIL) })
+  errors.setEncoding('utf8')
+  errors.on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-STDERR_TAIL) })
 
   let timedOut = false
   let killer: NodeJS.Timeout | undefined
-  const timer = setTimeout(() => {
+  const expire = (): void => {
     timedOut = true
     // tap's handler prints the subtests and handles still open, then the whole group goes.
     if (child.pid !== undefined) killGroup(child.pid, 'SIGALRM')
     killer = setTimeout(() => { if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL') }, KILL_GRACE_MS)
-  }, options.timeoutMs)
+  }
+  let limitMs = options.timeoutMs
+  let timer: NodeJS.Timeout | undefined = setTimeout(expire, limitMs)
+  // A file's t.setTimeout(n) sets its time from now on, as tap's runner honours it (0: none).
+  child.on('message', (message: { key?: unknown, child?: unknown, setTimeout?: unknown }) => {
+    if (message?.key !== childKey || message.child !== String(options.childId) || typeof message.setTimeout !== 'number' || timedOut) return
+    clearTimeout(timer)
+    limitMs = message.setTimeout
+    timer = limitMs > 0 ? setTimeout(expire, limitMs) : undefined
+  })
 
   const exit = await new Promise<{ code: number | null, signal: NodeJS.Signals | null, error?: Error }>(resolve => {
     child.on('error', error => { resolve({ code: null, signal: null, error }) })
@@ -100,14 +114,14 @@ export async function runFile (file: string, options: RunOptions): Promise<FileR
   clearTimeout(killer)
   // A process outside the group (started in a session of its own) may still hold the file's stdout:
   // its TAP is what was written until the file exited.
-  const unheld = setTimeout(() => { child.stdout.unpipe(parser); child.stdout.destroy(); parser.end() }, OUTPUT_GRACE_MS)
+  const unheld = setTimeout(() => { stdout.unpipe(parser); stdout.destroy(); parser.end() }, OUTPUT_GRACE_MS)
   const final = await parsed
   clearTimeout(unheld)
   result.leftovers = await stopLeftovers(mark)
   result.durationMs = performance.now() - started
   result.stderrTail = stderr
 
-  if (timedOut) result.problem = `timed out after ${options.timeoutMs / 1000} s: killed with its process group`
+  if (timedOut) result.problem = `timed out after ${limitMs / 1000} s: killed with its process group`
   else if (exit.error !== undefined) result.problem = `could not start: ${exit.error.message}`
   else if (exit.signal !== null) result.problem = `killed by ${exit.signal}`
   else if (exit.code !== 0) result.problem = `exited with code ${String(exit.code)}`
