@@ -46,6 +46,14 @@ export async function profilerHtml (app: FastifyInstance, path: string): Promise
   return res.body
 }
 
+/**
+ * The statistics' lines as figures to compare between two reads: each line's listing link starts where
+ * the window starts, which moves with the clock (a minute boundary between two reads moves it).
+ */
+export function routeFigures (routes: Array<Record<string, any>>): unknown[] {
+  return routes.map(line => ({ ...line, listing: String(line.listing).replace(/([?&]start=)[^&]*/, '$1') }))
+}
+
 /** The route statistics page's JSON twin (`query`: e.g. `?window=24h`). */
 export async function statsJson (app: FastifyInstance, query = ''): Promise<{
   window: string
