@@ -329,9 +329,7 @@ export class PostgresRetention extends Retention {
     budget.reached = true
     const tokens = await inTransaction(this.pool, async client => {
       await client.query('SELECT pg_advisory_xact_lock($1)', [RETENTION_LOCK])
-      const deleted = await this.deleteRows(client, Number.MAX_SAFE_INTEGER, excess)
-      await this.sweepTokens(client)
-      return deleted
+      return await this.deleteRows(client, Number.MAX_SAFE_INTEGER, excess, { sweep: true })
     })
     this.report(tokens)
     await this.vacuum()
@@ -403,10 +401,8 @@ export class PostgresRetention extends Retention {
     const excess = this.count - (await this.held(client, target)).count
     if (excess <= BATCH) budget.reached = true
     if (excess <= 0) return await this.sweepTokens(client)
-    const deleted = await this.deleteOldest(client, Number.MAX_SAFE_INTEGER, Math.min(excess, BATCH))
     // Their URLs, IPs and token claims go in the same step (the sweep's own turn may not come under load).
-    await this.sweepTokens(client)
-    return deleted
+    return await this.deleteOldest(client, Number.MAX_SAFE_INTEGER, Math.min(excess, BATCH), { sweep: true })
   }
 
   /** VACUUM FULL of the statistics (rewrite); false when it did not run (tried again at a later step). An asked-for step (`wait`) waits for the retention lock. */
@@ -572,24 +568,34 @@ export class PostgresRetention extends Retention {
   }
 
   /** Deletes up to `limit` of the oldest profiles with id <= throughId (with their panels). */
-  private async deleteOldest (client: pg.PoolClient, throughId: number, limit: number): Promise<boolean> {
-    const tokens = await this.deleteRows(client, throughId, limit)
+  private async deleteOldest (client: pg.PoolClient, throughId: number, limit: number, options: { sweep?: boolean } = {}): Promise<boolean> {
+    const tokens = await this.deleteRows(client, throughId, limit, options)
     this.report(tokens)
     return tokens.length > 0
   }
 
-  /** deleteOldest, without reporting the tokens (the caller does, once committed). */
-  private async deleteRows (client: pg.PoolClient, throughId: number, limit: number): Promise<string[]> {
+  /**
+   * deleteOldest, without reporting the tokens (the caller does, once committed); with `sweep`, the
+   * token claims, URLs, IPs and per-process panels no stored profile names go in the same transaction.
+   * The partitions' counts are taken last, after the sweep: a writer locks its URLs, IPs and
+   * per-process panels first and its count rows last (store-profiles.ts), and retention holding a
+   * count row while it waited for a URL row a writer held was a deadlock.
+   */
+  private async deleteRows (client: pg.PoolClient, throughId: number, limit: number, { sweep = false } = {}): Promise<string[]> {
     const { rows } = await client.query<PrunedRow>(`
       WITH doomed AS (SELECT id FROM profiles WHERE id <= $1 ORDER BY id LIMIT $2),
       gone AS (DELETE FROM profiles p WHERE id IN (SELECT id FROM doomed) RETURNING ${PRUNED_COLUMNS}),
       panels AS (DELETE FROM profile_data d USING gone WHERE d.token = gone.token AND d.id = gone.id)
       SELECT * FROM gone`, [throughId, limit])
-    if (rows.length === 0) return []
+    if (rows.length === 0) {
+      if (sweep) await this.sweepTokens(client)
+      return []
+    }
     const newest = Math.max(...rows.map(row => row.id))
     await this.raiseHorizon(client, newest + 1)
     this.deletedSinceVacuum += rows.length
     for (const row of rows) this.vacuumPartitions.add(this.partitions.numberOf(row.id))
+    if (sweep) await this.sweepTokens(client)
     await takeFromCounts(client, this.partitions, rows.map(row => row.id))
     this.count = await storedCount(client)
     return rows.map(row => row.token)
