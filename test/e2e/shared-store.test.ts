@@ -46,93 +46,102 @@ async function drained (servers: RunningServer[]): Promise<void> {
   }, { ...STORED, what: 'every queue is written' })
 }
 
-// The file's own bound (tap gives each file 120 s: .taprc): its three tests, four servers and two
-// clusters took 121 s beside CI's hog, every wait still within its own minute.
+// The file's own bound (tap gives each file 120 s: .taprc): its three tests (then on four servers
+// and two clusters) took 121 s beside CI's hog, every wait still within its own minute.
 t.setTimeout(300_000)
 
 if (needsPostgres(t)) {
-  // The three tests side by side (each mostly waits: for the clock, for its instances' traffic):
-  // the first and the last share the file's cluster, the restart test stops a cluster of its own.
+  // One cluster and one pair of instances for the first two tests: the restart test stops the
+  // cluster under the pair the first test loaded (a cluster and two server starts fewer: about a
+  // quarter of the file's CPU). The retention test, with instances of its own (1 s partitions),
+  // runs beside the first on the same cluster; the restart waits for it to end.
   let shared: Promise<PostgresCluster> | undefined
   const cluster = async (): Promise<PostgresCluster> => await (shared ??= startPostgres(t))
-  t.jobs = 3
+  t.jobs = 2
+  let retention: Promise<unknown> = Promise.resolve()
 
-  t.test('A and B share one store: one listing, search by deployment, tokens unique under concurrent load', { buffered: true }, async t => {
-    const url = await (await cluster()).createDatabase('shared')
+  t.test('two instances, A and B, on one store', { buffered: true }, async t => {
+    const own = await cluster()
+    const url = await own.createDatabase('shared')
     const [a, b] = await Promise.all([instance(t, url, 'A'), instance(t, url, 'B')])
-    const fromA = (await fetch(`${a.address}/robots.txt`)).headers.get('x-debug-token')
-    const fromB = (await fetch(`${b.address}/wp-login.php`)).headers.get('x-debug-token')
-    await waitFor(async () => {
-      const tokens = (await listing(a)).results.map(row => row.token)
-      return tokens.includes(fromA ?? '') && tokens.includes(fromB ?? '')
-    }, { ...STORED, what: 'both profiles are listed' })
-    const rows = (await listing(b)).results
-    t.match(rows.find(row => row.token === fromA), { deployment: 'A', url: /\/robots\.txt$/ })
-    t.match(rows.find(row => row.token === fromB), { deployment: 'B', url: /\/wp-login\.php$/ })
-    t.same((await listing(a, 'deployment=B')).results.map(row => row.token), [fromB], 'search by deployment')
-    const html = await (await fetch(`${a.address}/_profiler/empty/search/results`)).text()
-    t.match(html, '<th>Deployment</th>', 'the listing shows the Deployment column')
 
-    const loads = [pollLoad(a.address, 8, { pauseMs: PAUSE_MS }), pollLoad(b.address, 8, { pauseMs: PAUSE_MS })]
-    // Stopped here too if a wait fails (running loops would hold the file open until tap's timeout); stopping twice is harmless.
-    t.teardown(async () => { await Promise.all(loads.map(async l => { await l.stop() })) })
-    // Enough concurrent requests on both instances, however long a loaded machine takes to answer them.
-    await waitFor(() => loads.every(l => l.answers.length >= 300), { timeoutMs: 60_000, what: '300 answers from each instance' })
-    await Promise.all(loads.map(async l => { await l.stop() }))
-    const answers = loads.flatMap(l => l.answers)
-    t.ok(answers.length > 200, `${answers.length} requests`)
-    t.ok(answers.every(answer => answer.status === 200), 'every request answered')
-    await drained([a, b])
-    const stored = await queryOn(url, 'SELECT token, deployment FROM profiles')
-    t.equal(new Set(stored.map(row => row.token)).size, stored.length, 'no token stored twice')
-    const dropped = (await listing(a, 'limit=1')).store.dropped + (await listing(b, 'limit=1')).store.dropped
-    const storedTokens = new Set(stored.map(row => row.token))
-    const missing = answers.filter(answer => !storedTokens.has(answer.token ?? ''))
-    t.equal(missing.length, dropped, `every answered profile is stored, or counted as dropped (${dropped})`)
-    t.ok(dropped <= 2, 'a clash is rare: each instance learns the tokens the other claims')
-    const byDeployment = new Map(stored.map(row => [row.token, row.deployment]))
-    for (const [server, name] of [[a, 'A'], [b, 'B']] as const) {
-      const mine = loads[name === 'A' ? 0 : 1]?.answers.map(answer => answer.token ?? '') ?? []
-      const storedMine = mine.filter(token => byDeployment.has(token))
-      t.ok(storedMine.length >= mine.length - dropped, `${storedMine.length} of ${name}'s ${mine.length} profiles stored`)
-      t.same(storedMine.filter(token => byDeployment.get(token) !== name), [], `each of them carries ${name}`)
-      await server.stop()
-    }
+    await t.test('A and B share one store: one listing, search by deployment, tokens unique under concurrent load', async t => {
+      const fromA = (await fetch(`${a.address}/robots.txt`)).headers.get('x-debug-token')
+      const fromB = (await fetch(`${b.address}/wp-login.php`)).headers.get('x-debug-token')
+      await waitFor(async () => {
+        const tokens = (await listing(a)).results.map(row => row.token)
+        return tokens.includes(fromA ?? '') && tokens.includes(fromB ?? '')
+      }, { ...STORED, what: 'both profiles are listed' })
+      const rows = (await listing(b)).results
+      t.match(rows.find(row => row.token === fromA), { deployment: 'A', url: /\/robots\.txt$/ })
+      t.match(rows.find(row => row.token === fromB), { deployment: 'B', url: /\/wp-login\.php$/ })
+      t.same((await listing(a, 'deployment=B')).results.map(row => row.token), [fromB], 'search by deployment')
+      const html = await (await fetch(`${a.address}/_profiler/empty/search/results`)).text()
+      t.match(html, '<th>Deployment</th>', 'the listing shows the Deployment column')
+
+      const loads = [pollLoad(a.address, 8, { pauseMs: PAUSE_MS }), pollLoad(b.address, 8, { pauseMs: PAUSE_MS })]
+      // Stopped here too if a wait fails (running loops would hold the file open until tap's timeout); stopping twice is harmless.
+      t.teardown(async () => { await Promise.all(loads.map(async l => { await l.stop() })) })
+      // Enough concurrent requests on both instances, however long a loaded machine takes to answer them.
+      await waitFor(() => loads.every(l => l.answers.length >= 300), { timeoutMs: 60_000, what: '300 answers from each instance' })
+      await Promise.all(loads.map(async l => { await l.stop() }))
+      const answers = loads.flatMap(l => l.answers)
+      t.ok(answers.length > 200, `${answers.length} requests`)
+      t.ok(answers.every(answer => answer.status === 200), 'every request answered')
+      await drained([a, b])
+      const stored = await queryOn(url, 'SELECT token, deployment FROM profiles')
+      t.equal(new Set(stored.map(row => row.token)).size, stored.length, 'no token stored twice')
+      const dropped = (await listing(a, 'limit=1')).store.dropped + (await listing(b, 'limit=1')).store.dropped
+      const storedTokens = new Set(stored.map(row => row.token))
+      const missing = answers.filter(answer => !storedTokens.has(answer.token ?? ''))
+      t.equal(missing.length, dropped, `every answered profile is stored, or counted as dropped (${dropped})`)
+      t.ok(dropped <= 2, 'a clash is rare: each instance learns the tokens the other claims')
+      const byDeployment = new Map(stored.map(row => [row.token, row.deployment]))
+      for (const name of ['A', 'B'] as const) {
+        const mine = loads[name === 'A' ? 0 : 1]?.answers.map(answer => answer.token ?? '') ?? []
+        const storedMine = mine.filter(token => byDeployment.has(token))
+        t.ok(storedMine.length >= mine.length - dropped, `${storedMine.length} of ${name}'s ${mine.length} profiles stored`)
+        t.same(storedMine.filter(token => byDeployment.get(token) !== name), [], `each of them carries ${name}`)
+      }
+    })
+
+    // The cluster is the retention test's too: stopped only once that test is over.
+    await retention
+    await t.test('PostgreSQL stopped and started under load: no request fails, the queued profiles arrive after recovery', async t => {
+      // What the instances log from here on (the first test's traffic logged no fault: a fault there
+      // would be counted here otherwise).
+      const logged = [a, b].map(server => ({ server, from: server.log().length }))
+      const logSince = ({ server, from }: typeof logged[number]): string => server.log().slice(from)
+      const loads = [pollLoad(a.address, 4, { pauseMs: PAUSE_MS }), pollLoad(b.address, 4, { pauseMs: PAUSE_MS })]
+      t.teardown(async () => { await Promise.all(loads.map(async l => { await l.stop() })) })
+      const answeredSince = (since: number): number => loads.reduce((sum, l) => sum + l.answers.filter(answer => answer.at > since).length, 0)
+      await waitFor(() => answeredSince(0) >= 50, { timeoutMs: 60_000, what: '50 answers before the fault' })
+      await own.stop()
+      const stoppedAt = Date.now()
+      // The writers must meet the fault: wait until both report it, and requests went on meanwhile.
+      await waitFor(() => logged.every(log => logSince(log).includes('the profile store cannot be written')), { timeoutMs: 60_000, what: 'both instances to log the fault' })
+      await waitFor(() => answeredSince(stoppedAt) >= 100, { timeoutMs: 60_000, what: '100 answers during the fault' })
+      const duringFault = answeredSince(stoppedAt)
+      await own.start()
+      const startedAt = Date.now()
+      await waitFor(() => answeredSince(startedAt) >= 50, { timeoutMs: 60_000, what: '50 answers after the restart' })
+      await Promise.all(loads.map(async l => { await l.stop() }))
+      const answers = loads.flatMap(l => l.answers)
+      t.ok(duringFault >= 100, `${duringFault} requests answered while PostgreSQL was down`)
+      t.same(answers.filter(answer => answer.status !== 200), [], `all ${answers.length} requests answered 200`)
+      await drained([a, b])
+      const storedTokens = await postgresStoredTokens(url)
+      t.same(answers.filter(answer => !storedTokens.has(answer.token ?? '')).length, 0, 'every profile arrived after recovery')
+      for (const log of logged) {
+        t.match(logSince(log), /the profile store cannot be written/, 'the fault is logged')
+        t.match(logSince(log), /writable again after [\d.]+ s; 0 profile\(s\) could not be stored meanwhile/, 'and the recovery, with the count lost')
+        t.equal(logSince(log).split('the profile store cannot be written').length - 1, 1, 'once')
+      }
+    })
+    for (const server of [a, b]) await server.stop()
   })
 
-  t.test('PostgreSQL stopped and started under load: no request fails, the queued profiles arrive after recovery', { buffered: true }, async t => {
-    const own = await startPostgres(t)
-    const url = await own.createDatabase('restart')
-    const [a, b] = await Promise.all([instance(t, url, 'A'), instance(t, url, 'B')])
-    const loads = [pollLoad(a.address, 4, { pauseMs: PAUSE_MS }), pollLoad(b.address, 4, { pauseMs: PAUSE_MS })]
-    t.teardown(async () => { await Promise.all(loads.map(async l => { await l.stop() })) })
-    const answeredSince = (since: number): number => loads.reduce((sum, l) => sum + l.answers.filter(answer => answer.at > since).length, 0)
-    await waitFor(() => answeredSince(0) >= 50, { timeoutMs: 60_000, what: '50 answers before the fault' })
-    await own.stop()
-    const stoppedAt = Date.now()
-    // The writers must meet the fault: wait until both report it, and requests went on meanwhile.
-    await waitFor(() => [a, b].every(server => server.log().includes('the profile store cannot be written')), { timeoutMs: 60_000, what: 'both instances to log the fault' })
-    await waitFor(() => answeredSince(stoppedAt) >= 100, { timeoutMs: 60_000, what: '100 answers during the fault' })
-    const duringFault = answeredSince(stoppedAt)
-    await own.start()
-    const startedAt = Date.now()
-    await waitFor(() => answeredSince(startedAt) >= 50, { timeoutMs: 60_000, what: '50 answers after the restart' })
-    await Promise.all(loads.map(async l => { await l.stop() }))
-    const answers = loads.flatMap(l => l.answers)
-    t.ok(duringFault >= 100, `${duringFault} requests answered while PostgreSQL was down`)
-    t.same(answers.filter(answer => answer.status !== 200), [], `all ${answers.length} requests answered 200`)
-    await drained([a, b])
-    const storedTokens = await postgresStoredTokens(url)
-    t.same(answers.filter(answer => !storedTokens.has(answer.token ?? '')).length, 0, 'every profile arrived after recovery')
-    for (const server of [a, b]) {
-      t.match(server.log(), /the profile store cannot be written/, 'the fault is logged')
-      t.match(server.log(), /writable again after [\d.]+ s; 0 profile\(s\) could not be stored meanwhile/, 'and the recovery, with the count lost')
-      t.equal(server.log().split('the profile store cannot be written').length - 1, 1, 'once')
-      await server.stop()
-    }
-  })
-
-  t.test('retention drops whole time partitions', { buffered: true }, async t => {
+  retention = t.test('retention drops whole time partitions', { buffered: true }, async t => {
     const url = await (await cluster()).createDatabase('retention')
     const a = await instance(t, url, 'A', { PROFILER_PARTITION: '1s', PROFILER_MAX_AGE: '3s' })
     const partitions = async (): Promise<number[]> => await profilePartitions(url)
