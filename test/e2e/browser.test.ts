@@ -31,7 +31,8 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
   const launched = chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
   t.teardown(async () => { await (await launched).close() })
   // Two tests at a time: each has its own server (its own profiles) and its own contexts, and
-  // much of a test is waiting for the browser or for its server to start.
+  // much of a test is waiting for the browser or for its server to start. Two servers in all (a
+  // start is about 2 s of CPU), each shared by two tests.
   t.jobs = 2
   // One server behind PROFILER_SECRET for the login test and the API reference page (not a profiler
   // page; its requests are outside the login test's listing, url=nope): one start fewer, started
@@ -41,112 +42,117 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
   // A start that fails is said by the tests that await it; no unhandled rejection before then.
   secured.catch(() => {})
 
-  t.test('an operator finds a 404 in the listing and reads its cause chain', { buffered: true }, async t => {
+  // One server for the operator's walk and the header links, one after the other (the second
+  // opens "Latest": nothing of the first may come after its requests): one start fewer, and each
+  // test's traffic is told apart by its tokens.
+  t.test('one server: the operator\'s walk, then the header links; a clean stop', { buffered: true }, async t => {
     const server = await startServer(t, {}, [], UNCOVERED)
     const { address } = server
-    await fetch(`${address}/monitor/MonitorPooling`, { method: 'POST' })
-    await fetch(`${address}/robots.txt`, { headers: { referer: `${address}/home` } })
-    await fetch(`${address}/monitor/MonitorPooling`)
-    // Profiles are written in the background within a few milliseconds; wait until all three are listed.
-    await waitFor(async () => {
-      const listing = await fetch(`${address}/_profiler/empty/search/results`, { headers: { accept: 'application/json' } })
-      return (await listing.json() as { results: unknown[] }).results.length === 3
-    }, { what: 'three listed profiles' })
 
-    const browser = await launched
-    const page = await browser.newPage()
+    await t.test('an operator finds a 404 in the listing and reads its cause chain', async t => {
+      await fetch(`${address}/monitor/MonitorPooling`, { method: 'POST' })
+      await fetch(`${address}/robots.txt`, { headers: { referer: `${address}/home` } })
+      await fetch(`${address}/monitor/MonitorPooling`)
+      // Profiles are written in the background within a few milliseconds; wait until all three are listed.
+      await waitFor(async () => {
+        const listing = await fetch(`${address}/_profiler/empty/search/results`, { headers: { accept: 'application/json' } })
+        return (await listing.json() as { results: unknown[] }).results.length === 3
+      }, { what: 'three listed profiles' })
 
-    await page.goto(`${address}/_profiler`)
-    t.equal(page.url(), `${address}/_profiler/empty/search/results?limit=10`, 'followed the 301 and the 302')
-    t.equal(await page.locator('h1').textContent(), 'Profile Search')
-    // The browser's own requests are profiled too (its GET /_profiler 301), as they land.
-    const listed = await page.locator('#search-results tbody tr td:nth-child(4)').allTextContents()
-    t.ok(listed.includes(`${address}/robots.txt`) && listed.includes(`${address}/monitor/MonitorPooling`), 'the listing shows the traffic')
+      const browser = await launched
+      const page = await browser.newPage()
 
-    await page.locator('#status_code').fill('404')
-    await Promise.all([page.waitForURL(/\/search\/results\?/), page.locator('form.search-form button[type=submit]').click()])
-    t.match(page.url(), /\/_profiler\/[0-9a-f]{6}\/search\/results\?ip=&method=&status_code=404&url=&start=&end=&limit=10&type=request&deployment=&trace_id=&sort=time$/)
-    t.match(await page.locator('.content h2').textContent(), /^\d+ results found$/)
-    const statuses = await page.locator('#search-results tbody tr td:nth-child(1)').allTextContents()
-    t.ok(statuses.length >= 1 && statuses.every(status => status === '404'), `only 404s: ${statuses.join(', ')}`)
-    const rows = page.locator('#search-results tbody tr', { hasText: `${address}/robots.txt` })
-    t.equal(await rows.count(), 1)
-    const token = (await rows.locator('td a').textContent()) ?? ''
-    await Promise.all([page.waitForURL(`${address}/_profiler/${token}`), rows.locator('td a').click()])
-    await Promise.all([page.waitForURL(/panel=request/), page.locator('#menu-profiler a[data-panel=request]').click()])
-    t.equal(await page.locator('.panel h2').textContent(), 'Request / Response')
-    await Promise.all([page.waitForURL(/panel=exception/), page.locator('#menu-profiler a[data-panel=exception]').click()])
-    const chain = await page.locator('#exception-chain .chain-message').allTextContents()
-    t.same(chain, [
+      await page.goto(`${address}/_profiler`)
+      t.equal(page.url(), `${address}/_profiler/empty/search/results?limit=10`, 'followed the 301 and the 302')
+      t.equal(await page.locator('h1').textContent(), 'Profile Search')
+      // The browser's own requests are profiled too (its GET /_profiler 301), as they land.
+      const listed = await page.locator('#search-results tbody tr td:nth-child(4)').allTextContents()
+      t.ok(listed.includes(`${address}/robots.txt`) && listed.includes(`${address}/monitor/MonitorPooling`), 'the listing shows the traffic')
+
+      await page.locator('#status_code').fill('404')
+      await Promise.all([page.waitForURL(/\/search\/results\?/), page.locator('form.search-form button[type=submit]').click()])
+      t.match(page.url(), /\/_profiler\/[0-9a-f]{6}\/search\/results\?ip=&method=&status_code=404&url=&start=&end=&limit=10&type=request&deployment=&trace_id=&sort=time$/)
+      t.match(await page.locator('.content h2').textContent(), /^\d+ results found$/)
+      const statuses = await page.locator('#search-results tbody tr td:nth-child(1)').allTextContents()
+      t.ok(statuses.length >= 1 && statuses.every(status => status === '404'), `only 404s: ${statuses.join(', ')}`)
+      const rows = page.locator('#search-results tbody tr', { hasText: `${address}/robots.txt` })
+      t.equal(await rows.count(), 1)
+      const token = (await rows.locator('td a').textContent()) ?? ''
+      await Promise.all([page.waitForURL(`${address}/_profiler/${token}`), rows.locator('td a').click()])
+      await Promise.all([page.waitForURL(/panel=request/), page.locator('#menu-profiler a[data-panel=request]').click()])
+      t.equal(await page.locator('.panel h2').textContent(), 'Request / Response')
+      await Promise.all([page.waitForURL(/panel=exception/), page.locator('#menu-profiler a[data-panel=exception]').click()])
+      const chain = await page.locator('#exception-chain .chain-message').allTextContents()
+      t.same(chain, [
       `No route found for "GET ${address}/robots.txt" (from "${address}/home")`,
       'No routes found for "/robots.txt/".'
-    ])
-    t.equal(await server.stop(), 0)
-  })
+      ])
+    })
 
-  t.test('header links, light and dark themes, the timeline, the cURL box, the statistics, and no /favicon.ico', { buffered: true }, async t => {
-    const server = await startServer(t, {}, [], UNCOVERED)
-    const { address } = server
-    await fetch(`${address}/ccenter/getConseillerByCode`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer abc.def.ghi' }, body: JSON.stringify({ code: "ADV'1001" }) })
-    await fetch(`${address}/robots.txt`)
-    // Profiles are written in the background: the rest opens both (robots.txt as "Latest", the POST from the listing).
-    await waitFor(async () => {
-      const listing = await fetch(`${address}/_profiler/empty/search/results`, { headers: { accept: 'application/json' } })
-      const urls = (await listing.json() as { results: Array<{ url: string }> }).results.map(row => row.url)
-      return urls.includes(`${address}/robots.txt`) && urls.includes(`${address}/ccenter/getConseillerByCode`)
-    }, { what: 'the POST\'s and the robots.txt profiles listed' })
-    const browser = await launched
-    const violations: string[] = []
-    const light = await browser.newContext({ colorScheme: 'light' })
-    const page = await light.newPage()
-    page.on('console', message => { if (/Content Security Policy/i.test(message.text())) violations.push(message.text()) })
+    await t.test('header links, light and dark themes, the timeline, the cURL box, the statistics, and no /favicon.ico', async t => {
+      const lookup = await fetch(`${address}/ccenter/getConseillerByCode`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer abc.def.ghi' }, body: JSON.stringify({ code: "ADV'1001" }) })
+      const missing = await fetch(`${address}/robots.txt`)
+      // Profiles are written in the background: the rest opens both (robots.txt as "Latest", the POST
+      // from the listing). Awaited by their tokens: the first test's robots.txt is listed already.
+      const tokens = [lookup, missing].map(res => res.headers.get('x-debug-token') ?? '')
+      await waitFor(async () => {
+        const listing = await fetch(`${address}/_profiler/empty/search/results`, { headers: { accept: 'application/json' } })
+        const listed = (await listing.json() as { results: Array<{ token: string }> }).results.map(row => row.token)
+        return tokens.every(token => listed.includes(token))
+      }, { what: 'the POST\'s and the robots.txt profiles listed' })
+      const browser = await launched
+      const violations: string[] = []
+      const light = await browser.newContext({ colorScheme: 'light' })
+      const page = await light.newPage()
+      page.on('console', message => { if (/Content Security Policy/i.test(message.text())) violations.push(message.text()) })
 
-    // The header: "Latest" opens the newest profile; "Search profiles" the listing, type=request kept.
-    await page.goto(`${address}/_profiler/empty/search/results?limit=10`)
-    await Promise.all([page.waitForURL(/\/_profiler\/latest\?type=request$/), page.locator('#profiler-nav a', { hasText: 'Latest' }).click()])
-    t.match(await page.locator('#summary').textContent(), /robots\.txt/)
-    await Promise.all([page.waitForURL(/\/_profiler\/[0-9a-f]{6}\/search\/results\?limit=10&type=request$/), page.locator('#profiler-nav a', { hasText: 'Search profiles' }).click()])
-    t.match(await page.locator('.content h2').first().textContent(), /^\d+ results found$/)
+      // The header: "Latest" opens the newest profile; "Search profiles" the listing, type=request kept.
+      await page.goto(`${address}/_profiler/empty/search/results?limit=10`)
+      await Promise.all([page.waitForURL(/\/_profiler\/latest\?type=request$/), page.locator('#profiler-nav a', { hasText: 'Latest' }).click()])
+      t.match(await page.locator('#summary').textContent(), /robots\.txt/)
+      await Promise.all([page.waitForURL(/\/_profiler\/[0-9a-f]{6}\/search\/results\?limit=10&type=request$/), page.locator('#profiler-nav a', { hasText: 'Search profiles' }).click()])
+      t.match(await page.locator('.content h2').first().textContent(), /^\d+ results found$/)
 
-    // The POST's profile: previous/next, the cURL box with its redacted value marked, the timeline.
-    const post = page.locator('#search-results tbody tr', { hasText: '/ccenter/getConseillerByCode' })
-    await Promise.all([page.waitForURL(/\/_profiler\/[0-9a-f]{6}$/), post.locator('td a').click()])
-    await Promise.all([page.waitForURL(/panel=request/), page.locator('#menu-profiler a[data-panel=request]').click()])
-    t.equal(await page.locator('#next-profile').count(), 1, 'a link to the next profile (the 404)')
-    const curl = await page.locator('#curl-command').textContent() ?? ''
-    t.match(curl, /^curl '[^']+\/ccenter\/getConseillerByCode' \\/)
-    t.match(curl, "--data-raw '{\"code\":\"ADV'\\''1001\"}'")
-    t.same(await page.locator('#curl-command mark.redacted').allTextContents(), ['[redacted]'], 'the redacted Authorization is marked')
-    await Promise.all([page.waitForURL(/panel=performance/), page.locator('#menu-profiler a[data-panel=performance]').click()])
-    const bar = await page.locator('#timeline').boundingBox()
-    const widths = await page.locator('#timeline rect').evaluateAll(rects => rects.map(rect => rect.getBoundingClientRect().width))
-    t.ok(bar !== null && bar.width > 200 && bar.height > 10, 'the timeline is drawn')
-    t.ok(Math.abs(widths.reduce((a, b) => a + b, 0) - (bar?.width ?? 0)) < 2, `the phases fill the bar: ${widths.join(', ')}`)
-    t.match(await page.locator('#performance').textContent(), /\d+(\.\d)? MiB/)
+      // The POST's profile: previous/next, the cURL box with its redacted value marked, the timeline.
+      const post = page.locator('#search-results tbody tr', { hasText: '/ccenter/getConseillerByCode' })
+      await Promise.all([page.waitForURL(/\/_profiler\/[0-9a-f]{6}$/), post.locator('td a').click()])
+      await Promise.all([page.waitForURL(/panel=request/), page.locator('#menu-profiler a[data-panel=request]').click()])
+      t.equal(await page.locator('#next-profile').count(), 1, 'a link to the next profile (the 404)')
+      const curl = await page.locator('#curl-command').textContent() ?? ''
+      t.match(curl, /^curl '[^']+\/ccenter\/getConseillerByCode' \\/)
+      t.match(curl, "--data-raw '{\"code\":\"ADV'\\''1001\"}'")
+      t.same(await page.locator('#curl-command mark.redacted').allTextContents(), ['[redacted]'], 'the redacted Authorization is marked')
+      await Promise.all([page.waitForURL(/panel=performance/), page.locator('#menu-profiler a[data-panel=performance]').click()])
+      const bar = await page.locator('#timeline').boundingBox()
+      const widths = await page.locator('#timeline rect').evaluateAll(rects => rects.map(rect => rect.getBoundingClientRect().width))
+      t.ok(bar !== null && bar.width > 200 && bar.height > 10, 'the timeline is drawn')
+      t.ok(Math.abs(widths.reduce((a, b) => a + b, 0) - (bar?.width ?? 0)) < 2, `the phases fill the bar: ${widths.join(', ')}`)
+      t.match(await page.locator('#performance').textContent(), /\d+(\.\d)? MiB/)
 
-    // Statistics, from the header.
-    await Promise.all([page.waitForURL(/\/_profiler\/stats$/), page.locator('#profiler-nav a', { hasText: 'Route statistics' }).click()])
-    const routes = await page.locator('#route-stats tbody td.url a').allTextContents()
-    t.ok(routes.includes('/ccenter/getConseillerByCode') && routes.includes('(no route matched)'), routes.join(', '))
+      // Statistics, from the header.
+      await Promise.all([page.waitForURL(/\/_profiler\/stats$/), page.locator('#profiler-nav a', { hasText: 'Route statistics' }).click()])
+      const routes = await page.locator('#route-stats tbody td.url a').allTextContents()
+      t.ok(routes.includes('/ccenter/getConseillerByCode') && routes.includes('(no route matched)'), routes.join(', '))
 
-    // Light and dark: different colours, both legible.
-    const colours = async (scheme: 'light' | 'dark') => {
-      await page.emulateMedia({ colorScheme: scheme })
-      return await page.evaluate('[getComputedStyle(document.body).color, getComputedStyle(document.body).backgroundColor, getComputedStyle(document.querySelector("#route-stats")).backgroundColor]') as string[]
-    }
-    const [lightText = '', lightBody = '', lightCell = ''] = await colours('light')
-    const [darkText = '', darkBody = '', darkCell = ''] = await colours('dark')
-    t.not(lightBody, darkBody, 'the background follows the system theme')
-    t.not(lightText, darkText, 'and the text too')
-    for (const [text, background] of [[lightText, lightBody], [lightText, lightCell], [darkText, darkBody], [darkText, darkCell]] as const) {
-      t.ok(contrast(text, background) >= 7, `${text} on ${background}: contrast ${contrast(text, background).toFixed(1)}`)
-    }
+      // Light and dark: different colours, both legible.
+      const colours = async (scheme: 'light' | 'dark') => {
+        await page.emulateMedia({ colorScheme: scheme })
+        return await page.evaluate('[getComputedStyle(document.body).color, getComputedStyle(document.body).backgroundColor, getComputedStyle(document.querySelector("#route-stats")).backgroundColor]') as string[]
+      }
+      const [lightText = '', lightBody = '', lightCell = ''] = await colours('light')
+      const [darkText = '', darkBody = '', darkCell = ''] = await colours('dark')
+      t.not(lightBody, darkBody, 'the background follows the system theme')
+      t.not(lightText, darkText, 'and the text too')
+      for (const [text, background] of [[lightText, lightBody], [lightText, lightCell], [darkText, darkBody], [darkText, darkCell]] as const) {
+        t.ok(contrast(text, background) >= 7, `${text} on ${background}: contrast ${contrast(text, background).toFixed(1)}`)
+      }
 
-    await light.close()
-    const profiled = await fetch(`${address}/_profiler/empty/search/results?url=favicon&limit=100`, { headers: { accept: 'application/json' } })
-    t.same((await profiled.json() as { results: unknown[] }).results, [], 'the browser never asked for /favicon.ico')
-    t.same(violations, [], 'no CSP violation')
-    t.equal(await server.stop(), 0)
+      await light.close()
+      const profiled = await fetch(`${address}/_profiler/empty/search/results?url=favicon&limit=100`, { headers: { accept: 'application/json' } })
+      t.same((await profiled.json() as { results: unknown[] }).results, [], 'the browser never asked for /favicon.ico')
+      t.same(violations, [], 'no CSP violation')
+    })
+    t.equal(await server.stop(), 0, 'exits 0 after a graceful close')
   })
 
   t.test('one server behind PROFILER_SECRET: the login and the API reference page, then a clean stop', { buffered: true }, async t => {
