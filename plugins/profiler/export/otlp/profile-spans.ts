@@ -108,25 +108,33 @@ class Ids {
 
 /** An all-zero id is invalid: one bit set makes sure. */
 function nonZero (id: Buffer): Buffer {
-  id.writeUInt8(id.readUInt8(0) | 1, 0)
+  id[0] = (id[0] as number) | 1
   return id
 }
 
-/** @fastify/otel's span name and attributes for a hook run or the handler. */
+function frozen (attributes: Attributes): Attributes {
+  Object.freeze(attributes)
+  return attributes
+}
+
+/**
+ * @fastify/otel's span name and attributes for a hook run or the handler. The attributes are frozen:
+ * shared by every span of the site, and encoded once (trace-encoding.ts).
+ */
 function hookSpanOf (item: TimelineItem): HookSpan {
   const callback = item.name === '' ? 'anonymous' : item.name
   const named = item.name === '' ? (item.plugin === '' ? 'anonymous' : item.plugin) : item.name
   if (item.kind === 'handler') {
-    return { name: `handler - ${named}`, attributes: [['hook.name', `${item.plugin} - route-handler`], ['fastify.type', 'request-handler'], ['hook.callback.name', callback]] }
+    return { name: `handler - ${named}`, attributes: frozen([['hook.name', `${item.plugin} - route-handler`], ['fastify.type', 'request-handler'], ['hook.callback.name', callback]]) }
   }
   const route = item.plugin === 'route'
   return {
     name: `${item.type} - ${named}`,
-    attributes: [
+    attributes: frozen([
       ['hook.name', route ? `route -> ${item.type}` : `${item.plugin} - ${item.type}`],
       ['fastify.type', route ? 'route-hook' : 'hook'],
       ['hook.callback.name', callback]
-    ]
+    ])
   }
 }
 

@@ -1,6 +1,8 @@
 // The few protobuf wire-format writes OTLP's trace messages need (protobuf's "Encoding" guide):
 // varints, little-endian fixed64 and double, length-delimited fields. A nested message is written
-// in place and its length put in front once it is known (open/close), with no buffer per message.
+// in place, after room left for its length, and the length put there once it is known (open/close),
+// with no buffer per message; the message moves only when its length's varint needs more or fewer
+// bytes than were left.
 
 const WIRE_VARINT = 0
 const WIRE_FIXED64 = 1
@@ -36,6 +38,7 @@ const ARENA_BYTES = 256 * 1024
 export class ProtoWriter {
   private buffer = Buffer.allocUnsafe(16 * 1024)
   private position = 0
+  /** For each open message: where its body starts and the bytes left in front of it for its length. */
   private readonly starts: number[] = []
   private arena = Buffer.allocUnsafeSlow(0)
   private arenaAt = 0
@@ -145,20 +148,29 @@ export class ProtoWriter {
     this.position += value.length
   }
 
-  /** Starts a nested message in `field`; close() ends it. */
-  open (field: number): void {
+  /**
+   * Starts a nested message in `field`, `lengthBytes` left for its length (1: below 128 bytes,
+   * 2: below 16 KiB); close() ends it. A right guess saves moving the message (a span's 200 bytes:
+   * the costliest line of the encoding, CPU profile over real profiles).
+   */
+  open (field: number, lengthBytes = 1): void {
     this.tag(field, WIRE_LENGTH)
-    this.starts.push(this.position)
+    this.room(lengthBytes)
+    this.position += lengthBytes
+    this.starts.push(this.position, lengthBytes)
   }
 
   close (): void {
+    const reserved = this.starts.pop() as number
     const start = this.starts.pop() as number
     const length = this.position - start
     const size = varintSize(length)
-    this.room(size)
-    this.buffer.copyWithin(start + size, start, this.position)
-    const end = this.position + size
-    this.position = start
+    if (size !== reserved) {
+      this.room(size - reserved)
+      this.buffer.copyWithin(start + size - reserved, start, this.position)
+    }
+    const end = this.position + size - reserved
+    this.position = start - reserved
     this.varint(length)
     this.position = end
   }

@@ -79,8 +79,29 @@ function writeAttributes (writer: ProtoWriter, field: number, attributes: Attrib
   }
 }
 
+/** Frozen attribute lists (a hook site's, shared by its spans) as span attributes, encoded once each. */
+const sharedSpanAttributes = new WeakMap<Attributes, Buffer>()
+const sharedWriter = new ProtoWriter()
+
+function writeSpanAttributes (writer: ProtoWriter, attributes: Attributes): void {
+  if (!Object.isFrozen(attributes)) {
+    writeAttributes(writer, SPAN.attributes, attributes)
+    return
+  }
+  let encoded = sharedSpanAttributes.get(attributes)
+  if (encoded === undefined) {
+    writeAttributes(sharedWriter, SPAN.attributes, attributes)
+    encoded = Buffer.from(sharedWriter.take())
+    sharedSpanAttributes.set(attributes, encoded)
+  }
+  writer.raw(encoded)
+}
+
+/** A span's length is most often 128 bytes to 16 KiB: two bytes are left for it. */
+const SPAN_LENGTH_BYTES = 2
+
 function writeSpan (writer: ProtoWriter, trace: ExportTrace, span: ExportSpan): void {
-  writer.open(SCOPE_SPANS.spans)
+  writer.open(SCOPE_SPANS.spans, SPAN_LENGTH_BYTES)
   writer.bytes(SPAN.traceId, trace.traceId)
   writer.bytes(SPAN.spanId, span.spanId)
   if (span === trace.spans[0] && trace.traceState !== '') writer.string(SPAN.traceState, trace.traceState)
@@ -89,7 +110,7 @@ function writeSpan (writer: ProtoWriter, trace: ExportTrace, span: ExportSpan): 
   writer.uint(SPAN.kind, span.kind)
   writer.nanos(SPAN.start, trace.startMs, span.startNs)
   writer.nanos(SPAN.end, trace.startMs, span.endNs)
-  writeAttributes(writer, SPAN.attributes, span.attributes)
+  writeSpanAttributes(writer, span.attributes)
   for (const event of span.events) {
     writer.open(SPAN.events)
     writer.nanos(EVENT.time, trace.startMs, event.atNs)
