@@ -230,9 +230,11 @@ function enclosing (spans: ExportSpan[], hookCount: number, atNs: number): Expor
 /** The trace of one kept profile. */
 export function profileTrace (record: ProfileRecord, panels: ExportedPanels): ExportTrace {
   const trace = panels.request?.trace
-  const hooks = (panels.timeline?.items ?? []).filter(item => item.kind !== 'statement')
+  const items = panels.timeline?.items ?? []
+  let hookCount = 0
+  for (const item of items) if (item.kind !== 'statement') hookCount++
   const statements = panels.db?.statements ?? []
-  const ids = new Ids(1 + hooks.length + statements.length)
+  const ids = new Ids(1 + hookCount + statements.length)
   const url = parseUrl(record.url)
   const endNs = ns(record.durationMs)
   const exception = panels.exception ?? null
@@ -249,7 +251,8 @@ export function profileTrace (record: ProfileRecord, panels: ExportedPanels): Ex
     error: record.statusCode >= 500 ? (exception?.message ?? `HTTP ${record.statusCode}`) : null
   }
   const spans: ExportSpan[] = [root]
-  for (const item of hooks) {
+  for (const item of items) {
+    if (item.kind === 'statement') continue
     const { name, attributes } = hookSpan(item)
     const startNs = ns(item.startMs)
     spans.push({ spanId: ids.span(spans.length), parentSpanId: root.spanId, name, kind: SPAN_KIND.internal, startNs, endNs: startNs + ns(item.durationMs), attributes, events: NO_EVENTS, error: null })
@@ -257,7 +260,7 @@ export function profileTrace (record: ProfileRecord, panels: ExportedPanels): Ex
   const system = panels.db?.engine == null ? null : DB_SYSTEMS[panels.db.engine]
   for (const statement of statements) {
     const startNs = ns(statement.startMs)
-    const parent = enclosing(spans, hooks.length, startNs)
+    const parent = enclosing(spans, hookCount, startNs)
     spans.push({
       spanId: ids.span(spans.length),
       parentSpanId: parent.spanId,
@@ -273,7 +276,7 @@ export function profileTrace (record: ProfileRecord, panels: ExportedPanels): Ex
   for (const line of panels.logs?.lines ?? []) {
     if (!EXPORTED_LOG_LEVELS.has(line.level)) continue
     const atNs = ns(line.offsetMs)
-    addEvent(enclosing(spans, hooks.length, atNs), { atNs, name: 'log', attributes: [['log.severity', line.level], ['log.message', line.message]] })
+    addEvent(enclosing(spans, hookCount, atNs), { atNs, name: 'log', attributes: [['log.severity', line.level], ['log.message', line.message]] })
   }
   if (exception !== null) {
     const attributes: Attributes = [['exception.type', exception.name], ['exception.message', exception.message]]

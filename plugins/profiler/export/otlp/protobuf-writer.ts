@@ -12,6 +12,8 @@ const TWO_16 = 2 ** 16
 
 /** Strings up to this long are measured and written in JS when they are ASCII: no call into the runtime for a short key or value. */
 const SHORT_STRING = 64
+/** Byte arrays up to this long are copied in JS (ids: 8 and 16 bytes). */
+const SHORT_BYTES = 32
 
 /** The bytes of `value` as a varint. */
 export function varintSize (value: number): number {
@@ -121,9 +123,32 @@ export class ProtoWriter {
     const low = (scaled - scaledHigh * TWO_16) * TWO_16 + (ms - high * TWO_16) * 1e6 + extraNs
     const carry = Math.floor(low / TWO_32)
     this.room(8)
-    this.buffer.writeUInt32LE(low - carry * TWO_32, this.position)
-    this.buffer.writeUInt32LE(scaledHigh + carry, this.position + 4)
-    this.position += 8
+    this.uint32(low - carry * TWO_32)
+    this.uint32(scaledHigh + carry)
+  }
+
+  /** Four bytes, little-endian, of a value below 2^32 (in JS: writeUInt32LE's checks cost more than the writes). */
+  private uint32 (value: number): void {
+    const buffer = this.buffer
+    const at = this.position
+    buffer[at] = value & 0xff
+    buffer[at + 1] = (value >>> 8) & 0xff
+    buffer[at + 2] = (value >>> 16) & 0xff
+    buffer[at + 3] = value >>> 24
+    this.position = at + 4
+  }
+
+  /** `value` copied in (room made): a short one (an id) byte by byte, cheaper than a call to TypedArray.set. */
+  private copyIn (value: Uint8Array): void {
+    const length = value.length
+    if (length > SHORT_BYTES) {
+      this.buffer.set(value, this.position)
+    } else {
+      const buffer = this.buffer
+      const at = this.position
+      for (let i = 0; i < length; i++) buffer[at + i] = value[i] as number
+    }
+    this.position += length
   }
 
   string (field: number, value: string): void {
@@ -137,15 +162,13 @@ export class ProtoWriter {
     this.tag(field, WIRE_LENGTH)
     this.varint(value.length)
     this.room(value.length)
-    this.buffer.set(value, this.position)
-    this.position += value.length
+    this.copyIn(value)
   }
 
   /** Bytes already encoded, written as they are. */
   raw (value: Uint8Array): void {
     this.room(value.length)
-    this.buffer.set(value, this.position)
-    this.position += value.length
+    this.copyIn(value)
   }
 
   /**
