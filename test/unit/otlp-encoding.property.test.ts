@@ -76,3 +76,22 @@ for (const [name, encodingOf, decode] of [['protobuf', protobufEncoding, decodeP
     t.pass('300 generated requests read back exactly')
   })
 }
+
+t.test('protobuf: one encoding for many requests, its arenas filling up in the middle of traces, reads back exactly', async t => {
+  const resourceAttributes = { 'service.name': 'arenas' }
+  const encoding = protobufEncoding(resourceAttributes, { name: 'scope', version: '1.2.3' })
+  // Long strings: a few hundred runs write past several 256 KiB arenas, most often with messages open.
+  const long = fc.string({ minLength: 200, maxLength: 2000 })
+  const bigSpan = span.chain(item => fc.tuple(long, long).map(([name, error]) => ({ ...item, name, error })))
+  const bigTrace = trace.chain(one => fc.array(bigSpan, { minLength: 1, maxLength: 6 }).map(spans => ({ ...one, spans })))
+  let bytes = 0
+  fc.assert(fc.property(fc.array(bigTrace, { minLength: 1, maxLength: 3 }), traces => {
+    const encoded = traces.map(one => encoding.encode(one))
+    bytes += encoded.reduce((sum, one) => sum + one.frames.length, 0)
+    const decoded = decodeProtobuf(Buffer.concat(encoding.request(encoded)))
+    if (isDeepStrictEqual(decoded, [expected(traces, resourceAttributes)])) return true
+    t.same(decoded, [expected(traces, resourceAttributes)])
+    return false
+  }), { numRuns: 300 })
+  t.ok(bytes > 4 * 256 * 1024, `${bytes} bytes encoded: past several arenas`)
+})

@@ -34,45 +34,43 @@ export function utf8Length (value: string): number {
   return value.length
 }
 
-/** Where taken bytes are kept: one allocation per 256 KiB of them, not one per trace. */
+/** Bytes are written in arenas of 256 KiB: one allocation per arena, not one per trace. */
 const ARENA_BYTES = 256 * 1024
 
 export class ProtoWriter {
-  private buffer = Buffer.allocUnsafe(16 * 1024)
+  /** The arena written in: what was taken lies before `start`, what is being written from there to `position`. */
+  private buffer = Buffer.allocUnsafeSlow(0)
+  private start = 0
   private position = 0
   /** For each open message: where its body starts and the bytes left in front of it for its length. */
   private readonly starts: number[] = []
-  private arena = Buffer.allocUnsafeSlow(0)
-  private arenaAt = 0
-
-  /** Bytes written so far. */
-  get length (): number {
-    return this.position
-  }
 
   /**
-   * The bytes written so far, copied out (the writer is reused): into the current arena, where
-   * consecutive takes lie side by side (joinedNeighbours() makes them one view, no copy), or on their own
-   * when larger than a quarter of an arena.
+   * The bytes written since the last take, as they lie in the arena (no copy): consecutive takes lie
+   * side by side, and joinedNeighbours() makes them one view. Nothing written later touches them.
    */
   take (): Buffer {
-    const length = this.position
-    this.position = 0
-    if (length > ARENA_BYTES / 4) return Buffer.from(this.buffer.subarray(0, length))
-    if (this.arenaAt + length > this.arena.length) {
-      this.arena = Buffer.allocUnsafeSlow(ARENA_BYTES)
-      this.arenaAt = 0
-    }
-    this.buffer.copy(this.arena, this.arenaAt, 0, length)
-    this.arenaAt += length
-    return this.arena.subarray(this.arenaAt - length, this.arenaAt)
+    const taken = this.buffer.subarray(this.start, this.position)
+    this.start = this.position
+    return taken
   }
 
+  /** Drops what was written since the last take (a message left halfway by an error). */
+  restart (): void {
+    this.position = this.start
+    this.starts.length = 0
+  }
+
+  /** Room for `bytes` more: when the arena is full, what is being written moves to a new one (larger, for a larger message). */
   private room (bytes: number): void {
     if (this.position + bytes <= this.buffer.length) return
-    const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.position + bytes))
-    this.buffer.copy(grown, 0, 0, this.position)
-    this.buffer = grown
+    const written = this.position - this.start
+    const arena = Buffer.allocUnsafeSlow(Math.max(ARENA_BYTES, 2 * (written + bytes)))
+    this.buffer.copy(arena, 0, this.start, this.position)
+    for (let i = 0; i < this.starts.length; i += 2) this.starts[i] = (this.starts[i] as number) - this.start
+    this.buffer = arena
+    this.position = written
+    this.start = 0
   }
 
   /** A non-negative integer up to 2^53. */
@@ -220,8 +218,16 @@ export function joinedNeighbours (parts: Buffer[]): Buffer[] {
 
 /** The bytes of a length-delimited field's key and length, for a field of `length` bytes written apart. */
 export function lengthPrefix (field: number, length: number): Buffer {
-  const writer = new ProtoWriter()
-  writer.varint(field * 8 + WIRE_LENGTH)
-  writer.varint(length)
-  return writer.take()
+  const key = field * 8 + WIRE_LENGTH
+  const prefix = Buffer.allocUnsafe(varintSize(key) + varintSize(length))
+  let at = 0
+  for (const value of [key, length]) {
+    let rest = value
+    while (rest >= 0x80) {
+      prefix[at++] = (rest % 128) | 0x80
+      rest = Math.floor(rest / 128)
+    }
+    prefix[at++] = rest
+  }
+  return prefix
 }

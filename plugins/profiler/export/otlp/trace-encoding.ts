@@ -90,9 +90,29 @@ function writeSpanAttributes (writer: ProtoWriter, attributes: Attributes): void
   }
   let encoded = sharedSpanAttributes.get(attributes)
   if (encoded === undefined) {
+    sharedWriter.restart()
     writeAttributes(sharedWriter, SPAN.attributes, attributes)
     encoded = Buffer.from(sharedWriter.take())
     sharedSpanAttributes.set(attributes, encoded)
+  }
+  writer.raw(encoded)
+}
+
+/** Span names as their encoded field: a process has a few dozen (hook sites, routes, statement kinds); the first 1,000 are kept. */
+const spanNames = new Map<string, Buffer>()
+const MAX_SPAN_NAMES = 1000
+
+function writeSpanName (writer: ProtoWriter, name: string): void {
+  let encoded = spanNames.get(name)
+  if (encoded === undefined) {
+    if (spanNames.size >= MAX_SPAN_NAMES) {
+      writer.string(SPAN.name, name)
+      return
+    }
+    sharedWriter.restart()
+    sharedWriter.string(SPAN.name, name)
+    encoded = Buffer.from(sharedWriter.take())
+    spanNames.set(name, encoded)
   }
   writer.raw(encoded)
 }
@@ -106,7 +126,7 @@ function writeSpan (writer: ProtoWriter, trace: ExportTrace, span: ExportSpan): 
   writer.bytes(SPAN.spanId, span.spanId)
   if (span === trace.spans[0] && trace.traceState !== '') writer.string(SPAN.traceState, trace.traceState)
   if (span.parentSpanId !== null) writer.bytes(SPAN.parentSpanId, span.parentSpanId)
-  writer.string(SPAN.name, span.name)
+  writeSpanName(writer, span.name)
   writer.uint(SPAN.kind, span.kind)
   writer.nanos(SPAN.start, trace.startMs, span.startNs)
   writer.nanos(SPAN.end, trace.startMs, span.endNs)
@@ -142,6 +162,7 @@ export function protobufEncoding (resource: Record<string, string>, scope: Scope
   return {
     contentType: 'application/x-protobuf',
     encode: trace => {
+      writer.restart()
       for (const span of trace.spans) writeSpan(writer, trace, span)
       return { frames: writer.take(), spans: trace.spans.length }
     },
