@@ -49,33 +49,36 @@ function anyValueSize (value: AttributeValue, stringBytes: number): number {
   return isInt64(value) ? 1 + varintSize(value) : 9
 }
 
+/** Each attribute as a KeyValue field. */
+function writeAttributes (writer: ProtoWriter, field: number, attributes: Attributes): void {
+  for (const [key, value] of attributes) writeAttribute(writer, field, key, value)
+}
+
 /**
- * Each attribute as a KeyValue field, its lengths worked out first so that nothing written is moved
+ * An attribute as a KeyValue field, its lengths worked out first so that nothing written is moved
  * again (ProtoWriter.open/close shift a nested message once its length is known: twice an attribute).
  */
-function writeAttributes (writer: ProtoWriter, field: number, attributes: Attributes): void {
-  for (const [key, value] of attributes) {
-    const keyBytes = utf8Length(key)
-    const stringBytes = typeof value === 'string' ? utf8Length(value) : 0
-    const anySize = anyValueSize(value, stringBytes)
-    writer.tag(field, WIRE_LENGTH)
-    writer.varint(delimitedSize(keyBytes) + delimitedSize(anySize))
-    writer.tag(KEY_VALUE.key, WIRE_LENGTH)
-    writer.varint(keyBytes)
-    writer.utf8(key, keyBytes)
-    writer.tag(KEY_VALUE.value, WIRE_LENGTH)
-    writer.varint(anySize)
-    if (typeof value === 'string') {
-      writer.tag(ANY_VALUE.string, WIRE_LENGTH)
-      writer.varint(stringBytes)
-      writer.utf8(value, stringBytes)
-    } else if (typeof value === 'boolean') {
-      writer.uint(ANY_VALUE.bool, value ? 1 : 0)
-    } else if (isInt64(value)) {
-      writer.uint(ANY_VALUE.int, value)
-    } else {
-      writer.double(ANY_VALUE.double, value)
-    }
+function writeAttribute (writer: ProtoWriter, field: number, key: string, value: AttributeValue): void {
+  const keyBytes = utf8Length(key)
+  const stringBytes = typeof value === 'string' ? utf8Length(value) : 0
+  const anySize = anyValueSize(value, stringBytes)
+  writer.tag(field, WIRE_LENGTH)
+  writer.varint(delimitedSize(keyBytes) + delimitedSize(anySize))
+  writer.tag(KEY_VALUE.key, WIRE_LENGTH)
+  writer.varint(keyBytes)
+  writer.utf8(key, keyBytes)
+  writer.tag(KEY_VALUE.value, WIRE_LENGTH)
+  writer.varint(anySize)
+  if (typeof value === 'string') {
+    writer.tag(ANY_VALUE.string, WIRE_LENGTH)
+    writer.varint(stringBytes)
+    writer.utf8(value, stringBytes)
+  } else if (typeof value === 'boolean') {
+    writer.uint(ANY_VALUE.bool, value ? 1 : 0)
+  } else if (isInt64(value)) {
+    writer.uint(ANY_VALUE.int, value)
+  } else {
+    writer.double(ANY_VALUE.double, value)
   }
 }
 
@@ -83,9 +86,42 @@ function writeAttributes (writer: ProtoWriter, field: number, attributes: Attrib
 const sharedSpanAttributes = new WeakMap<Attributes, Buffer>()
 const sharedWriter = new ProtoWriter()
 
+/**
+ * String span attributes as their encoded field, by key then value: most repeat from span to span (a
+ * method, a route, a host, a statement's SQL...). The first 64 values up to 256 characters of each
+ * of the first 64 keys: about 3 MiB at most.
+ */
+const stringSpanAttributes = new Map<string, Map<string, Buffer>>()
+const MAX_KEYS = 64
+const MAX_VALUES_A_KEY = 64
+const MAX_VALUE_CHARS = 256
+
+function writeStringSpanAttribute (writer: ProtoWriter, key: string, value: string): void {
+  let values = stringSpanAttributes.get(key)
+  if (values === undefined && stringSpanAttributes.size < MAX_KEYS) {
+    values = new Map()
+    stringSpanAttributes.set(key, values)
+  }
+  let encoded = values?.get(value)
+  if (encoded === undefined) {
+    if (values === undefined || values.size >= MAX_VALUES_A_KEY || value.length > MAX_VALUE_CHARS) {
+      writeAttribute(writer, SPAN.attributes, key, value)
+      return
+    }
+    sharedWriter.restart()
+    writeAttribute(sharedWriter, SPAN.attributes, key, value)
+    encoded = Buffer.from(sharedWriter.take())
+    values.set(value, encoded)
+  }
+  writer.raw(encoded)
+}
+
 function writeSpanAttributes (writer: ProtoWriter, attributes: Attributes): void {
   if (!Object.isFrozen(attributes)) {
-    writeAttributes(writer, SPAN.attributes, attributes)
+    for (const [key, value] of attributes) {
+      if (typeof value === 'string') writeStringSpanAttribute(writer, key, value)
+      else writeAttribute(writer, SPAN.attributes, key, value)
+    }
     return
   }
   let encoded = sharedSpanAttributes.get(attributes)
