@@ -136,15 +136,14 @@ export class ProtoWriter {
     this.position = at + 4
   }
 
-  /** `value` copied in (room made): a short one (an id) byte by byte, cheaper than a call to TypedArray.set. */
-  private copyIn (value: Uint8Array): void {
-    const length = value.length
+  /** `length` bytes of `value` from `start` copied in (room made): a few (an id) byte by byte, cheaper than a call to TypedArray.set. */
+  private copyIn (value: Uint8Array, start: number, length: number): void {
     if (length > SHORT_BYTES) {
-      this.buffer.set(value, this.position)
+      this.buffer.set(start === 0 && length === value.length ? value : value.subarray(start, start + length), this.position)
     } else {
       const buffer = this.buffer
       const at = this.position
-      for (let i = 0; i < length; i++) buffer[at + i] = value[i] as number
+      for (let i = 0; i < length; i++) buffer[at + i] = value[start + i] as number
     }
     this.position += length
   }
@@ -156,17 +155,18 @@ export class ProtoWriter {
     this.utf8(value, bytes)
   }
 
-  bytes (field: number, value: Uint8Array): void {
+  /** A bytes field of `length` bytes of `value` from `start` (all of it by default). */
+  bytes (field: number, value: Uint8Array, start = 0, length = value.length - start): void {
     this.tag(field, WIRE_LENGTH)
-    this.varint(value.length)
-    this.room(value.length)
-    this.copyIn(value)
+    this.varint(length)
+    this.room(length)
+    this.copyIn(value, start, length)
   }
 
   /** Bytes already encoded, written as they are. */
   raw (value: Uint8Array): void {
     this.room(value.length)
-    this.copyIn(value)
+    this.copyIn(value, 0, value.length)
   }
 
   /**

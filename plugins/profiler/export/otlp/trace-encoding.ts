@@ -2,7 +2,7 @@
 // collector/trace/v1/trace_service.proto, docs/specification.md "JSON Protobuf Encoding").
 // Each trace is encoded once, when it is offered, as its spans' frames; a request is those frames
 // under one resource and one scope, put together when it is sent.
-import type { AttributeValue, Attributes, ExportSpan, ExportTrace } from './profile-spans.js'
+import { SPAN_ID_BYTES, TRACE_ID_BYTES, type AttributeValue, type Attributes, type ExportSpan, type ExportTrace } from './profile-spans.js'
 import { joinedNeighbours, lengthPrefix, ProtoWriter, utf8Length, varintSize, WIRE_LENGTH } from './protobuf-writer.js'
 
 export interface EncodedTrace {
@@ -158,10 +158,10 @@ const SPAN_LENGTH_BYTES = 2
 
 function writeSpan (writer: ProtoWriter, trace: ExportTrace, span: ExportSpan): void {
   writer.open(SCOPE_SPANS.spans, SPAN_LENGTH_BYTES)
-  writer.bytes(SPAN.traceId, trace.traceId)
-  writer.bytes(SPAN.spanId, span.spanId)
+  writer.bytes(SPAN.traceId, trace.ids, 0, TRACE_ID_BYTES)
+  writer.bytes(SPAN.spanId, trace.ids, span.spanId, SPAN_ID_BYTES)
   if (span === trace.spans[0] && trace.traceState !== '') writer.string(SPAN.traceState, trace.traceState)
-  if (span.parentSpanId !== null) writer.bytes(SPAN.parentSpanId, span.parentSpanId)
+  if (span.parentSpanId !== null) writer.bytes(SPAN.parentSpanId, trace.ids, span.parentSpanId, SPAN_ID_BYTES)
   writeSpanName(writer, span.name)
   writer.uint(SPAN.kind, span.kind)
   writer.nanos(SPAN.start, trace.startMs, span.startNs)
@@ -227,10 +227,14 @@ function jsonAttributes (attributes: Attributes): Array<{ key: string, value: Re
   return attributes.map(([key, value]) => ({ key, value: jsonValue(value) }))
 }
 
+function hexId (trace: ExportTrace, at: number): string {
+  return trace.ids.toString('hex', at, at + SPAN_ID_BYTES)
+}
+
 function jsonSpan (trace: ExportTrace, traceId: string, span: ExportSpan): Record<string, unknown> {
-  const json: Record<string, unknown> = { traceId, spanId: span.spanId.toString('hex') }
+  const json: Record<string, unknown> = { traceId, spanId: hexId(trace, span.spanId) }
   if (span === trace.spans[0] && trace.traceState !== '') json.traceState = trace.traceState
-  if (span.parentSpanId !== null) json.parentSpanId = span.parentSpanId.toString('hex')
+  if (span.parentSpanId !== null) json.parentSpanId = hexId(trace, span.parentSpanId)
   json.name = span.name
   json.kind = span.kind
   json.startTimeUnixNano = nanosText(trace.startMs, span.startNs)
@@ -252,7 +256,7 @@ export function jsonEncoding (resource: Record<string, string>, scope: ScopeInfo
   return {
     contentType: 'application/json',
     encode: trace => {
-      const traceId = trace.traceId.toString('hex')
+      const traceId = trace.ids.toString('hex', 0, TRACE_ID_BYTES)
       return { frames: Buffer.from(trace.spans.map(span => JSON.stringify(jsonSpan(trace, traceId, span))).join(',')), spans: trace.spans.length }
     },
     request: traces => {
