@@ -73,8 +73,10 @@ for (const [name, encodingOf, decode] of [['protobuf', protobufEncoding, decodeP
   t.test(`${name}: the official decoder reads back exactly what was encoded`, async t => {
     fc.assert(fc.property(fc.array(trace, { minLength: 1, maxLength: 3 }), resource, (traces, resourceAttributes) => {
       const encoding = encodingOf(resourceAttributes, { name: 'scope', version: '1.2.3' })
-      // Each trace encoded twice: the second time, a shared (frozen) attribute list is copied as first encoded.
-      const twice = [...traces, ...traces]
+      // Each trace encoded twice: the second time, a shared (frozen) attribute list is copied as first
+      // encoded, and so is a span of it (its template); then renamed: the same list, another span.
+      const renamed = traces.map(one => ({ ...one, spans: one.spans.map(item => ({ ...item, name: `${item.name}!` })) }))
+      const twice = [...traces, ...traces, ...renamed]
       const body = Buffer.concat(encoding.request(twice.map(one => encoding.encode(one))))
       const decoded = decode(body)
       if (isDeepStrictEqual(decoded, [expected(twice, resourceAttributes)])) return true

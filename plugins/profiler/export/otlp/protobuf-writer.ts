@@ -114,38 +114,46 @@ export class ProtoWriter {
   /** A fixed64 of `ms` × 10^6 + `extraNs` (epoch nanoseconds: exact, though past 2^53). */
   nanos (field: number, ms: number, extraNs: number): void {
     this.tag(field, WIRE_FIXED64)
+    this.room(8)
+    this.patchNanos(this.position, ms, extraNs)
+    this.position += 8
+  }
+
+  /** The 8 bytes at `at` (written already) made those of nanos()'s value. */
+  patchNanos (at: number, ms: number, extraNs: number): void {
     // ms × 10^6 = (high × 2^16 + low16) × 10^6, every product below 2^53.
     const high = Math.floor(ms / TWO_16)
     const scaled = high * 1e6
     const scaledHigh = Math.floor(scaled / TWO_16)
     const low = (scaled - scaledHigh * TWO_16) * TWO_16 + (ms - high * TWO_16) * 1e6 + extraNs
     const carry = Math.floor(low / TWO_32)
-    this.room(8)
-    this.uint32(low - carry * TWO_32)
-    this.uint32(scaledHigh + carry)
+    this.uint32(at, low - carry * TWO_32)
+    this.uint32(at + 4, scaledHigh + carry)
   }
 
-  /** Four bytes, little-endian, of a value below 2^32 (in JS: writeUInt32LE's checks cost more than the writes). */
-  private uint32 (value: number): void {
+  /** Four bytes at `at`, little-endian, of a value below 2^32 (in JS: writeUInt32LE's checks cost more than the writes). */
+  private uint32 (at: number, value: number): void {
     const buffer = this.buffer
-    const at = this.position
     buffer[at] = value & 0xff
     buffer[at + 1] = (value >>> 8) & 0xff
     buffer[at + 2] = (value >>> 16) & 0xff
     buffer[at + 3] = value >>> 24
-    this.position = at + 4
   }
 
-  /** `length` bytes of `value` from `start` copied in (room made): a few (an id) byte by byte, cheaper than a call to TypedArray.set. */
+  /** `length` bytes of `value` from `start` copied in (room made). */
   private copyIn (value: Uint8Array, start: number, length: number): void {
+    this.patch(this.position, value, start, length)
+    this.position += length
+  }
+
+  /** `length` bytes at `at` (written already) made those of `value` from `start`: a few (an id) byte by byte, cheaper than a call to TypedArray.set. */
+  patch (at: number, value: Uint8Array, start: number, length: number): void {
     if (length > SHORT_BYTES) {
-      this.buffer.set(start === 0 && length === value.length ? value : value.subarray(start, start + length), this.position)
+      this.buffer.set(start === 0 && length === value.length ? value : value.subarray(start, start + length), at)
     } else {
       const buffer = this.buffer
-      const at = this.position
       for (let i = 0; i < length; i++) buffer[at + i] = value[start + i] as number
     }
-    this.position += length
   }
 
   string (field: number, value: string): void {
@@ -163,10 +171,17 @@ export class ProtoWriter {
     this.copyIn(value, start, length)
   }
 
-  /** Bytes already encoded, written as they are. */
-  raw (value: Uint8Array): void {
+  /** Bytes already encoded, written as they are; returns where they begin (for patch() and patchNanos(), until the next write). */
+  raw (value: Uint8Array): number {
     this.room(value.length)
+    const at = this.position
     this.copyIn(value, 0, value.length)
+    return at
+  }
+
+  /** Bytes written since the last take. */
+  get offset (): number {
+    return this.position - this.start
   }
 
   /**

@@ -156,16 +156,25 @@ function writeSpanName (writer: ProtoWriter, name: string): void {
 /** A span's length is most often 128 bytes to 16 KiB: two bytes are left for it. */
 const SPAN_LENGTH_BYTES = 2
 
-function writeSpan (writer: ProtoWriter, trace: ExportTrace, span: ExportSpan): void {
+/**
+ * A span's fields. With `marks`, where its varying bytes lie are pushed there (offsets from the last
+ * take): the trace id, the span id, the parent's id, the start and the end.
+ */
+function writeSpanFields (writer: ProtoWriter, trace: ExportTrace, span: ExportSpan, marks: number[] | null): void {
   writer.open(SCOPE_SPANS.spans, SPAN_LENGTH_BYTES)
   writer.bytes(SPAN.traceId, trace.ids, 0, TRACE_ID_BYTES)
+  marks?.push(writer.offset - TRACE_ID_BYTES)
   writer.bytes(SPAN.spanId, trace.ids, span.spanId, SPAN_ID_BYTES)
+  marks?.push(writer.offset - SPAN_ID_BYTES)
   if (span === trace.spans[0] && trace.traceState !== '') writer.string(SPAN.traceState, trace.traceState)
   if (span.parentSpanId !== null) writer.bytes(SPAN.parentSpanId, trace.ids, span.parentSpanId, SPAN_ID_BYTES)
+  marks?.push(writer.offset - SPAN_ID_BYTES)
   writeSpanName(writer, span.name)
   writer.uint(SPAN.kind, span.kind)
   writer.nanos(SPAN.start, trace.startMs, span.startNs)
+  marks?.push(writer.offset - 8)
   writer.nanos(SPAN.end, trace.startMs, span.endNs)
+  marks?.push(writer.offset - 8)
   writeSpanAttributes(writer, span.attributes)
   for (const event of span.events) {
     writer.open(SPAN.events)
@@ -181,6 +190,57 @@ function writeSpan (writer: ProtoWriter, trace: ExportTrace, span: ExportSpan): 
     writer.close()
   }
   writer.close()
+}
+
+/** A span of a hook site as encoded once, with where its ids and times lie ([trace id, span id, parent id, start, end]). */
+interface SpanTemplate { name: string, kind: number, bytes: Buffer, marks: number[] }
+
+/** The template of each site's spans, by its frozen attribute list. */
+const spanTemplates = new WeakMap<Attributes, SpanTemplate>()
+/** What a template is written from: ids and times all zero (fixed-size fields: the same length as any). */
+const TEMPLATE_TRACE: ExportTrace = { ids: Buffer.alloc(TRACE_ID_BYTES + 2 * SPAN_ID_BYTES), traceState: '', startMs: 0, spans: [] }
+
+/** Templates are written apart: writing one encodes names and attributes (in sharedWriter) on the way. */
+const templateWriter = new ProtoWriter()
+
+/** The template of `span`'s site: null when it has none (its attribute list not shared, or shared by spans of other names or kinds). */
+function templateOf (span: ExportSpan): SpanTemplate | null {
+  let template = spanTemplates.get(span.attributes)
+  if (template === undefined) {
+    templateWriter.restart()
+    const marks: number[] = []
+    writeSpanFields(templateWriter, TEMPLATE_TRACE, { ...span, spanId: TRACE_ID_BYTES, parentSpanId: TRACE_ID_BYTES + SPAN_ID_BYTES, startNs: 0, endNs: 0 }, marks)
+    const bytes = Buffer.from(templateWriter.take())
+    // The marks were taken with two bytes left for the span's length: a span of another length's size moved.
+    let lengthBytes = 1
+    while (((bytes[lengthBytes] as number) & 0x80) !== 0) lengthBytes++
+    const moved = lengthBytes - SPAN_LENGTH_BYTES
+    template = { name: span.name, kind: span.kind, bytes, marks: marks.map(at => at + moved) }
+    spanTemplates.set(span.attributes, template)
+  }
+  return template.name === span.name && template.kind === span.kind ? template : null
+}
+
+/**
+ * A span: a hook site's (attributes shared, a parent, no events, no error, no tracestate) copied
+ * from its template with its ids and times put in; any other written field by field.
+ */
+function writeSpan (writer: ProtoWriter, trace: ExportTrace, span: ExportSpan): void {
+  const parent = span.parentSpanId
+  const template = parent === null || span.events.length > 0 || span.error !== null || !Object.isFrozen(span.attributes) || (span === trace.spans[0] && trace.traceState !== '')
+    ? null
+    : templateOf(span)
+  if (template === null) {
+    writeSpanFields(writer, trace, span, null)
+    return
+  }
+  const at = writer.raw(template.bytes)
+  const [traceIdAt, spanIdAt, parentAt, startAt, endAt] = template.marks as [number, number, number, number, number]
+  writer.patch(at + traceIdAt, trace.ids, 0, TRACE_ID_BYTES)
+  writer.patch(at + spanIdAt, trace.ids, span.spanId, SPAN_ID_BYTES)
+  writer.patch(at + parentAt, trace.ids, parent as number, SPAN_ID_BYTES)
+  writer.patchNanos(at + startAt, trace.startMs, span.startNs)
+  writer.patchNanos(at + endAt, trace.startMs, span.endNs)
 }
 
 /** application/x-protobuf: the default. */
