@@ -25,9 +25,10 @@ interface SpanEvent {
 }
 
 export interface ExportSpan {
-  spanId: Buffer
-  /** null: a root without a remote parent. */
-  parentSpanId: Buffer | null
+  /** Where the span's id lies in its trace's ids (a byte offset; 8 bytes). */
+  spanId: number
+  /** Where its parent's id lies in the trace's ids; null: a root without a remote parent. */
+  parentSpanId: number | null
   name: string
   kind: number
   /** ns after the profile's start (the request's). */
@@ -40,7 +41,8 @@ export interface ExportSpan {
 }
 
 export interface ExportTrace {
-  traceId: Buffer
+  /** The trace's ids in one buffer: its trace id (the first 16 bytes), then the spans' ids (8 bytes each). */
+  ids: Buffer
   /** The W3C tracestate the request arrived with ('' when none): the root span (the first) carries it on. */
   traceState: string
   /** The request's start, epoch ms (whole: the profile's id holds it); the spans' times count from it. */
@@ -63,8 +65,8 @@ export interface ExportedPanels {
 const KNOWN_METHODS = new Set(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'QUERY', 'TRACE'])
 const EXPORTED_LOG_LEVELS = new Set(['warn', 'error', 'fatal'])
 const DB_SYSTEMS = { sqlite: 'sqlite', postgres: 'postgresql' } as const
-const TRACE_ID_BYTES = 16
-const SPAN_ID_BYTES = 8
+export const TRACE_ID_BYTES = 16
+export const SPAN_ID_BYTES = 8
 
 function ns (ms: number): number {
   return Math.round(ms * 1e6)
@@ -88,45 +90,65 @@ function randomSlice (bytes: number): Buffer {
   return randomPool.subarray(randomPoolAt - bytes, randomPoolAt)
 }
 
-/** Random bytes for a trace: its trace id (when the request carried none) and each span's id. */
+/**
+ * A trace's ids, in one slice of random bytes (no buffer per id): its trace id, then a slot of 8 bytes
+ * per span id. Random ids are made valid (not all zero); the request's own are written in.
+ */
 class Ids {
-  private readonly bytes: Buffer
-  constructor (spanCount: number) {
-    this.bytes = randomSlice(TRACE_ID_BYTES + SPAN_ID_BYTES * spanCount)
+  readonly bytes: Buffer
+  constructor (slots: number) {
+    this.bytes = randomSlice(TRACE_ID_BYTES + SPAN_ID_BYTES * slots)
   }
 
-  /** The request's trace id, or a random one. */
-  traceId (hex: string | undefined): Buffer {
-    return hex === undefined ? nonZero(this.bytes.subarray(0, TRACE_ID_BYTES)) : Buffer.from(hex, 'hex')
+  /** The trace id: the request's (hex), or the random one. */
+  trace (hex: string | undefined): void {
+    if (hex === undefined) this.nonZero(0)
+    else this.bytes.write(hex, 0, TRACE_ID_BYTES, 'hex')
   }
 
-  span (index: number): Buffer {
+  /** Where slot `index`'s random span id lies. */
+  span (index: number): number {
     const at = TRACE_ID_BYTES + index * SPAN_ID_BYTES
-    return nonZero(this.bytes.subarray(at, at + SPAN_ID_BYTES))
+    this.nonZero(at)
+    return at
+  }
+
+  /** Where slot `index` lies, holding the span id given (hex). */
+  given (index: number, hex: string): number {
+    const at = TRACE_ID_BYTES + index * SPAN_ID_BYTES
+    this.bytes.write(hex, at, SPAN_ID_BYTES, 'hex')
+    return at
+  }
+
+  /** An all-zero id is invalid: one bit set makes sure. */
+  private nonZero (at: number): void {
+    this.bytes[at] = (this.bytes[at] as number) | 1
   }
 }
 
-/** An all-zero id is invalid: one bit set makes sure. */
-function nonZero (id: Buffer): Buffer {
-  id.writeUInt8(id.readUInt8(0) | 1, 0)
-  return id
+function frozen (attributes: Attributes): Attributes {
+  Object.freeze(attributes)
+  return attributes
 }
 
-/** @fastify/otel's span name and attributes for a hook run or the handler. */
+/**
+ * @fastify/otel's span name and attributes for a hook run or the handler. The attributes are frozen:
+ * shared by every span of the site, and encoded once (trace-encoding.ts).
+ */
 function hookSpanOf (item: TimelineItem): HookSpan {
   const callback = item.name === '' ? 'anonymous' : item.name
   const named = item.name === '' ? (item.plugin === '' ? 'anonymous' : item.plugin) : item.name
   if (item.kind === 'handler') {
-    return { name: `handler - ${named}`, attributes: [['hook.name', `${item.plugin} - route-handler`], ['fastify.type', 'request-handler'], ['hook.callback.name', callback]] }
+    return { name: `handler - ${named}`, attributes: frozen([['hook.name', `${item.plugin} - route-handler`], ['fastify.type', 'request-handler'], ['hook.callback.name', callback]]) }
   }
   const route = item.plugin === 'route'
   return {
     name: `${item.type} - ${named}`,
-    attributes: [
+    attributes: frozen([
       ['hook.name', route ? `route -> ${item.type}` : `${item.plugin} - ${item.type}`],
       ['fastify.type', route ? 'route-hook' : 'hook'],
       ['hook.callback.name', callback]
-    ]
+    ])
   }
 }
 
@@ -222,15 +244,19 @@ function enclosing (spans: ExportSpan[], hookCount: number, atNs: number): Expor
 /** The trace of one kept profile. */
 export function profileTrace (record: ProfileRecord, panels: ExportedPanels): ExportTrace {
   const trace = panels.request?.trace
-  const hooks = (panels.timeline?.items ?? []).filter(item => item.kind !== 'statement')
+  const items = panels.timeline?.items ?? []
+  let hookCount = 0
+  for (const item of items) if (item.kind !== 'statement') hookCount++
   const statements = panels.db?.statements ?? []
-  const ids = new Ids(1 + hooks.length + statements.length)
+  const spanCount = 1 + hookCount + statements.length
+  // One more slot for the remote parent's id, when the request came with one.
+  const ids = new Ids(spanCount + (trace === undefined ? 0 : 1))
   const url = parseUrl(record.url)
   const endNs = ns(record.durationMs)
   const exception = panels.exception ?? null
   const root: ExportSpan = {
     spanId: ids.span(0),
-    parentSpanId: trace === undefined ? null : Buffer.from(trace.parentSpanId, 'hex'),
+    parentSpanId: trace === undefined ? null : ids.given(spanCount, trace.parentSpanId),
     name: record.route === null ? (KNOWN_METHODS.has(record.method.toUpperCase()) ? record.method.toUpperCase() : 'HTTP') : `${record.method.toUpperCase()} ${record.route}`,
     kind: SPAN_KIND.server,
     startNs: 0,
@@ -241,7 +267,8 @@ export function profileTrace (record: ProfileRecord, panels: ExportedPanels): Ex
     error: record.statusCode >= 500 ? (exception?.message ?? `HTTP ${record.statusCode}`) : null
   }
   const spans: ExportSpan[] = [root]
-  for (const item of hooks) {
+  for (const item of items) {
+    if (item.kind === 'statement') continue
     const { name, attributes } = hookSpan(item)
     const startNs = ns(item.startMs)
     spans.push({ spanId: ids.span(spans.length), parentSpanId: root.spanId, name, kind: SPAN_KIND.internal, startNs, endNs: startNs + ns(item.durationMs), attributes, events: NO_EVENTS, error: null })
@@ -249,7 +276,7 @@ export function profileTrace (record: ProfileRecord, panels: ExportedPanels): Ex
   const system = panels.db?.engine == null ? null : DB_SYSTEMS[panels.db.engine]
   for (const statement of statements) {
     const startNs = ns(statement.startMs)
-    const parent = enclosing(spans, hooks.length, startNs)
+    const parent = enclosing(spans, hookCount, startNs)
     spans.push({
       spanId: ids.span(spans.length),
       parentSpanId: parent.spanId,
@@ -265,7 +292,7 @@ export function profileTrace (record: ProfileRecord, panels: ExportedPanels): Ex
   for (const line of panels.logs?.lines ?? []) {
     if (!EXPORTED_LOG_LEVELS.has(line.level)) continue
     const atNs = ns(line.offsetMs)
-    addEvent(enclosing(spans, hooks.length, atNs), { atNs, name: 'log', attributes: [['log.severity', line.level], ['log.message', line.message]] })
+    addEvent(enclosing(spans, hookCount, atNs), { atNs, name: 'log', attributes: [['log.severity', line.level], ['log.message', line.message]] })
   }
   if (exception !== null) {
     const attributes: Attributes = [['exception.type', exception.name], ['exception.message', exception.message]]
@@ -273,5 +300,6 @@ export function profileTrace (record: ProfileRecord, panels: ExportedPanels): Ex
     if (stack !== undefined) attributes.push(['exception.stacktrace', stack])
     addEvent(root, { atNs: endNs, name: 'exception', attributes })
   }
-  return { traceId: ids.traceId(trace?.traceId), traceState: trace?.traceState ?? '', startMs: Math.floor(record.id / ID_SLOTS_PER_MS), spans }
+  ids.trace(trace?.traceId)
+  return { ids: ids.bytes, traceState: trace?.traceState ?? '', startMs: Math.floor(record.id / ID_SLOTS_PER_MS), spans }
 }

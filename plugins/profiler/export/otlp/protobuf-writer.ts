@@ -1,6 +1,8 @@
 // The few protobuf wire-format writes OTLP's trace messages need (protobuf's "Encoding" guide):
 // varints, little-endian fixed64 and double, length-delimited fields. A nested message is written
-// in place and its length put in front once it is known (open/close), with no buffer per message.
+// in place, after room left for its length, and the length put there once it is known (open/close),
+// with no buffer per message; the message moves only when its length's varint needs more or fewer
+// bytes than were left.
 
 const WIRE_VARINT = 0
 const WIRE_FIXED64 = 1
@@ -10,6 +12,8 @@ const TWO_16 = 2 ** 16
 
 /** Strings up to this long are measured and written in JS when they are ASCII: no call into the runtime for a short key or value. */
 const SHORT_STRING = 64
+/** Byte arrays up to this long are copied in JS (ids: 8 and 16 bytes). */
+const SHORT_BYTES = 32
 
 /** The bytes of `value` as a varint. */
 export function varintSize (value: number): number {
@@ -30,44 +34,43 @@ export function utf8Length (value: string): number {
   return value.length
 }
 
-/** Where taken bytes are kept: one allocation per 256 KiB of them, not one per trace. */
+/** Bytes are written in arenas of 256 KiB: one allocation per arena, not one per trace. */
 const ARENA_BYTES = 256 * 1024
 
 export class ProtoWriter {
-  private buffer = Buffer.allocUnsafe(16 * 1024)
+  /** The arena written in: what was taken lies before `start`, what is being written from there to `position`. */
+  private buffer = Buffer.allocUnsafeSlow(0)
+  private start = 0
   private position = 0
+  /** For each open message: where its body starts and the bytes left in front of it for its length. */
   private readonly starts: number[] = []
-  private arena = Buffer.allocUnsafeSlow(0)
-  private arenaAt = 0
-
-  /** Bytes written so far. */
-  get length (): number {
-    return this.position
-  }
 
   /**
-   * The bytes written so far, copied out (the writer is reused): into the current arena, where
-   * consecutive takes lie side by side (joinedNeighbours() makes them one view, no copy), or on their own
-   * when larger than a quarter of an arena.
+   * The bytes written since the last take, as they lie in the arena (no copy): consecutive takes lie
+   * side by side, and joinedNeighbours() makes them one view. Nothing written later touches them.
    */
   take (): Buffer {
-    const length = this.position
-    this.position = 0
-    if (length > ARENA_BYTES / 4) return Buffer.from(this.buffer.subarray(0, length))
-    if (this.arenaAt + length > this.arena.length) {
-      this.arena = Buffer.allocUnsafeSlow(ARENA_BYTES)
-      this.arenaAt = 0
-    }
-    this.buffer.copy(this.arena, this.arenaAt, 0, length)
-    this.arenaAt += length
-    return this.arena.subarray(this.arenaAt - length, this.arenaAt)
+    const taken = this.buffer.subarray(this.start, this.position)
+    this.start = this.position
+    return taken
   }
 
+  /** Drops what was written since the last take (a message left halfway by an error). */
+  restart (): void {
+    this.position = this.start
+    this.starts.length = 0
+  }
+
+  /** Room for `bytes` more: when the arena is full, what is being written moves to a new one (larger, for a larger message). */
   private room (bytes: number): void {
     if (this.position + bytes <= this.buffer.length) return
-    const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.position + bytes))
-    this.buffer.copy(grown, 0, 0, this.position)
-    this.buffer = grown
+    const written = this.position - this.start
+    const arena = Buffer.allocUnsafeSlow(Math.max(ARENA_BYTES, 2 * (written + bytes)))
+    this.buffer.copy(arena, 0, this.start, this.position)
+    for (let i = 0; i < this.starts.length; i += 2) this.starts[i] = (this.starts[i] as number) - this.start
+    this.buffer = arena
+    this.position = written
+    this.start = 0
   }
 
   /** A non-negative integer up to 2^53. */
@@ -111,16 +114,46 @@ export class ProtoWriter {
   /** A fixed64 of `ms` × 10^6 + `extraNs` (epoch nanoseconds: exact, though past 2^53). */
   nanos (field: number, ms: number, extraNs: number): void {
     this.tag(field, WIRE_FIXED64)
+    this.room(8)
+    this.patchNanos(this.position, ms, extraNs)
+    this.position += 8
+  }
+
+  /** The 8 bytes at `at` (written already) made those of nanos()'s value. */
+  patchNanos (at: number, ms: number, extraNs: number): void {
     // ms × 10^6 = (high × 2^16 + low16) × 10^6, every product below 2^53.
     const high = Math.floor(ms / TWO_16)
     const scaled = high * 1e6
     const scaledHigh = Math.floor(scaled / TWO_16)
     const low = (scaled - scaledHigh * TWO_16) * TWO_16 + (ms - high * TWO_16) * 1e6 + extraNs
     const carry = Math.floor(low / TWO_32)
-    this.room(8)
-    this.buffer.writeUInt32LE(low - carry * TWO_32, this.position)
-    this.buffer.writeUInt32LE(scaledHigh + carry, this.position + 4)
-    this.position += 8
+    this.uint32(at, low - carry * TWO_32)
+    this.uint32(at + 4, scaledHigh + carry)
+  }
+
+  /** Four bytes at `at`, little-endian, of a value below 2^32 (in JS: writeUInt32LE's checks cost more than the writes). */
+  private uint32 (at: number, value: number): void {
+    const buffer = this.buffer
+    buffer[at] = value & 0xff
+    buffer[at + 1] = (value >>> 8) & 0xff
+    buffer[at + 2] = (value >>> 16) & 0xff
+    buffer[at + 3] = value >>> 24
+  }
+
+  /** `length` bytes of `value` from `start` copied in (room made). */
+  private copyIn (value: Uint8Array, start: number, length: number): void {
+    this.patch(this.position, value, start, length)
+    this.position += length
+  }
+
+  /** `length` bytes at `at` (written already) made those of `value` from `start`: a few (an id) byte by byte, cheaper than a call to TypedArray.set. */
+  patch (at: number, value: Uint8Array, start: number, length: number): void {
+    if (length > SHORT_BYTES) {
+      this.buffer.set(start === 0 && length === value.length ? value : value.subarray(start, start + length), at)
+    } else {
+      const buffer = this.buffer
+      for (let i = 0; i < length; i++) buffer[at + i] = value[start + i] as number
+    }
   }
 
   string (field: number, value: string): void {
@@ -130,35 +163,50 @@ export class ProtoWriter {
     this.utf8(value, bytes)
   }
 
-  bytes (field: number, value: Uint8Array): void {
+  /** A bytes field of `length` bytes of `value` from `start` (all of it by default). */
+  bytes (field: number, value: Uint8Array, start = 0, length = value.length - start): void {
     this.tag(field, WIRE_LENGTH)
-    this.varint(value.length)
-    this.room(value.length)
-    this.buffer.set(value, this.position)
-    this.position += value.length
+    this.varint(length)
+    this.room(length)
+    this.copyIn(value, start, length)
   }
 
-  /** Bytes already encoded, written as they are. */
-  raw (value: Uint8Array): void {
+  /** Bytes already encoded, written as they are; returns where they begin (for patch() and patchNanos(), until the next write). */
+  raw (value: Uint8Array): number {
     this.room(value.length)
-    this.buffer.set(value, this.position)
-    this.position += value.length
+    const at = this.position
+    this.copyIn(value, 0, value.length)
+    return at
   }
 
-  /** Starts a nested message in `field`; close() ends it. */
-  open (field: number): void {
+  /** Bytes written since the last take. */
+  get offset (): number {
+    return this.position - this.start
+  }
+
+  /**
+   * Starts a nested message in `field`, `lengthBytes` left for its length (1: below 128 bytes,
+   * 2: below 16 KiB); close() ends it. A right guess saves moving the message (a span's 200 bytes:
+   * the costliest line of the encoding, CPU profile over real profiles).
+   */
+  open (field: number, lengthBytes = 1): void {
     this.tag(field, WIRE_LENGTH)
-    this.starts.push(this.position)
+    this.room(lengthBytes)
+    this.position += lengthBytes
+    this.starts.push(this.position, lengthBytes)
   }
 
   close (): void {
+    const reserved = this.starts.pop() as number
     const start = this.starts.pop() as number
     const length = this.position - start
     const size = varintSize(length)
-    this.room(size)
-    this.buffer.copyWithin(start + size, start, this.position)
-    const end = this.position + size
-    this.position = start
+    if (size !== reserved) {
+      this.room(size - reserved)
+      this.buffer.copyWithin(start + size - reserved, start, this.position)
+    }
+    const end = this.position + size - reserved
+    this.position = start - reserved
     this.varint(length)
     this.position = end
   }
@@ -185,8 +233,16 @@ export function joinedNeighbours (parts: Buffer[]): Buffer[] {
 
 /** The bytes of a length-delimited field's key and length, for a field of `length` bytes written apart. */
 export function lengthPrefix (field: number, length: number): Buffer {
-  const writer = new ProtoWriter()
-  writer.varint(field * 8 + WIRE_LENGTH)
-  writer.varint(length)
-  return writer.take()
+  const key = field * 8 + WIRE_LENGTH
+  const prefix = Buffer.allocUnsafe(varintSize(key) + varintSize(length))
+  let at = 0
+  for (const value of [key, length]) {
+    let rest = value
+    while (rest >= 0x80) {
+      prefix[at++] = (rest % 128) | 0x80
+      rest = Math.floor(rest / 128)
+    }
+    prefix[at++] = rest
+  }
+  return prefix
 }

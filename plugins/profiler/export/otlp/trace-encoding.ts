@@ -2,8 +2,9 @@
 // collector/trace/v1/trace_service.proto, docs/specification.md "JSON Protobuf Encoding").
 // Each trace is encoded once, when it is offered, as its spans' frames; a request is those frames
 // under one resource and one scope, put together when it is sent.
-import type { AttributeValue, Attributes, ExportSpan, ExportTrace } from './profile-spans.js'
-import { joinedNeighbours, lengthPrefix, ProtoWriter, utf8Length, varintSize, WIRE_LENGTH } from './protobuf-writer.js'
+import { SPAN_ID_BYTES, TRACE_ID_BYTES, type AttributeValue, type Attributes, type ExportSpan, type ExportTrace } from './profile-spans.js'
+import { joinedNeighbours, lengthPrefix, ProtoWriter } from './protobuf-writer.js'
+import { isInt64, STATUS_ERROR, writeAttributes, writeSpan } from './protobuf-spans.js'
 
 export interface EncodedTrace {
   /** The spans' frames: protobuf ScopeSpans.spans fields, or JSON span objects joined by commas. */
@@ -20,91 +21,12 @@ export interface TraceEncoding {
 
 export interface ScopeInfo { name: string, version: string }
 
-// Field numbers of the OTLP messages written here.
+// Field numbers of the OTLP messages written here (the spans': protobuf-spans.ts).
 const REQUEST = { resourceSpans: 1 }
 const RESOURCE_SPANS = { resource: 1, scopeSpans: 2 }
 const RESOURCE = { attributes: 1 }
-const SCOPE_SPANS = { scope: 1, spans: 2 }
+const SCOPE_SPANS = { scope: 1 }
 const SCOPE = { name: 1, version: 2 }
-const SPAN = { traceId: 1, spanId: 2, traceState: 3, parentSpanId: 4, name: 5, kind: 6, start: 7, end: 8, attributes: 9, events: 11, status: 15 }
-const EVENT = { time: 1, name: 2, attributes: 3 }
-const STATUS = { message: 2, code: 3 }
-const KEY_VALUE = { key: 1, value: 2 }
-const ANY_VALUE = { string: 1, bool: 2, int: 3, double: 4 }
-const STATUS_ERROR = 2
-
-function isInt64 (value: number): boolean {
-  return Number.isSafeInteger(value) && value >= 0
-}
-
-/** Bytes of a length-delimited field (key, length, then `length` bytes) of a field number below 16. */
-function delimitedSize (length: number): number {
-  return 1 + varintSize(length) + length
-}
-
-/** The bytes of an AnyValue's one field: a string, a bool, a non-negative int64, or a double. */
-function anyValueSize (value: AttributeValue, stringBytes: number): number {
-  if (typeof value === 'string') return delimitedSize(stringBytes)
-  if (typeof value === 'boolean') return 2
-  return isInt64(value) ? 1 + varintSize(value) : 9
-}
-
-/**
- * Each attribute as a KeyValue field, its lengths worked out first so that nothing written is moved
- * again (ProtoWriter.open/close shift a nested message once its length is known: twice an attribute).
- */
-function writeAttributes (writer: ProtoWriter, field: number, attributes: Attributes): void {
-  for (const [key, value] of attributes) {
-    const keyBytes = utf8Length(key)
-    const stringBytes = typeof value === 'string' ? utf8Length(value) : 0
-    const anySize = anyValueSize(value, stringBytes)
-    writer.tag(field, WIRE_LENGTH)
-    writer.varint(delimitedSize(keyBytes) + delimitedSize(anySize))
-    writer.tag(KEY_VALUE.key, WIRE_LENGTH)
-    writer.varint(keyBytes)
-    writer.utf8(key, keyBytes)
-    writer.tag(KEY_VALUE.value, WIRE_LENGTH)
-    writer.varint(anySize)
-    if (typeof value === 'string') {
-      writer.tag(ANY_VALUE.string, WIRE_LENGTH)
-      writer.varint(stringBytes)
-      writer.utf8(value, stringBytes)
-    } else if (typeof value === 'boolean') {
-      writer.uint(ANY_VALUE.bool, value ? 1 : 0)
-    } else if (isInt64(value)) {
-      writer.uint(ANY_VALUE.int, value)
-    } else {
-      writer.double(ANY_VALUE.double, value)
-    }
-  }
-}
-
-function writeSpan (writer: ProtoWriter, trace: ExportTrace, span: ExportSpan): void {
-  writer.open(SCOPE_SPANS.spans)
-  writer.bytes(SPAN.traceId, trace.traceId)
-  writer.bytes(SPAN.spanId, span.spanId)
-  if (span === trace.spans[0] && trace.traceState !== '') writer.string(SPAN.traceState, trace.traceState)
-  if (span.parentSpanId !== null) writer.bytes(SPAN.parentSpanId, span.parentSpanId)
-  writer.string(SPAN.name, span.name)
-  writer.uint(SPAN.kind, span.kind)
-  writer.nanos(SPAN.start, trace.startMs, span.startNs)
-  writer.nanos(SPAN.end, trace.startMs, span.endNs)
-  writeAttributes(writer, SPAN.attributes, span.attributes)
-  for (const event of span.events) {
-    writer.open(SPAN.events)
-    writer.nanos(EVENT.time, trace.startMs, event.atNs)
-    writer.string(EVENT.name, event.name)
-    writeAttributes(writer, EVENT.attributes, event.attributes)
-    writer.close()
-  }
-  if (span.error !== null) {
-    writer.open(SPAN.status)
-    writer.string(STATUS.message, span.error)
-    writer.uint(STATUS.code, STATUS_ERROR)
-    writer.close()
-  }
-  writer.close()
-}
 
 /** application/x-protobuf: the default. */
 export function protobufEncoding (resource: Record<string, string>, scope: ScopeInfo): TraceEncoding {
@@ -121,6 +43,7 @@ export function protobufEncoding (resource: Record<string, string>, scope: Scope
   return {
     contentType: 'application/x-protobuf',
     encode: trace => {
+      writer.restart()
       for (const span of trace.spans) writeSpan(writer, trace, span)
       return { frames: writer.take(), spans: trace.spans.length }
     },
@@ -149,10 +72,14 @@ function jsonAttributes (attributes: Attributes): Array<{ key: string, value: Re
   return attributes.map(([key, value]) => ({ key, value: jsonValue(value) }))
 }
 
+function hexId (trace: ExportTrace, at: number): string {
+  return trace.ids.toString('hex', at, at + SPAN_ID_BYTES)
+}
+
 function jsonSpan (trace: ExportTrace, traceId: string, span: ExportSpan): Record<string, unknown> {
-  const json: Record<string, unknown> = { traceId, spanId: span.spanId.toString('hex') }
+  const json: Record<string, unknown> = { traceId, spanId: hexId(trace, span.spanId) }
   if (span === trace.spans[0] && trace.traceState !== '') json.traceState = trace.traceState
-  if (span.parentSpanId !== null) json.parentSpanId = span.parentSpanId.toString('hex')
+  if (span.parentSpanId !== null) json.parentSpanId = hexId(trace, span.parentSpanId)
   json.name = span.name
   json.kind = span.kind
   json.startTimeUnixNano = nanosText(trace.startMs, span.startNs)
@@ -174,7 +101,7 @@ export function jsonEncoding (resource: Record<string, string>, scope: ScopeInfo
   return {
     contentType: 'application/json',
     encode: trace => {
-      const traceId = trace.traceId.toString('hex')
+      const traceId = trace.ids.toString('hex', 0, TRACE_ID_BYTES)
       return { frames: Buffer.from(trace.spans.map(span => JSON.stringify(jsonSpan(trace, traceId, span))).join(',')), spans: trace.spans.length }
     },
     request: traces => {
