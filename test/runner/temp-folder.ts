@@ -2,8 +2,8 @@
 // when it is a tmpfs with room), removed when the run ends. The PostgreSQL clusters the tests start
 // live under the temp folder (test/helpers/postgres.ts), and on the disk's file system each CREATE
 // DATABASE (some 300 files) and each copy of the cluster template cost PostgreSQL and cp seconds of
-// kernel CPU finding free inodes; in memory that work is gone (logs-panel: 8.3 -> 5.8 s of CPU for
-// the whole process tree). Without such a tmpfs the files get the usual temp folder.
+// kernel CPU finding free inodes; in memory that work is gone (the whole suite's process tree, perf
+// stat: 655 -> 611 s of CPU). Without such a tmpfs the files get the usual temp folder.
 import { chmodSync, mkdtempSync, rmSync, statfsSync } from 'node:fs'
 import { join } from 'node:path'
 
