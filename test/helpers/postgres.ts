@@ -25,9 +25,10 @@ export function needsPostgres (t: Test): boolean {
 }
 
 /**
- * A cleanly stopped, empty cluster to copy, made once per machine and PostgreSQL version (initdb
- * takes seconds, a copy milliseconds). Made in a folder of its own, then renamed into place: a
- * test file never sees half of one, and when two make it at once the first rename wins.
+ * A cleanly stopped, empty cluster to copy, made once per temp folder and PostgreSQL version (once
+ * per machine, or once per run of npm test's runner, whose temp folder is its own: initdb takes
+ * seconds, a copy milliseconds). Made in a folder of its own, then renamed into place: a test file
+ * never sees half of one, and when two make it at once the first rename wins.
  */
 async function templateDataDir (): Promise<string> {
   const template = join(tmpdir(), `profiled-api-pg-template-${basename(dirname(postgresBinDir() ?? 'none'))}`)

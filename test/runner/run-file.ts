@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { Parser, type FinalResults, type Result } from 'tap-parser'
+import { cpuOfEnded } from './reaped-cpu.js'
 import { LEFTOVER_MARK, stopLeftovers } from './leftovers.js'
 
 export interface FileResult {
@@ -22,6 +23,8 @@ export interface FileResult {
   /** The end of the file's stderr (kept for a failing file). */
   stderrTail: string
   durationMs: number
+  /** CPU seconds (user + sys) of the file's process and the processes it waited for, or null without /proc. */
+  cpuSeconds: number | null
 }
 
 export interface RunOptions {
@@ -30,6 +33,8 @@ export interface RunOptions {
   timeoutMs: number
   /** Told to the file as TAP_CHILD_ID, as tap's runner does (1, 2, ...). */
   childId: number
+  /** The file's TMPDIR (temp-folder.ts), or null for the runner's own. */
+  tempFolder: string | null
 }
 
 const STDERR_TAIL = 8 * 1024
@@ -55,7 +60,7 @@ function failureText (result: Result): string {
 
 export async function runFile (file: string, options: RunOptions): Promise<FileResult> {
   const started = performance.now()
-  const result: FileResult = { file, pass: 0, fail: 0, skip: 0, todo: 0, failures: [], problem: null, leftovers: 0, stderrTail: '', durationMs: 0 }
+  const result: FileResult = { file, pass: 0, fail: 0, skip: 0, todo: 0, failures: [], problem: null, leftovers: 0, stderrTail: '', durationMs: 0, cpuSeconds: null }
   const parser = new Parser()
   parser.on('pass', () => { result.pass++ })
   parser.on('skip', () => { result.skip++ })
@@ -71,7 +76,7 @@ export async function runFile (file: string, options: RunOptions): Promise<FileR
   const child = spawn(process.execPath, [...options.nodeArgs, file], {
     cwd: options.root,
     // tap's runner tells a file these (tap's config values are in process.env: loadSuiteConfig).
-    env: { ...process.env, TAP: '1', TAP_CHILD_ID: String(options.childId), TAP_CHILD_KEY: childKey, TAP_BAIL: '0', TAP_CWD: options.root, [LEFTOVER_MARK]: mark },
+    env: { ...process.env, TAP: '1', TAP_CHILD_ID: String(options.childId), TAP_CHILD_KEY: childKey, TAP_BAIL: '0', TAP_CWD: options.root, [LEFTOVER_MARK]: mark, ...(options.tempFolder === null ? {} : { TMPDIR: options.tempFolder }) },
     // fd 3, as tap's runner opens it: a file's t.setTimeout(n) is sent back on it (tap unrefs it in the file).
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     detached: true // a process group of its own
@@ -104,6 +109,7 @@ export async function runFile (file: string, options: RunOptions): Promise<FileR
   const exit = await new Promise<{ code: number | null, signal: NodeJS.Signals | null, error?: Error }>(resolve => {
     child.on('error', error => { resolve({ code: null, signal: null, error }) })
     child.on('exit', (code, signal) => {
+      result.cpuSeconds = cpuOfEnded()
       // What the file started and left behind in its group (a server, a browser) goes with it; its
       // output pipes then close.
       if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL')

@@ -8,9 +8,11 @@
 import { readDurations, writeDurations, longestFirst, type Durations } from './durations.js'
 import { runFile, type FileResult } from './run-file.js'
 import { loadSuiteConfig } from './suite-config.js'
+import { makeTempFolder, removeTempFolder } from './temp-folder.js'
 import { selectTestFiles } from './test-files.js'
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`
+const cpu = (result: FileResult): string => result.cpuSeconds === null ? '' : `, ${result.cpuSeconds.toFixed(1)} s CPU`
 
 function printFailure (result: FileResult): void {
   console.log(`\n# ${result.file}: failed${result.problem === null ? '' : ` (${result.problem})`}`)
@@ -40,14 +42,16 @@ const total = queue.length
 if (total === 0) throw new Error('no test files to run')
 console.log(`# ${total} test file(s), ${Math.min(jobs, total)} at a time (plain node, no coverage: npm run test:coverage for that)`)
 
+const tempFolder = makeTempFolder()
+if (tempFolder !== null) process.once('exit', () => { removeTempFolder(tempFolder) })
 const results: FileResult[] = []
 let childId = 0
 async function worker (): Promise<void> {
   for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
-    const result = await runFile(file, { ...config, timeoutMs, childId: ++childId })
+    const result = await runFile(file, { ...config, timeoutMs, childId: ++childId, tempFolder })
     results.push(result)
     const failed = result.fail > 0 || result.problem !== null
-    console.log(`${failed ? 'not ok' : 'ok'} ${results.length}/${total} - ${file} # ${seconds(result.durationMs)}, ${result.pass} pass${result.fail > 0 ? `, ${result.fail} fail` : ''}`)
+    console.log(`${failed ? 'not ok' : 'ok'} ${results.length}/${total} - ${file} # ${seconds(result.durationMs)}${cpu(result)}, ${result.pass} pass${result.fail > 0 ? `, ${result.fail} fail` : ''}`)
     if (result.leftovers > 0) console.log(`# ${file} left ${result.leftovers} process(es) running outside its process group: stopped`)
     if (failed) printFailure(result)
   }
@@ -70,4 +74,11 @@ if (failedFiles.length > 0) {
 }
 console.log(`# { total: ${pass + fail + skip + todo}, pass: ${pass}, fail: ${fail}, skip: ${skip}, todo: ${todo} }`)
 console.log(`# time=${Math.round(performance.now() - started)}ms`)
+// The files' CPU (user + sys, their processes' children included: reaped-cpu.ts), the runner's own
+// beside it: the suite is CPU-bound, and wall time on a shared machine says little.
+const counted = results.filter(result => result.cpuSeconds !== null)
+if (counted.length > 0) {
+  const own = process.cpuUsage()
+  console.log(`# cpu=${counted.reduce((n, result) => n + (result.cpuSeconds ?? 0), 0).toFixed(1)}s (the runner's own ${((own.user + own.system) / 1e6).toFixed(1)}s)`)
+}
 process.exitCode = fail > 0 ? 1 : 0
