@@ -122,6 +122,8 @@ t.test('what the writer rebuilds from a batch\'s slab deep-equals the clone of t
         const rebuilt = message.batch.map(profile => profile.taken?.[TIMELINE])
         const before = structuredClone([...batch.map(entry => entry.expected), false, undefined].map(times => times instanceof ReferenceTimes ? { sites: times.sites, times: times.times, omitted: times.omitted } : times))
         t.strictSame(rebuilt, before)
+        // The batch carries the sites its runs name, each once.
+        t.equal(message.runs.sites.length, new Set(batch.flatMap(entry => entry.expected.sites)).size)
         const retried = new Set(batch.filter(() => retries[decision++ % Math.max(1, retries.length)] === true).map(entry => entry.capture))
         packed.settle(c => retried.has(c))
         carried = batch.filter(entry => retried.has(entry.capture))

@@ -14,7 +14,7 @@ export interface HookTimes {
 }
 
 /** Slots before a request's runs in a batch's slab: its count of runs, and of omitted ones. */
-const RUNS_HEADER = 2
+export const RUNS_HEADER = 2
 
 /** The HookTimes of the runs at `offset` of a batch's slab (`count`, `omitted`, then RUN_SLOTS a run), their sites numbered in `sites`. */
 export function hookTimesAt (slab: Float64Array, offset: number, sites: readonly HookSite[]): HookTimes {
@@ -25,6 +25,11 @@ export function hookTimesAt (slab: Float64Array, offset: number, sites: readonly
     times.times.push(slab[at + 1] ?? Number.NaN, slab[at + 2] ?? Number.NaN)
   }
   return times
+}
+
+/** Slots the runs at `offset` of a batch's slab take. */
+export function slotsAt (slab: Float64Array, offset: number): number {
+  return RUNS_HEADER + RUN_SLOTS * (slab[offset] ?? 0)
 }
 
 /** Slots `runs` takes in a batch's slab. */

@@ -5,14 +5,14 @@
 // them before: a batch pays one buffer and the sites, not arrays, numbers and references a run.
 import type { QueuedProfile, RequestCapture } from '../../capture/capture.js'
 import { probedPanels } from '../probes.js'
-import { HookRuns, hookSites, releaseRuns, type HookSite } from './hook-runs.js'
-import { copyRuns, hookTimesAt, slotsOf } from './hook-times.js'
+import { HookRuns, hookSites, releaseRuns, RUN_SLOTS, type HookSite } from './hook-runs.js'
+import { copyRuns, hookTimesAt, RUNS_HEADER, slotsAt, slotsOf } from './hook-times.js'
 import { timelinePanel } from './index.js'
 
 /** The hook runs of a batch, as the write request carries them. */
 export interface BatchRuns {
   slab: Float64Array<ArrayBuffer>
-  /** The process's sites, by number. */
+  /** The sites the runs name, by their number in the slab. */
   sites: readonly HookSite[]
 }
 
@@ -49,7 +49,7 @@ export class PackedRuns {
       taken[at] = offset
       offset = copyRuns(recorders[i] as HookRuns, slab, offset)
     }
-    return new PackedRuns({ slab, sites: hookSites() }, captures, recorders)
+    return new PackedRuns({ slab, sites: usedSites(slab) }, captures, recorders)
   }
 
   /**
@@ -65,6 +65,26 @@ export class PackedRuns {
       else releaseRuns(recorder)
     }
   }
+}
+
+/**
+ * The sites the slab's runs name, their numbers in it rewritten to places in the list: a batch
+ * carries the sites it uses (a request uses ~15 of the process's ~130: a batch of one capture
+ * cloned them all, ~6 KB), not the whole table.
+ */
+function usedSites (slab: Float64Array): HookSite[] {
+  const table = hookSites()
+  const place = new Int32Array(table.length).fill(-1)
+  const used: HookSite[] = []
+  for (let offset = 0; offset < slab.length; offset += slotsAt(slab, offset)) {
+    const end = offset + slotsAt(slab, offset)
+    for (let at = offset + RUNS_HEADER; at < end; at += RUN_SLOTS) {
+      const site = slab[at] as number
+      if (place[site] === -1) place[site] = used.push(table[site] as HookSite) - 1
+      slab[at] = place[site] as number
+    }
+  }
+  return used
 }
 
 /** In the writer: each capture's timeline slot rebuilt from its batch's runs (an offset into them). */
