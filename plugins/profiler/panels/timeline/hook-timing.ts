@@ -158,28 +158,30 @@ function timedCall (fn: Hook, site: number, arity: number): Hook {
 }
 
 /**
- * An async hook's wrapper: a plain function that returns the hook's own promise (Fastify waits for
- * that, not for a promise of the wrapper's), its run ended when the promise settles; an async
- * function by its prototype, so that Fastify's checks of a hook's signature (an async hook that
- * also takes `done` is refused, told by its constructor) see what they see of the hook. Fastify's
- * `done` is not wrapped: an async hook answers by its promise. A timed run makes no closure.
+ * An async hook's wrapper (an async function, as the hook is: Fastify refuses an async hook that
+ * also takes `done`, telling it by what it is): the run ends where the wrapper's own await of the
+ * hook's promise resumes, resolved or rejected, so a timed run makes no promise or closure beyond
+ * the wrapper's own. A run that ends after its request let go of its runs (handed over with their
+ * batch) is not written: the recorder may serve another request by then.
  */
 function timedAsync (fn: Hook, site: number, arity: number): Hook {
-  const wrapper = function timedHook (this: unknown, a: unknown, b: unknown, c: unknown, d: unknown): unknown {
-    const times = (a as FastifyRequest).profilerDrawn === false ? null : timesOf(a as FastifyRequest)
+  return async function timedHook (this: unknown, a: unknown, b: unknown, c: unknown, d: unknown): Promise<unknown> {
+    const request = a as FastifyRequest
+    const times = request.profilerDrawn === false ? null : timesOf(request)
     const at = times === null ? -1 : times.begin(site)
-    if (times === null || at < 0) return callHook(fn, this, arity, a, b, c, d)
-    return settled(fn, this, arity, a, b, c, d, times, at)
+    if (times === null || at < 0) return await callHook(fn, this, arity, a, b, c, d)
+    try {
+      return await callHook(fn, this, arity, a, b, c, d)
+    } finally {
+      if (request.profilerHookTimes === times) times.finish(at)
+    }
   }
-  Object.setPrototypeOf(wrapper, AsyncFunction.prototype)
-  return wrapper
 }
 
 /**
  * The hook, timed on each run of a request the sample drew; the same length as the hook, and the
- * same kind: an async function's wrapper is an async function by its prototype (Fastify refuses
- * an async hook that also takes `done`, telling it by its constructor), anything else's a plain
- * function.
+ * same kind: an async function's wrapper is an async function (timedAsync), anything else's a
+ * plain function. (An async wrapper costs a promise more a run, settled one turn after the hook's.)
  */
 function timed (fn: Hook, site: HookSite): Hook {
   if (wrappers.has(fn)) return fn
