@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import t from 'tap'
-import { MAX_HOOK_RUNS } from '../../plugins/profiler/panels/timeline/hook-timing.js'
+import { MAX_HOOK_RUNS } from '../../plugins/profiler/panels/timeline/hook-runs.js'
 import { buildTestApp } from '../helpers/app.js'
 import { json, mcpClientInProcess } from '../helpers/mcp-client.js'
 import { profileJson, profilerHtml, storeOnly } from '../helpers/profiler.js'

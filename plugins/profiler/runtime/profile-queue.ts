@@ -6,6 +6,7 @@ import { profileBytes } from './profile-size.js'
 import { MissingTallies, type MissingWindow, type StampedTallies } from '../stats/missing.js'
 import { batchLength, EMPTY_STATISTICS, PendingStatistics, requestOf, type StatisticsBatch } from './statistics-columns.js'
 import type { WriterClient } from './writer-client.js'
+import { PackedRuns } from '../panels/timeline/run-slab.js'
 
 export interface StoreOptions {
   /** Profiles queued or being written at most; past that new ones are dropped and counted. */
@@ -287,8 +288,16 @@ export class ProfileQueue {
     this.statisticsInFlight = statisticsCount
     this.missingInFlight = stamp === undefined ? null : { seq: stamp.seq, missing }
     this.inFlightSince = Date.now()
-    const request = { type: 'write' as const, batch: batch.map(entry => entry.profile), statistics, ...(stamp === undefined ? {} : { stamp }), ...(missing.length === 0 ? {} : { missing }) }
+    const profiles = batch.map(entry => entry.profile)
+    // The captures' hook runs cross as one transferred buffer (their slots hold offsets until answered).
+    const packed = PackedRuns.of(profiles)
+    const request = { type: 'write' as const, batch: profiles, ...(packed === null ? {} : { runs: packed.runs }), statistics, ...(stamp === undefined ? {} : { stamp }), ...(missing.length === 0 ? {} : { missing }) }
     this.current = this.writer.request(request).then(async answer => {
+      // Tried again: the whole batch on an error, unless the writer names the profiles to retry.
+      const retry = answer.retry === undefined ? null : new Set(answer.retry)
+      const kept = answer.error === undefined ? [] : retry === null ? batch : batch.filter(entry => retry.has(entry.profile.token))
+      const keptProfiles = new Set<QueuedProfile>(kept.map(entry => entry.profile))
+      packed?.settle(capture => keptProfiles.has(capture))
       this.inFlight = 0
       this.inFlightBytes = 0
       this.statisticsInFlight = 0
@@ -313,8 +322,6 @@ export class ProfileQueue {
       if (answer.error !== undefined) {
         // Kept, oldest first, and tried again later, alone: only what the writer proved to be one
         // profile's fault is set aside (below); an error is the store's, whatever its kind.
-        const retry = answer.retry === undefined ? null : new Set(answer.retry)
-        const kept = retry === null ? batch : batch.filter(entry => retry.has(entry.profile.token))
         this.queue = kept.concat(this.queue)
         this.queuedBytes += kept.reduce((sum, entry) => sum + entry.bytes, 0)
         this.health.fail(answer.error)

@@ -7,6 +7,7 @@ import type { StatisticsBatch } from './statistics-columns.js'
 import type { MissingWindow } from '../stats/missing.js'
 import type { ExportSettings } from '../export/otlp/profile-export.js'
 import type { ExportState } from '../schemas.js'
+import type { BatchRuns } from '../panels/timeline/run-slab.js'
 
 /** What the request thread hands the writer about its process (plain data: it crosses to the worker). */
 export type ProcessFacts = Omit<ProcessContext, 'redactor'>
@@ -30,8 +31,10 @@ export type WriterRequest =
    * A batch of profiles, and requests recorded for the statistics only (not kept as profiles), with
    * the stamp that has them counted once (present when there are any; kept when the batch is retried),
    * and under the same stamp the tallies of requests that could not be counted (stats/missing.ts).
+   * The captures' hook runs travel in `runs` (their buffer transferred), each capture's timeline
+   * slot holding the offset of its own (panels/timeline/run-slab.ts).
    */
-  | { id: number, type: 'write', batch: QueuedProfile[], statistics: StatisticsBatch, stamp?: StatisticsStamp, missing?: MissingWindow[] }
+  | { id: number, type: 'write', batch: QueuedProfile[], runs?: BatchRuns, statistics: StatisticsBatch, stamp?: StatisticsStamp, missing?: MissingWindow[] }
   | { id: number, type: 'prune', now: number }
   | { id: number, type: 'close' }
 

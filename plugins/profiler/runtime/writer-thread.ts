@@ -29,7 +29,9 @@ export class WriterThread extends WriterClient {
   }
 
   protected async send (request: Outgoing): Promise<Done> {
-    return await this.thread.call(request) as Done
+    // The batch's hook runs are moved, not copied: the queue packs them again if it is retried.
+    const transfer = request.type === 'write' && request.runs !== undefined ? [request.runs.slab.buffer] : undefined
+    return await this.thread.call(request, transfer) as Done
   }
 
   async close (): Promise<void> {

@@ -12,6 +12,7 @@ import type { StoreWriter } from '../engine/contract.js'
 import type { WriterMessage, WriterRequest, WriterSettings } from '../runtime/writer-protocol.js'
 import { isOpenFault, openStoreWriter } from '../engine/open-writer.js'
 import { statisticsOf } from '../runtime/statistics-columns.js'
+import { unpackRuns } from '../panels/timeline/run-slab.js'
 import { writeBatch, type BatchOutcome, type SetAside } from './write-batch.js'
 import { startProfileExport, type StoredForExport } from '../export/otlp/profile-export.js'
 
@@ -81,6 +82,7 @@ export function startWriterService (settings: WriterSettings, send: (message: Wr
         case 'write': {
           const writer = await openStore()
           const unshaped: SetAside[] = []
+          unpackRuns(request.batch, request.runs)
           const shaped = shapeBatch(request.batch, unshaped)
           const outcome = await writeBatch(writer, shaped.map(profile => profile.record), statisticsOf(request.statistics), request.stamp, request.missing)
           if (profileExport !== null) profileExport.offer(storedOf(shaped, outcome))

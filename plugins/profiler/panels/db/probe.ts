@@ -26,11 +26,22 @@ export const dbProbe: PanelProbe<CapturedStatements> = {
   // parameter's text is copied with the batch: counted.
   bytes (taken) {
     let bytes = 0
-    for (const { params } of taken.statements) {
+    const { statements } = taken
+    for (let i = 0; i < statements.length; i++) {
       bytes += STATEMENT_BYTES
-      // Positional (an array) or named (an object): Object.values reads both.
-      for (const value of typeof params === 'object' && params !== null ? Object.values(params) : []) {
-        if (typeof value === 'string') bytes += value.length
+      // Positional (an array) or named (an object), read in place: no array of the values.
+      const params = statements[i]?.params
+      if (Array.isArray(params)) {
+        for (let j = 0; j < params.length; j++) {
+          const value: unknown = params[j]
+          if (typeof value === 'string') bytes += value.length
+        }
+      } else if (typeof params === 'object' && params !== null) {
+        const record = params as Record<string, unknown>
+        for (const key in record) {
+          const value = record[key]
+          if (Object.hasOwn(record, key) && typeof value === 'string') bytes += value.length
+        }
       }
     }
     return bytes

@@ -4,7 +4,8 @@
 import { dbPanel } from '../db/index.js'
 import { logsPanel } from '../logs/index.js'
 import type { CollectContext } from '../panel.js'
-import type { HookTimes } from './hook-timing.js'
+import { HookRuns } from './hook-runs.js'
+import { hookTimesOf, type HookTimes } from './hook-times.js'
 import type { TakenHookTimes } from './probe.js'
 import type { TimelineData, TimelineItem } from './schema.js'
 import { roundMs } from '../../units.js'
@@ -63,7 +64,7 @@ export function collectTimeline ({ capture, collected }: CollectContext, hooks: 
   const handlerStart = handlerStartMs ?? sendStartMs
   const db = collected(dbPanel)
   const logs = collected(logsPanel)
-  const runs = hooks === undefined || hooks === false ? null : hooks
+  const runs = hooks === undefined || hooks === false ? null : hooks instanceof HookRuns ? hookTimesOf(hooks) : hooks
   const items: TimelineItem[] = [
     ...(runs === null ? [] : hookItems(runs, capture.originMs, capture.route, totalMs)),
     ...(db?.statements ?? []).map((statement): TimelineItem =>

@@ -1,6 +1,7 @@
 // When each Fastify hook and the handler of a request ran, for the timeline panel: raw numbers on
-// the request thread (a reference to the hook's site, made once when it was added, and two
-// performance.now() readings), shaped in the writer thread (collect.ts).
+// the request thread (the number of the hook's site, given once when it was added, and two
+// performance.now() readings, in the request's HookRuns: hook-runs.ts), shaped in the writer
+// thread (collect.ts).
 //
 // Hooks are timed by wrapping them as they are added, which is why this is installed on the root
 // instance before any plugin: `addHook` is replaced there (every plugin's instance inherits it,
@@ -19,40 +20,14 @@
 // The handler is wrapped the same way, as a run of its own ("handler"), rather than traced through
 // Fastify's channel (tracing:fastify.request.handler): the channel starts even when a preHandler
 // hook failed and the handler is never called, and its end comes once the answer was sent.
-import { performance } from 'node:perf_hooks'
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
+import { acquireRuns, numberSite, type HookRuns, type HookSite } from './hook-runs.js'
 import { isThenable } from './thenable.js'
-
-/** Hook runs kept per request at most; the rest are counted. */
-export const MAX_HOOK_RUNS = 200
-
-/** Where a hook was added: made once when it is added, referenced by each of its runs. */
-interface HookSite {
-  /** onRequest, preHandler, onSend...; "handler" for the route's handler. */
-  hook: string
-  /** The function's own name; empty for an anonymous one. */
-  name: string
-  /** The plugin that added it (Fastify's name for it), or "route" for a route's own hook. */
-  plugin: string
-}
-
-/** A request's hook runs and its handler's, on performance.now()'s clock; not yet relative to the request's start. */
-export interface HookTimes {
-  /**
-   * The site of each run, in the order they began: references to the objects made when the hooks
-   * were added (a batch's structured clone copies each site once, however many runs name it).
-   */
-  sites: HookSite[]
-  /** Two numbers per run: its start and its end (NaN: it had not ended when the request was captured). */
-  times: number[]
-  /** Runs beyond MAX_HOOK_RUNS: counted, not kept. */
-  omitted: number
-}
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** This request's hook runs (null before the first); installed by timeHooks(). */
-    profilerHookTimes: HookTimes | null
+    profilerHookTimes: HookRuns | null
   }
 }
 
@@ -67,26 +42,10 @@ const AsyncFunction = (async () => {}).constructor
 const wrappers = new WeakSet<Hook>()
 
 /** The request's hook runs, made at its first timed run; null when the sample left it out (recorder.ts): its runs are not timed. */
-function timesOf (request: FastifyRequest): HookTimes | null {
+function timesOf (request: FastifyRequest): HookRuns | null {
   // The draw, once made, is a plain field: the getter (which makes it) is called at the first run only.
   if (request.profilerDrawn === null && !request.profilerSampled) return null
-  if (request.profilerHookTimes !== null) return request.profilerHookTimes
-  request.profilerHookTimes = { sites: [], times: [], omitted: 0 }
-  return request.profilerHookTimes
-}
-
-/** Records a run's start; the index of its end in `times`, or -1 past the cap. */
-function begin (times: HookTimes, site: HookSite): number {
-  if (times.sites.length >= MAX_HOOK_RUNS) {
-    times.omitted++
-    return -1
-  }
-  times.sites.push(site)
-  return times.times.push(performance.now(), Number.NaN) - 1
-}
-
-function finish (times: HookTimes, at: number): void {
-  if (at >= 0 && Number.isNaN(times.times[at])) times.times[at] = performance.now()
+  return request.profilerHookTimes ?? acquireRuns(request)
 }
 
 /** What Fastify puts between the names of `pluginName`'s chain. */
@@ -109,32 +68,45 @@ function callHook (fn: Hook, self: unknown, arity: number, a: unknown, b: unknow
   return arity === 3 ? fn.call(self, a, b, c) : arity === 4 ? fn.call(self, a, b, c, d) : fn.call(self, a, b)
 }
 
-/** Fastify's `done` for a timed run: the run ends when it is called, whatever it is given (an error, a new payload). */
-function timedDone (done: Hook, times: HookTimes, at: number): Hook {
+/**
+ * Fastify's `done` for a timed run: the run ends when it is called, whatever it is given (an error,
+ * a new payload), unless the request has let go of its runs (handed over with their batch: a done
+ * called twice would reach a recorder reused for another request).
+ */
+function timedDone (done: Hook, request: FastifyRequest, times: HookRuns, at: number): Hook {
   return function timedDone (this: unknown, err?: unknown, value?: unknown) {
-    finish(times, at)
+    if (request.profilerHookTimes === times) times.finish(at)
     // Fastify's done takes at most an error and a value, and reads an absent one as undefined.
     return done.call(this, err, value)
   }
 }
 
 /** One timed run of a hook: its start now, its end when it calls done, settles its promise or throws. */
-function timedRun (fn: Hook, self: unknown, arity: number, a: unknown, b: unknown, c: unknown, d: unknown, times: HookTimes, site: HookSite): unknown {
-  const at = begin(times, site)
+function timedRun (fn: Hook, self: unknown, arity: number, a: unknown, b: unknown, c: unknown, d: unknown, times: HookRuns, site: number): unknown {
+  const at = times.begin(site)
   if (at < 0) return callHook(fn, self, arity, a, b, c, d)
   // Fastify passes its `done` last to every lifecycle hook (not to the handler).
-  if (arity === 3 && typeof c === 'function') c = timedDone(c as Hook, times, at)
-  else if (arity === 4 && typeof d === 'function') d = timedDone(d as Hook, times, at)
-  else if (arity === 2 && typeof b === 'function') b = timedDone(b as Hook, times, at)
+  const request = a as FastifyRequest
+  if (arity === 3 && typeof c === 'function') c = timedDone(c as Hook, request, times, at)
+  else if (arity === 4 && typeof d === 'function') d = timedDone(d as Hook, request, times, at)
+  else if (arity === 2 && typeof b === 'function') b = timedDone(b as Hook, request, times, at)
+  return settled(fn, self, arity, a, b, c, d, times, at)
+}
+
+/** Calls the hook and ends run `at` when it throws, or when the promise it returns settles. */
+function settled (fn: Hook, self: unknown, arity: number, a: unknown, b: unknown, c: unknown, d: unknown, times: HookRuns, at: number): unknown {
   let result: unknown
   try {
     result = callHook(fn, self, arity, a, b, c, d)
   } catch (err) {
-    finish(times, at)
+    times.finish(at)
     throw err
   }
-  // Fastify handles the promise's rejection; this only notes when it settled.
-  if (isThenable(result)) result.then(() => { finish(times, at) }, () => { finish(times, at) })
+  // Fastify handles the promise's rejection; this only notes when it settled (the recorder's own function: no closure a run).
+  if (isThenable(result)) {
+    const end = times.ender(at)
+    result.then(end, end)
+  }
   return result
 }
 
@@ -157,7 +129,7 @@ const ARITY: Readonly<Record<string, 2 | 3 | 4>> = {
 }
 
 /** A run of a hook on a request that is drawn or not drawn yet: timed when the draw keeps it. */
-function drawnRun (fn: Hook, self: unknown, arity: number, a: unknown, b: unknown, c: unknown, d: unknown, site: HookSite): unknown {
+function drawnRun (fn: Hook, self: unknown, arity: number, a: unknown, b: unknown, c: unknown, d: unknown, site: number): unknown {
   const times = timesOf(a as FastifyRequest)
   if (times === null) return callHook(fn, self, arity, a, b, c, d)
   return timedRun(fn, self, arity, a, b, c, d, times, site)
@@ -169,7 +141,7 @@ function drawnRun (fn: Hook, self: unknown, arity: number, a: unknown, b: unknow
  * hook's first argument) read first: a run of a request left out allocates nothing here and is one
  * call more.
  */
-function timedCall (fn: Hook, site: HookSite, arity: number): Hook {
+function timedCall (fn: Hook, site: number, arity: number): Hook {
   if (arity === 2) {
     return function timedHook (this: unknown, a: unknown, b: unknown): unknown {
       return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b) : drawnRun(fn, this, 2, a, b, undefined, undefined, site)
@@ -186,34 +158,37 @@ function timedCall (fn: Hook, site: HookSite, arity: number): Hook {
 }
 
 /**
- * An async hook's wrapper (an async function, as the hook is): the run ends where the wrapper's
- * own await of the hook's promise resumes, resolved or rejected, so a timed run makes no promise or
- * closure beyond the wrapper's own.
+ * An async hook's wrapper (an async function, as the hook is: Fastify refuses an async hook that
+ * also takes `done`, telling it by what it is): the run ends where the wrapper's own await of the
+ * hook's promise resumes, resolved or rejected, so a timed run makes no promise or closure beyond
+ * the wrapper's own. A run that ends after its request let go of its runs (handed over with their
+ * batch) is not written: the recorder may serve another request by then.
  */
-function timedAsync (fn: Hook, site: HookSite, arity: number): Hook {
+function timedAsync (fn: Hook, site: number, arity: number): Hook {
   return async function timedHook (this: unknown, a: unknown, b: unknown, c: unknown, d: unknown): Promise<unknown> {
-    const times = (a as FastifyRequest).profilerDrawn === false ? null : timesOf(a as FastifyRequest)
-    const at = times === null ? -1 : begin(times, site)
+    const request = a as FastifyRequest
+    const times = request.profilerDrawn === false ? null : timesOf(request)
+    const at = times === null ? -1 : times.begin(site)
     if (times === null || at < 0) return await callHook(fn, this, arity, a, b, c, d)
     try {
       return await callHook(fn, this, arity, a, b, c, d)
     } finally {
-      finish(times, at)
+      if (request.profilerHookTimes === times) times.finish(at)
     }
   }
 }
 
 /**
  * The hook, timed on each run of a request the sample drew; the same length as the hook, and the
- * same kind: an async function's wrapper is an async function (Fastify refuses an async hook that
- * also takes `done`, telling it by what it is), anything else's a plain function. (An async
- * wrapper costs a promise more a run, settled one turn after the hook's.)
+ * same kind: an async function's wrapper is an async function (timedAsync), anything else's a
+ * plain function. (An async wrapper costs a promise more a run, settled one turn after the hook's.)
  */
 function timed (fn: Hook, site: HookSite): Hook {
   if (wrappers.has(fn)) return fn
   const isAsync = fn instanceof AsyncFunction
   const arity = ARITY[site.hook] ?? 4
-  const wrapper = isAsync ? timedAsync(fn, site, arity) : timedCall(fn, site, arity)
+  const number = numberSite(site)
+  const wrapper = isAsync ? timedAsync(fn, number, arity) : timedCall(fn, number, arity)
   // The wrapper takes the arguments Fastify passes to this kind of hook; it says it takes as many as the hook does.
   Object.defineProperty(wrapper, 'length', { value: fn.length })
   Object.defineProperty(wrapper, 'name', { value: fn.name })
