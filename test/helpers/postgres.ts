@@ -52,6 +52,10 @@ export async function startPostgres (t: Test): Promise<PostgresCluster> {
   return cluster
 }
 
+/** The bytes of every table of the current schema with its indexes and TOAST (`bytes`), as the soak measures the store. */
+export const SCHEMA_BYTES_SQL = `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint AS bytes FROM pg_class c
+  JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r'`
+
 /** Rows of one query on its own connection (to look at what the service stored). */
 export async function queryOn (url: string, sql: string, params: unknown[] = []): Promise<Array<Record<string, any>>> {
   const { default: pg } = await import('pg')

@@ -4,16 +4,12 @@ import pg from 'pg'
 import t from 'tap'
 import { buildApp } from '../../app.js'
 import { testConfig } from '../helpers/app.js'
-import { needsPostgres, startPostgres } from '../helpers/postgres.js'
+import { needsPostgres, SCHEMA_BYTES_SQL, startPostgres } from '../helpers/postgres.js'
 import { scannerPath } from '../helpers/scanner.js'
 
 const BOUND = 8 * 1024 * 1024
 const REQUESTS = 8000
 const SAMPLE_EVERY = 100
-
-// As the soak measures it: every table of the schema with its indexes and TOAST.
-const BYTES_SQL = `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint AS bytes FROM pg_class c
-  JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r'`
 
 if (needsPostgres(t)) {
   t.test('distinct-URL scanner traffic against a byte bound: the bytes stay within 10% of the bound, the profiles above half of what fits', async t => {
@@ -27,7 +23,7 @@ if (needsPostgres(t)) {
       await app.close()
     })
     const sample = async (): Promise<{ bytes: number, profiles: number }> => {
-      const bytes = Number((await sampler.query(BYTES_SQL)).rows[0].bytes)
+      const bytes = Number((await sampler.query(SCHEMA_BYTES_SQL)).rows[0].bytes)
       const profiles = Number((await sampler.query('SELECT count(*)::bigint AS n FROM profiles')).rows[0].n)
       return { bytes, profiles }
     }

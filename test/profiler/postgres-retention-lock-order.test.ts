@@ -10,14 +10,11 @@ import pg from 'pg'
 import t from 'tap'
 import { buildApp } from '../../app.js'
 import { testConfig } from '../helpers/app.js'
-import { needsPostgres, startPostgres } from '../helpers/postgres.js'
+import { needsPostgres, SCHEMA_BYTES_SQL, startPostgres } from '../helpers/postgres.js'
 import { scannerPath } from '../helpers/scanner.js'
 import { waitFor } from '../helpers/wait-for.js'
 
 const PROFILES = 200
-
-const BYTES_SQL = `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint AS bytes FROM pg_class c
-  JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r'`
 
 if (needsPostgres(t)) {
   t.test('retention pruning for size waits for a URL row without holding the partitions\' count rows', async t => {
@@ -36,7 +33,7 @@ if (needsPostgres(t)) {
     const watcher = new pg.Client({ connectionString: url })
     await Promise.all([holder.connect(), prober.connect(), watcher.connect()])
     t.teardown(async () => { await Promise.all([holder.end(), prober.end(), watcher.end()]) })
-    const bytes = Number((await watcher.query(BYTES_SQL)).rows[0].bytes)
+    const bytes = Number((await watcher.query(SCHEMA_BYTES_SQL)).rows[0].bytes)
 
     // A writer naming that URL again holds its row until its batch commits (its count rows next).
     await holder.query('BEGIN')

@@ -9,7 +9,7 @@ import t from 'tap'
 import type { StoreWriter } from '../../plugins/profiler/engine/contract.js'
 import { openStoreWriter } from '../../plugins/profiler/engine/open-writer.js'
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../plugins/profiler/profile.js'
-import { queryOn } from '../helpers/postgres.js'
+import { queryOn, SCHEMA_BYTES_SQL } from '../helpers/postgres.js'
 import { storeEngines, storeTarget } from '../helpers/store-engines.js'
 
 const engines = storeEngines(t)
@@ -24,17 +24,13 @@ const BATCH = 200
 // 66 MB written to PostgreSQL with a VACUUM per batch: tens of seconds on a busy machine.
 t.setTimeout(300_000)
 
-// As the soak measures it: every table of the schema with its indexes and TOAST.
-const PG_BYTES_SQL = `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint AS bytes FROM pg_class c
-  JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r'`
-
 /**
  * What the store takes: the SQLite file's pages as a reader sees them (its WAL's newer pages
  * included: the file once checkpointed), or every table of the PostgreSQL schema.
  */
 async function diskBytes (env: Record<string, string>): Promise<number> {
   const target = storeTarget(env)
-  if (target.engine === 'postgres') return Number((await queryOn(target.url, PG_BYTES_SQL))[0]?.bytes)
+  if (target.engine === 'postgres') return Number((await queryOn(target.url, SCHEMA_BYTES_SQL))[0]?.bytes)
   const db = new BetterSqlite3(target.path, { readonly: true })
   try {
     return (db.pragma('page_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number)
