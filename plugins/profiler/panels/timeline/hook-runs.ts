@@ -47,8 +47,13 @@ export class HookRuns {
   omitted = 0
   /** Runs begun and not ended. */
   open = 0
-  /** The request recording into it: let go of on release, so that a run after that cannot reach a reused recorder. */
-  owner: RunsOwner | null = null
+  /**
+   * The request recording into it, let go of on release so that a run after that cannot reach a
+   * reused recorder. Weakly held: a capture waiting in the queue holds its recorder, and a strong
+   * reference kept the whole request alive with it (its parsed body: 600 bodies of 1 MiB queued
+   * while the store was locked took the server to 900 MiB: locked-store-bodies).
+   */
+  owner: WeakRef<RunsOwner> | null = null
   private readonly enders: Array<() => void> = []
 
   /** Records a run's start; the run's index, or -1 past the cap. */
@@ -100,14 +105,15 @@ const pool: HookRuns[] = []
 /** A recorder for a new request (`owner`): a pooled one when there is one. */
 export function acquireRuns (owner: RunsOwner): HookRuns {
   const runs = pool.pop() ?? new HookRuns()
-  runs.owner = owner
+  runs.owner = new WeakRef(owner)
   owner.profilerHookTimes = runs
   return runs
 }
 
 /** Back to the pool once its runs have been copied: only when none is open (a late end would write into a reused one). */
 export function releaseRuns (runs: HookRuns): void {
-  if (runs.owner !== null && runs.owner.profilerHookTimes === runs) runs.owner.profilerHookTimes = null
+  const owner = runs.owner?.deref()
+  if (owner !== undefined && owner.profilerHookTimes === runs) owner.profilerHookTimes = null
   runs.owner = null
   if (runs.open !== 0 || pool.length >= MAX_POOLED) return
   runs.count = 0
