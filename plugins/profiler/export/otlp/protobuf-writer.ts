@@ -34,6 +34,16 @@ export function utf8Length (value: string): number {
   return value.length
 }
 
+/** `value` (a non-negative integer up to 2^53) as a varint into `buffer` at `at`, which has room; the position after it. */
+function writeVarint (buffer: Buffer, at: number, value: number): number {
+  while (value >= 0x80) {
+    buffer[at++] = (value % 128) | 0x80
+    value = Math.floor(value / 128)
+  }
+  buffer[at++] = value
+  return at
+}
+
 /** Bytes are written in arenas of 256 KiB: one allocation per arena, not one per trace. */
 const ARENA_BYTES = 256 * 1024
 
@@ -76,11 +86,7 @@ export class ProtoWriter {
   /** A non-negative integer up to 2^53. */
   varint (value: number): void {
     this.room(10)
-    while (value >= 0x80) {
-      this.buffer[this.position++] = (value % 128) | 0x80
-      value = Math.floor(value / 128)
-    }
-    this.buffer[this.position++] = value
+    this.position = writeVarint(this.buffer, this.position, value)
   }
 
   /** A field's key: its number and wire type. */
@@ -235,14 +241,6 @@ export function joinedNeighbours (parts: Buffer[]): Buffer[] {
 export function lengthPrefix (field: number, length: number): Buffer {
   const key = field * 8 + WIRE_LENGTH
   const prefix = Buffer.allocUnsafe(varintSize(key) + varintSize(length))
-  let at = 0
-  for (const value of [key, length]) {
-    let rest = value
-    while (rest >= 0x80) {
-      prefix[at++] = (rest % 128) | 0x80
-      rest = Math.floor(rest / 128)
-    }
-    prefix[at++] = rest
-  }
+  writeVarint(prefix, writeVarint(prefix, 0, key), length)
   return prefix
 }
