@@ -161,19 +161,18 @@ function timedCall (fn: Hook, site: number, arity: number): Hook {
  * An async hook's wrapper (an async function, as the hook is: Fastify refuses an async hook that
  * also takes `done`, telling it by what it is): the run ends where the wrapper's own await of the
  * hook's promise resumes, resolved or rejected, so a timed run makes no promise or closure beyond
- * the wrapper's own. A run that ends after its request let go of its runs (handed over with their
- * batch) is not written: the recorder may serve another request by then.
+ * the wrapper's own. A run still open keeps its recorder out of the pool (hook-runs.ts), so an end
+ * that comes after the batch left reaches no other request's runs.
  */
 function timedAsync (fn: Hook, site: number, arity: number): Hook {
   return async function timedHook (this: unknown, a: unknown, b: unknown, c: unknown, d: unknown): Promise<unknown> {
-    const request = a as FastifyRequest
-    const times = request.profilerDrawn === false ? null : timesOf(request)
+    const times = (a as FastifyRequest).profilerDrawn === false ? null : timesOf(a as FastifyRequest)
     const at = times === null ? -1 : times.begin(site)
     if (times === null || at < 0) return await callHook(fn, this, arity, a, b, c, d)
     try {
       return await callHook(fn, this, arity, a, b, c, d)
     } finally {
-      if (request.profilerHookTimes === times) times.finish(at)
+      times.finish(at)
     }
   }
 }
