@@ -52,7 +52,7 @@ export async function startPostgres (t: Test): Promise<PostgresCluster> {
   return cluster
 }
 
-/** The bytes of every table of the current schema with its indexes and TOAST (`bytes`), as the soak measures the store. */
+/** The bytes of every table of the current schema with its indexes and TOAST (`bytes`): the store as the soak and the byte tests measure it. */
 export const SCHEMA_BYTES_SQL = `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint AS bytes FROM pg_class c
   JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r'`
 

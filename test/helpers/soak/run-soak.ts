@@ -11,6 +11,7 @@ import { packageRoot } from '../../../paths.js'
 import { postgresStoredTokens, storedTokens } from '../stored-tokens.js'
 import { rssOf } from '../process-memory.js'
 import { startThrowawayCluster, postgresBinDir, type ThrowawayCluster } from '../throwaway-cluster.js'
+import { SCHEMA_BYTES_SQL } from '../postgres.js'
 import { START_NODE_OPTIONS } from '../start-options.js'
 
 export interface SoakOptions {
@@ -338,7 +339,7 @@ async function storeCounts (engine: SoakOptions['engine'], path: string, url: st
     await client.connect()
     try {
       // The profiler's own tables with their indexes and TOAST, not the catalog every database has.
-      const bytes = Number((await client.query("SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) AS b FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r'")).rows[0].b)
+      const bytes = Number((await client.query(SCHEMA_BYTES_SQL)).rows[0].bytes)
       const profiles = Number((await client.query('SELECT count(*) AS n FROM profiles')).rows[0].n)
       return { bytes, profiles }
     } finally { await client.end() }
