@@ -43,6 +43,20 @@ const KILL_GRACE_MS = 5_000
 /** After the file exits, how long its output may take to end. */
 const OUTPUT_GRACE_MS = 10_000
 
+/**
+ * The files running now, by their leftover mark (their process group's id beside it): what a run
+ * stopped midway (run-suite.ts, on SIGINT or SIGTERM) has to stop. A file stays here until what it
+ * left behind is stopped.
+ */
+const running = new Map<string, number | undefined>()
+
+/** Stops every file running now: its process group at once, then what it left outside the group. */
+export async function stopRunningFiles (): Promise<void> {
+  const files = [...running]
+  for (const [, pgid] of files) if (pgid !== undefined) killGroup(pgid, 'SIGKILL')
+  await Promise.all(files.map(async ([mark]) => await stopLeftovers(mark)))
+}
+
 /** Signals a process group, if it still has a member. */
 function killGroup (pgid: number, signal: NodeJS.Signals): void {
   try {
@@ -81,6 +95,7 @@ export async function runFile (file: string, options: RunOptions): Promise<FileR
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     detached: true // a process group of its own
   })
+  running.set(mark, child.pid)
   const { stdout, stderr: errors } = child
   if (stdout === null || errors === null) throw new Error('spawn gave no output pipes')
   stdout.pipe(parser)
@@ -124,6 +139,7 @@ export async function runFile (file: string, options: RunOptions): Promise<FileR
   const final = await parsed
   clearTimeout(unheld)
   result.leftovers = await stopLeftovers(mark)
+  running.delete(mark)
   result.durationMs = performance.now() - started
   result.stderrTail = stderr
 

@@ -6,7 +6,8 @@
 // read by .ci/run) and a non-zero exit code when anything failed.
 //   node dist/test/runner/run-suite.js [--jobs=N] [--timeout=SECONDS] [file or folder ...]
 import { readDurations, writeDurations, longestFirst, type Durations } from './durations.js'
-import { runFile, type FileResult } from './run-file.js'
+import { constants } from 'node:os'
+import { runFile, stopRunningFiles, type FileResult } from './run-file.js'
 import { loadSuiteConfig } from './suite-config.js'
 import { makeTempFolder, removeTempFolder } from './temp-folder.js'
 import { selectTestFiles } from './test-files.js'
@@ -44,6 +45,18 @@ console.log(`# ${total} test file(s), ${Math.min(jobs, total)} at a time (plain 
 
 const tempFolder = makeTempFolder()
 if (tempFolder !== null) process.once('exit', () => { removeTempFolder(tempFolder) })
+// Ctrl-C (SIGINT: the terminal sends it to the runner's process group only, not to the files',
+// each in a group of its own) or SIGTERM: no file is started any more, the running ones are stopped
+// with what they started (PostgreSQL clusters in the temp folder among them), and the runner exits
+// as the signal's default would (128 + its number), which removes the temp folder ('exit').
+const interrupted: { exiting: Promise<void> | null } = { exiting: null }
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.log(`# ${signal}: stopping the file(s) still running`)
+    queue.length = 0
+    interrupted.exiting = stopRunningFiles().finally(() => process.exit(128 + constants.signals[signal]))
+  })
+}
 const results: FileResult[] = []
 let childId = 0
 async function worker (): Promise<void> {
@@ -57,6 +70,8 @@ async function worker (): Promise<void> {
   }
 }
 await Promise.all(Array.from({ length: Math.min(jobs, total) }, worker))
+// A stopped run neither records its files' durations nor sums them up: it exits as it stops.
+if (interrupted.exiting !== null) await interrupted.exiting
 
 const measured: Durations = Object.fromEntries(results.map(result => [result.file, Math.round(result.durationMs)]))
 writeDurations(config.root, durations, measured)

@@ -12,17 +12,26 @@ const TMPFS_MAGIC = 0x01021994
 /** The room a run may need at once (three files, each with its clusters and stores). */
 const NEEDED_BYTES = 2 * 1024 ** 3
 
-/** A new temp folder in memory for this run, or null when there is no tmpfs with room. */
-export function makeTempFolder (): string | null {
+/** Whether /dev/shm is a tmpfs with room for a run. */
+export function tmpfsHasRoom (): boolean {
   try {
     const fs = statfsSync(SHM)
-    if (fs.type !== TMPFS_MAGIC || fs.bavail * fs.bsize < NEEDED_BYTES) return null
+    return fs.type === TMPFS_MAGIC && fs.bavail * fs.bsize >= NEEDED_BYTES
+  } catch {
+    return false // no /dev/shm: not Linux
+  }
+}
+
+/** A new temp folder in memory for this run, or null when there is no tmpfs with room. */
+export function makeTempFolder (): string | null {
+  if (!tmpfsHasRoom()) return null
+  try {
     const dir = mkdtempSync(join(SHM, 'run-suite-'))
     // As /tmp: the postgres user that runs the clusters (as root) must reach its folders in it.
     chmodSync(dir, 0o1777)
     return dir
   } catch {
-    return null // no /dev/shm: not Linux
+    return null
   }
 }
 
