@@ -1,6 +1,14 @@
 interface WaitOptions {
   timeoutMs?: number
+  /** The first wait between two checks; each next one half as long again, up to `maxIntervalMs`. */
   intervalMs?: number
+  /**
+   * The longest wait between two checks (100 ms, or `intervalMs` if longer). A check is often a
+   * request or a query, on both sides of it: every 10 ms through a wait of seconds (a profile
+   * written by the writer thread, a server restarting) is hundreds of them, CPU taken from the
+   * rest of the suite; growing waits keep a quick condition seen quickly and a slow one cheap.
+   */
+  maxIntervalMs?: number
   /** Named in the timeout's message. */
   what?: string
   /** A check that throws (a server or database restarting) counts as not yet; the last error is named on timeout. */
@@ -13,10 +21,11 @@ interface WaitOptions {
  */
 export async function waitFor (
   condition: () => boolean | Promise<boolean>,
-  { timeoutMs = 10_000, intervalMs = 10, what = 'the condition', retryOnError = false }: WaitOptions = {}
+  { timeoutMs = 10_000, intervalMs = 10, maxIntervalMs = 100, what = 'the condition', retryOnError = false }: WaitOptions = {}
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs
   let lastError: unknown
+  let interval = intervalMs
   const holds = async (): Promise<boolean> => {
     if (!retryOnError) return await condition()
     try {
@@ -28,7 +37,8 @@ export async function waitFor (
   }
   while (!(await holds())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError === undefined ? '' : ` (last error: ${String(lastError)})`}`)
-    await new Promise(resolve => setTimeout(resolve, intervalMs))
+    await new Promise(resolve => setTimeout(resolve, interval))
+    interval = Math.min(interval * 1.5, Math.max(intervalMs, maxIntervalMs))
   }
 }
 
@@ -38,5 +48,5 @@ export async function waitFor (
  * loaded machine can only make the wait longer, never the condition false.
  */
 export async function untilClock (atMs: number): Promise<void> {
-  await waitFor(() => Date.now() >= atMs, { timeoutMs: Math.max(0, atMs - Date.now()) + 10_000, what: `the clock to reach ${new Date(atMs).toISOString()}` })
+  await waitFor(() => Date.now() >= atMs, { timeoutMs: Math.max(0, atMs - Date.now()) + 10_000, maxIntervalMs: 10, what: `the clock to reach ${new Date(atMs).toISOString()}` })
 }
