@@ -4,9 +4,10 @@
 // which adds coverage hooks and source-map support to every process a test starts, is
 // `npm run test:coverage`. Ends with tap's summary line (`# { total: N, pass: N, fail: N, ... }`,
 // read by .ci/run) and a non-zero exit code when anything failed.
-//   node dist/test/runner/run-suite.js [--jobs=N] [--timeout=SECONDS] [file or folder ...]
+//   node dist/test/runner/run-suite.js [--jobs=N] [--timeout=SECONDS] [--beside=NPM_SCRIPT] [file or folder ...]
 import { readDurations, writeDurations, longestFirst, type Durations } from './durations.js'
 import { constants } from 'node:os'
+import { runBesideScript } from './beside-script.js'
 import { runFile, stopRunningFiles, type FileResult } from './run-file.js'
 import { loadSuiteConfig } from './suite-config.js'
 import { makeTempFolder, removeTempFolder } from './temp-folder.js'
@@ -25,6 +26,10 @@ function printFailure (result: FileResult): void {
 }
 
 const started = performance.now()
+// --beside=lint: an npm script run while the files run (beside-script.ts), checked as one of them.
+// Taken out of argv first: tap's config reads argv too, and knows no such option.
+const besideArg = process.argv.find(arg => arg.startsWith('--beside='))
+if (besideArg !== undefined) process.argv.splice(process.argv.indexOf(besideArg), 1)
 const config = await loadSuiteConfig()
 const args = process.argv.slice(2)
 /** A whole-number option (--name=N), or its .taprc value. */
@@ -43,6 +48,8 @@ const total = queue.length
 if (total === 0) throw new Error('no test files to run')
 console.log(`# ${total} test file(s), ${Math.min(jobs, total)} at a time (plain node, no coverage: npm run test:coverage for that)`)
 
+const beside = besideArg === undefined ? null : runBesideScript(besideArg.slice('--beside='.length), config.root)
+
 const tempFolder = makeTempFolder()
 if (tempFolder !== null) process.once('exit', () => { removeTempFolder(tempFolder) })
 // Ctrl-C (SIGINT: the terminal sends it to the runner's process group only, not to the files',
@@ -54,6 +61,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     console.log(`# ${signal}: stopping the file(s) still running`)
     queue.length = 0
+    beside?.stop()
     interrupted.exiting = stopRunningFiles().finally(() => process.exit(128 + constants.signals[signal]))
   })
 }
@@ -72,11 +80,16 @@ async function worker (): Promise<void> {
 await Promise.all(Array.from({ length: Math.min(jobs, total) }, worker))
 // A stopped run neither records its files' durations nor sums them up: it exits as it stops.
 if (interrupted.exiting !== null) await interrupted.exiting
+const besideResult = beside === null ? null : await beside.done
+if (besideResult !== null) {
+  console.log(`# ${besideResult.file}: ${besideResult.problem === null ? 'ok' : 'failed'} (${seconds(besideResult.durationMs)}${cpu(besideResult)}, not in the files' CPU below)`)
+  if (besideResult.problem !== null) printFailure(besideResult)
+}
 
 const measured: Durations = Object.fromEntries(results.map(result => [result.file, Math.round(result.durationMs)]))
 writeDurations(config.root, durations, measured)
 
-const failedFiles = results.filter(result => result.fail > 0 || result.problem !== null)
+const failedFiles = [...results, ...(besideResult === null ? [] : [besideResult])].filter(result => result.fail > 0 || result.problem !== null)
 const sum = (key: 'pass' | 'fail' | 'skip' | 'todo'): number => results.reduce((n, result) => n + result[key], 0)
 // A file that failed without a failing assertion (a crash, a timeout) counts as one failure.
 const fail = sum('fail') + failedFiles.filter(result => result.fail === 0).length
