@@ -1,44 +1,22 @@
-// An npm script run beside the test files (`--beside=lint`: npm test's ESLint and knip). Each is
-// one thread, and run before the files, as they were, they kept one of the machine's two cores idle
-// for their 25 to 30 s (no lint cache: a fresh clone); beside the files, which keep both cores busy,
-// that core does their work. Its output is held until it ends (not mixed with the files' lines);
-// failing, it counts as a failed file.
-import { spawn } from 'node:child_process'
-import { cpuOfEnded } from './reaped-cpu.js'
+// A command run beside the test files, whose outcome the runner is handed (`--beside-fd=3`): npm
+// test's lint, run beside the build by test/npm-test.mjs (both are one thread; one after the other
+// they left a core idle). Its outcome comes as one JSON text on the fd, written when it ended; it
+// counts as one of the run's files: failing, it fails the run, and its output is printed.
+import { Socket } from 'node:net'
+import { text } from 'node:stream/consumers'
 import type { FileResult } from './run-file.js'
 
-const OUTPUT_TAIL = 64 * 1024
+interface Outcome { name: string, problem: string | null, output: string, durationMs: number }
 
-export interface BesideScript {
-  /** Its result, as a file's: no assertions, a problem when it exits non-zero; its output in stderrTail. */
-  done: Promise<FileResult>
-  /** Kills it with its process group (a run stopped midway). */
-  stop: () => void
-}
-
-export function runBesideScript (name: string, root: string): BesideScript {
-  const started = performance.now()
-  const label = `npm run ${name}`
-  const child = spawn('npm', ['run', name, '--silent'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-  let output = ''
-  const keep = (chunk: Buffer): void => { output = (output + String(chunk)).slice(-OUTPUT_TAIL) }
-  child.stdout.on('data', keep)
-  child.stderr.on('data', keep)
-  const done = new Promise<FileResult>(resolve => {
-    const result = (problem: string | null, cpuSeconds: number | null): FileResult => ({
-      file: label, pass: 0, fail: 0, skip: 0, todo: 0, failures: [], problem, leftovers: 0, stderrTail: output, durationMs: performance.now() - started, cpuSeconds
-    })
-    child.on('error', error => { resolve(result(`could not start: ${error.message}`, null)) })
-    // Reaped just before 'exit': its CPU is taken here, not counted in the next file that ends.
-    child.on('exit', code => {
-      const cpuSeconds = cpuOfEnded()
-      child.on('close', () => { resolve(result(code === 0 ? null : `exited with code ${String(code)}`, cpuSeconds)) })
-    })
-  })
-  return {
-    done,
-    stop: () => {
-      try { if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL') } catch { /* ended already */ }
-    }
+/** The outcome on `fd`, as a file's result (no assertions; a problem when it failed); a broken hand-over is a problem too. */
+export async function besideOutcome (fd: number): Promise<FileResult> {
+  let outcome: Outcome
+  try {
+    // A pipe, read as a socket: not a blocking read held in libuv's thread pool all run long.
+    outcome = JSON.parse(await text(new Socket({ fd, readable: true, writable: false }))) as Outcome
+  } catch (err) {
+    outcome = { name: `the command beside the files (fd ${fd})`, problem: `no outcome handed over: ${(err as Error).message}`, output: '', durationMs: 0 }
   }
+  // Its CPU is its parent's (npm-test.mjs) to count, not in this run's children.
+  return { file: outcome.name, pass: 0, fail: 0, skip: 0, todo: 0, failures: [], problem: outcome.problem, leftovers: 0, stderrTail: outcome.output, durationMs: outcome.durationMs, cpuSeconds: null }
 }

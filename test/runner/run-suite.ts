@@ -4,10 +4,10 @@
 // which adds coverage hooks and source-map support to every process a test starts, is
 // `npm run test:coverage`. Ends with tap's summary line (`# { total: N, pass: N, fail: N, ... }`,
 // read by .ci/run) and a non-zero exit code when anything failed.
-//   node dist/test/runner/run-suite.js [--jobs=N] [--timeout=SECONDS] [--beside=NPM_SCRIPT] [file or folder ...]
+//   node dist/test/runner/run-suite.js [--jobs=N] [--timeout=SECONDS] [--beside-fd=FD] [file or folder ...]
 import { readDurations, writeDurations, longestFirst, type Durations } from './durations.js'
 import { constants } from 'node:os'
-import { runBesideScript } from './beside-script.js'
+import { besideOutcome } from './beside-script.js'
 import { runFile, stopRunningFiles, type FileResult } from './run-file.js'
 import { loadSuiteConfig } from './suite-config.js'
 import { makeTempFolder, removeTempFolder } from './temp-folder.js'
@@ -26,9 +26,10 @@ function printFailure (result: FileResult): void {
 }
 
 const started = performance.now()
-// --beside=lint: an npm script run while the files run (beside-script.ts), checked as one of them.
-// Taken out of argv first: tap's config reads argv too, and knows no such option.
-const besideArg = process.argv.find(arg => arg.startsWith('--beside='))
+// --beside-fd=3: the outcome of a command run beside the files (npm test's lint: beside-script.ts),
+// read from that fd and counted as one of the files. Taken out of argv first: tap's config reads
+// argv too, and knows no such option.
+const besideArg = process.argv.find(arg => arg.startsWith('--beside-fd='))
 if (besideArg !== undefined) process.argv.splice(process.argv.indexOf(besideArg), 1)
 const config = await loadSuiteConfig()
 const args = process.argv.slice(2)
@@ -48,7 +49,7 @@ const total = queue.length
 if (total === 0) throw new Error('no test files to run')
 console.log(`# ${total} test file(s), ${Math.min(jobs, total)} at a time (plain node, no coverage: npm run test:coverage for that)`)
 
-const beside = besideArg === undefined ? null : runBesideScript(besideArg.slice('--beside='.length), config.root)
+const beside = besideArg === undefined ? null : besideOutcome(Number(besideArg.slice('--beside-fd='.length)))
 
 const tempFolder = makeTempFolder()
 if (tempFolder !== null) process.once('exit', () => { removeTempFolder(tempFolder) })
@@ -61,7 +62,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     console.log(`# ${signal}: stopping the file(s) still running`)
     queue.length = 0
-    beside?.stop()
     interrupted.exiting = stopRunningFiles().finally(() => process.exit(128 + constants.signals[signal]))
   })
 }
@@ -80,9 +80,9 @@ async function worker (): Promise<void> {
 await Promise.all(Array.from({ length: Math.min(jobs, total) }, worker))
 // A stopped run neither records its files' durations nor sums them up: it exits as it stops.
 if (interrupted.exiting !== null) await interrupted.exiting
-const besideResult = beside === null ? null : await beside.done
+const besideResult = beside === null ? null : await beside
 if (besideResult !== null) {
-  console.log(`# ${besideResult.file}: ${besideResult.problem === null ? 'ok' : 'failed'} (${seconds(besideResult.durationMs)}${cpu(besideResult)}, not in the files' CPU below)`)
+  console.log(`# ${besideResult.file}, beside: ${besideResult.problem === null ? 'ok' : 'failed'} (${seconds(besideResult.durationMs)})`)
   if (besideResult.problem !== null) printFailure(besideResult)
 }
 
