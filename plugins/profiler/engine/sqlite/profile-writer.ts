@@ -100,6 +100,11 @@ function prepareRollupStatements (db: Database) {
     // The statistics' bound: a span's oldest rows, a batch at a time (a primary-key range).
     deleteExpiredRollups: db.prepare(`DELETE FROM profile_route_stats WHERE (span_ms, start_ms, deployment, method, route, status) IN (
       SELECT span_ms, start_ms, deployment, method, route, status FROM profile_route_stats WHERE span_ms = ? AND start_ms <= ? LIMIT ?)`),
+    // Whether a span has a row the bound deletes, or the tallies below have one: read first, since a
+    // DELETE that finds nothing still costs a write transaction (measured: ~60 µs against ~3 for the
+    // probe), and the step runs after every batch.
+    anyExpiredRollup: db.prepare('SELECT 1 FROM profile_route_stats WHERE span_ms = ? AND start_ms <= ? LIMIT 1').pluck(),
+    anyExpiredMissing: db.prepare('SELECT 1 FROM profile_statistics_missing WHERE start_ms <= ? - span_ms LIMIT 1').pluck(),
     // Requests the statistics could not count (migration 010), added up per deployment and period.
     addMissing: db.prepare(`INSERT INTO profile_statistics_missing (deployment, span_ms, start_ms, count) VALUES (?, ?, ?, ?)
       ON CONFLICT (deployment, span_ms, start_ms) DO UPDATE SET count = count + excluded.count`),
@@ -409,10 +414,14 @@ export class SqliteProfileWriter {
   deleteExpiredRollups (nowMs: number, statsMaxAgeMs: number, limit: number): number {
     let deleted = 0
     for (const { spanMs, startThroughMs } of expiredRollups(nowMs, statsMaxAgeMs)) {
-      if (deleted < limit) deleted += this.statements.deleteExpiredRollups.run(spanMs, startThroughMs, limit - deleted).changes
+      if (deleted < limit && this.statements.anyExpiredRollup.get(spanMs, startThroughMs) !== undefined) {
+        deleted += this.statements.deleteExpiredRollups.run(spanMs, startThroughMs, limit - deleted).changes
+      }
     }
     const hoursKeptFrom = (expiredRollups(nowMs, statsMaxAgeMs).at(-1)?.startThroughMs ?? 0) + HOUR_MS
-    if (deleted < limit) deleted += this.statements.deleteExpiredMissing.run(hoursKeptFrom, limit - deleted).changes
+    if (deleted < limit && this.statements.anyExpiredMissing.get(hoursKeptFrom) !== undefined) {
+      deleted += this.statements.deleteExpiredMissing.run(hoursKeptFrom, limit - deleted).changes
+    }
     return deleted
   }
 
