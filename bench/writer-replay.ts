@@ -1,6 +1,6 @@
 // The writer's CPU a stored profile, A against B (issue 38): the seed-like mix recorded once as the
-// writer receives it (writer-record.ts), then replayed into a fresh SQLite store by each build's
-// writer service alone (writer-replay-child.ts), one child process a run, in interleaved rounds.
+// writer receives it (writer-record.ts), then replayed into fresh SQLite stores by both builds'
+// writer services alone, in one child process a round, taking the batches in turn (writer-replay-child.ts).
 // No server, no load generator and no request thread on the two cores: the writer's own work.
 //   node dist-bench/bench/writer-replay.js <recording> <root A> <root B> [rounds] [--record=requests]
 // Each root is a package folder with a dist/ built by its revision (npm run build:test).
@@ -20,9 +20,10 @@ const rounds = Number(roundsArg)
 
 interface Replay { profileUs: number, written: number, bytesPerProfile: number }
 
-async function replay (root: string): Promise<Replay> {
-  const { stdout } = await run(process.execPath, [join(HERE, 'writer-replay-child.js'), root, file], { maxBuffer: 1024 * 1024 })
-  return JSON.parse(stdout.trim().split('\n').pop() ?? '') as Replay
+/** One child: both builds, taking the batches in turn. */
+async function replay (): Promise<[Replay, Replay]> {
+  const { stdout } = await run(process.execPath, [join(HERE, 'writer-replay-child.js'), file, '40', rootA, rootB], { maxBuffer: 1024 * 1024 })
+  return JSON.parse(stdout.trim().split('\n').pop() ?? '') as [Replay, Replay]
 }
 
 if (recordArg !== undefined || !existsSync(file)) {
@@ -31,11 +32,10 @@ if (recordArg !== undefined || !existsSync(file)) {
 }
 const runs: Record<'A' | 'B', Replay[]> = { A: [], B: [] }
 for (let round = 0; round < rounds; round++) {
-  for (const mode of (round % 2 === 0 ? ['A', 'B'] : ['B', 'A']) as Array<'A' | 'B'>) {
-    const result = await replay(mode === 'A' ? rootA : rootB)
-    runs[mode].push(result)
-    process.stdout.write(`round ${round + 1} ${mode}: ${result.profileUs.toFixed(1)} µs a profile (${result.written} profiles, ${result.bytesPerProfile.toFixed(0)} B a profile on disk)\n`)
-  }
+  const [a, b] = await replay()
+  runs.A.push(a)
+  runs.B.push(b)
+  process.stdout.write(`round ${round + 1}: A ${a.profileUs.toFixed(1)}, B ${b.profileUs.toFixed(1)} µs a profile (${a.written} and ${b.written} profiles; ${a.bytesPerProfile.toFixed(0)} and ${b.bytesPerProfile.toFixed(0)} B a profile on disk)\n`)
 }
 const medianUs = (mode: 'A' | 'B'): number => median(runs[mode].map(result => result.profileUs))
 // Each round's B - A as well: the rounds move together with the load, the difference less.
