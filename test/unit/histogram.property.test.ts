@@ -5,7 +5,7 @@
 import fc from 'fast-check'
 import t from 'tap'
 import { exactPercentile } from '../helpers/percentile.js'
-import { addEncodedHistogram, addHistogram, bucketOf, decodeHistogram, denseHistogram, encodeHistogram, PERCENTILE_ERROR, percentiles, type Histogram } from '../../plugins/profiler/stats/histogram.js'
+import { addEncodedHistogram, addEncodedHistograms, addHistogram, bucketOf, decodeHistogram, denseHistogram, encodeHistogram, PERCENTILE_ERROR, percentiles, type Histogram } from '../../plugins/profiler/stats/histogram.js'
 
 /** Durations as the store keeps them: milliseconds to the microsecond, from 0 to about an hour. */
 const durations = fc.array(fc.integer({ min: 0, max: 3_600_000_000 }).map(us => us / 1000), { minLength: 1, maxLength: 300 })
@@ -27,7 +27,10 @@ t.test('the stored form reads back as written, and two stored histograms add up 
     addEncodedHistogram(dense, encodeHistogram(histogramOf(a)))
     addEncodedHistogram(dense, encodeHistogram(histogramOf(b)))
     const together = histogramOf([...a, ...b])
+    // As the SQLite writer adds a batch's histogram to a stored row's (profiler_histogram_add).
+    const addedStored = addEncodedHistograms(encodeHistogram(histogramOf(a)), encodeHistogram(histogramOf(b)))
     return JSON.stringify(sorted(decoded)) === JSON.stringify(sorted(histogramOf(a))) &&
+      addedStored.equals(encodeHistogram(together)) &&
       JSON.stringify(sorted(added)) === JSON.stringify(sorted(together)) &&
       [...together].every(([bucket, count]) => dense[bucket] === count)
   }), { numRuns: 500, seed: 4101 })

@@ -50,6 +50,11 @@ export function decodeHistogram (bytes: Uint8Array, into: Histogram = new Map())
   return into
 }
 
+/** Two stored histograms added up, in the stored form: what decoding both, adding and encoding give. */
+export function addEncodedHistograms (a: Uint8Array, b: Uint8Array): Buffer {
+  return encodeHistogram(decodeHistogram(b, decodeHistogram(a)))
+}
+
 /** Bucket index -> count over every bucket: what a window's rows are added into (no map per row). */
 export type DenseHistogram = Float64Array
 
