@@ -5,7 +5,7 @@
 import fc from 'fast-check'
 import t from 'tap'
 import { exactPercentile } from '../helpers/percentile.js'
-import { addEncodedHistogram, addHistogram, bucketOf, decodeHistogram, denseHistogram, encodeHistogram, PERCENTILE_ERROR, percentiles, type Histogram } from '../../plugins/profiler/stats/histogram.js'
+import { addEncodedHistogram, addEncodedHistograms, addHistogram, bucketOf, decodeHistogram, denseHistogram, encodeHistogram, PERCENTILE_ERROR, percentiles, type Histogram } from '../../plugins/profiler/stats/histogram.js'
 
 /** Durations as the store keeps them: milliseconds to the microsecond, from 0 to about an hour. */
 const durations = fc.array(fc.integer({ min: 0, max: 3_600_000_000 }).map(us => us / 1000), { minLength: 1, maxLength: 300 })
@@ -27,11 +27,22 @@ t.test('the stored form reads back as written, and two stored histograms add up 
     addEncodedHistogram(dense, encodeHistogram(histogramOf(a)))
     addEncodedHistogram(dense, encodeHistogram(histogramOf(b)))
     const together = histogramOf([...a, ...b])
+    // As the SQLite writer adds a batch's histogram to a stored row's (profiler_histogram_add).
+    const addedStored = addEncodedHistograms(encodeHistogram(histogramOf(a)), encodeHistogram(histogramOf(b)))
     return JSON.stringify(sorted(decoded)) === JSON.stringify(sorted(histogramOf(a))) &&
+      addedStored.equals(encodeHistogram(together)) &&
       JSON.stringify(sorted(added)) === JSON.stringify(sorted(together)) &&
       [...together].every(([bucket, count]) => dense[bucket] === count)
   }), { numRuns: 500, seed: 4101 })
   t.pass('500 generated pairs')
+})
+
+t.test('stored histograms whose pairs are out of order add up as decoded ones do', async t => {
+  fc.assert(fc.property(durations, durations, (a, b) => {
+    const reversed = (histogram: Histogram): Buffer => Buffer.concat(sorted(histogram).reverse().map(([bucket, count]) => encodeHistogram(new Map([[bucket, count]]))))
+    return addEncodedHistograms(reversed(histogramOf(a)), reversed(histogramOf(b))).equals(encodeHistogram(histogramOf([...a, ...b])))
+  }), { numRuns: 200, seed: 4103 })
+  t.pass('200 generated pairs, each stored in descending order')
 })
 
 t.test('p50, p95 and p99 read from a histogram: within PERCENTILE_ERROR of the exact ones, never above the max', async t => {

@@ -50,6 +50,44 @@ export function decodeHistogram (bytes: Uint8Array, into: Histogram = new Map())
   return into
 }
 
+const bucketAt = (bytes: Uint8Array, offset: number): number => (bytes[offset] ?? 0) | (bytes[offset + 1] ?? 0) << 8
+const countAt = (bytes: Uint8Array, offset: number): number =>
+  ((bytes[offset + 2] ?? 0) | (bytes[offset + 3] ?? 0) << 8 | (bytes[offset + 4] ?? 0) << 16) + (bytes[offset + 5] ?? 0) * 2 ** 24
+
+/**
+ * Two stored histograms added up, in the stored form: what decoding both, adding and encoding give.
+ * Both are merged as they lie, buckets ascending, without a map or a sort (the SQLite writer adds
+ * a batch's histogram to each of its rows this way). Pairs out of order, or a count past uint32,
+ * take the decoding path instead (which sorts them, and refuses such a count as encodeHistogram does).
+ */
+export function addEncodedHistograms (a: Uint8Array, b: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(a.length - a.length % 6 + b.length - b.length % 6)
+  let i = 0
+  let j = 0
+  let at = 0
+  let last = -1
+  while (i + 6 <= a.length || j + 6 <= b.length) {
+    const fromA = i + 6 <= a.length ? bucketAt(a, i) : Infinity
+    const fromB = j + 6 <= b.length ? bucketAt(b, j) : Infinity
+    const bucket = Math.min(fromA, fromB)
+    let count = 0
+    if (fromA === bucket) {
+      count += countAt(a, i)
+      i += 6
+    }
+    if (fromB === bucket) {
+      count += countAt(b, j)
+      j += 6
+    }
+    if (bucket <= last || count > 0xffffffff) return encodeHistogram(decodeHistogram(b, decodeHistogram(a)))
+    last = bucket
+    out.writeUInt16LE(bucket, at)
+    out.writeUInt32LE(count, at + 2)
+    at += 6
+  }
+  return out.subarray(0, at)
+}
+
 /** Bucket index -> count over every bucket: what a window's rows are added into (no map per row). */
 export type DenseHistogram = Float64Array
 
