@@ -14,6 +14,7 @@ import { isOpenFault, openStoreWriter } from '../engine/open-writer.js'
 import { statisticsOf } from '../runtime/statistics-columns.js'
 import { unpackRuns } from '../panels/timeline/run-slab.js'
 import { unpackStatements } from '../panels/db/unpack-statements.js'
+import { unpackLines } from '../panels/logs/unpack-lines.js'
 import { writeBatch, type BatchOutcome, type SetAside } from './write-batch.js'
 import { startProfileExport, type StoredForExport } from '../export/otlp/profile-export.js'
 
@@ -85,6 +86,7 @@ export function startWriterService (settings: WriterSettings, send: (message: Wr
           const unshaped: SetAside[] = []
           unpackRuns(request.batch, request.runs)
           unpackStatements(request.batch)
+          unpackLines(request.batch)
           const shaped = shapeBatch(request.batch, unshaped)
           const outcome = await writeBatch(writer, shaped.map(profile => profile.record), statisticsOf(request.statistics), request.stamp, request.missing)
           if (profileExport !== null) profileExport.offer(storedOf(shaped, outcome))
