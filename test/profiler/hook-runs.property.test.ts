@@ -16,6 +16,7 @@ import { timelinePanel } from '../../plugins/profiler/panels/timeline/index.js'
 import { PackedRuns, unpackRuns } from '../../plugins/profiler/panels/timeline/run-slab.js'
 import { buildTestApp } from '../helpers/app.js'
 import { profileJson } from '../helpers/profiler.js'
+import { takenCaptures } from '../helpers/taken-capture.js'
 
 const TIMELINE = probedPanels.findIndex(panel => panel === timelinePanel)
 
@@ -88,11 +89,7 @@ function play (script: Script, runs: HookRuns, reference: ReferenceTimes): void 
   while (open.length > 1 && next < script.ends.length) endOne()
 }
 
-const capture = (token: string, taken: unknown): RequestCapture => {
-  const all = new Array<unknown>(probedPanels.length)
-  all[TIMELINE] = taken
-  return { kind: 'capture', token, taken: all } as unknown as RequestCapture
-}
+const capture = takenCaptures(timelinePanel)
 
 t.test('what the writer rebuilds from a batch\'s slab deep-equals the clone of the arrays', async t => {
   let checked = 0

@@ -9,14 +9,13 @@ import { deepStrictEqual } from 'node:assert/strict'
 import fc from 'fast-check'
 import t from 'tap'
 import type { QueuedProfile, RequestCapture } from '../../plugins/profiler/capture/capture.js'
-import { probedPanels } from '../../plugins/profiler/panels/probes.js'
 import { logsPanel } from '../../plugins/profiler/panels/logs/index.js'
 import { FASTIFY_COMPLETED, FASTIFY_INCOMING, logsProbe, type RequestLogs } from '../../plugins/profiler/panels/logs/probe.js'
 import { unpackLines } from '../../plugins/profiler/panels/logs/unpack-lines.js'
 import { buildTestApp } from '../helpers/app.js'
 import { profileJson } from '../helpers/profiler.js'
+import { takenCaptures } from '../helpers/taken-capture.js'
 
-const LOGS = probedPanels.findIndex(panel => panel === logsPanel)
 /** The messages the probe wrote with Fastify's lines before. */
 const BEFORE: Record<number, string> = { [FASTIFY_INCOMING]: 'incoming request', [FASTIFY_COMPLETED]: 'request completed' }
 
@@ -51,11 +50,7 @@ function logsOf (script: typeof request extends fc.Arbitrary<infer S> ? S : neve
   return { drawn: script.drawn, fromLevel: 30, lines, bytes: 8 * lines.length, omitted: script.omitted, warnings: 0, errors: 0 }
 }
 
-const capture = (token: string, taken: unknown): RequestCapture => {
-  const all = new Array<unknown>(probedPanels.length)
-  all[LOGS] = taken
-  return { kind: 'capture', token, taken: all } as unknown as RequestCapture
-}
+const capture = takenCaptures(logsPanel)
 
 t.test('what the writer rebuilds deep-equals the clone of the lines as they were kept before', async t => {
   let checked = 0

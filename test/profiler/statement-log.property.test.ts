@@ -12,6 +12,7 @@ import { probedPanels } from '../../plugins/profiler/panels/probes.js'
 import { dbPanel } from '../../plugins/profiler/panels/db/index.js'
 import { unpackStatements } from '../../plugins/profiler/panels/db/unpack-statements.js'
 import { MAX_SQL_CHARS, MAX_STATEMENTS, StatementLog, type CapturedStatement, type StatementEngine } from '../../lib/statement-log.js'
+import { takenCaptures } from '../helpers/taken-capture.js'
 
 const DB = probedPanels.findIndex(panel => panel === dbPanel)
 
@@ -23,15 +24,13 @@ class ReferenceLog {
   totalMs = 0
   private sqlChars = 0
 
-  add (engine: StatementEngine, sql: string, params: unknown, startedAt: number, error: unknown, rows: number | null): void {
-    const durationMs = performance.now() - startedAt
-    this.engine = engine
-    this.count++
-    this.totalMs += durationMs
-    if (this.statements.length >= MAX_STATEMENTS || this.sqlChars + sql.length > MAX_SQL_CHARS) return
+  add (engine: StatementEngine, sql: string, params: unknown, startMs: number, error: unknown, rows: number | null): void {
+    const durationMs = performance.now() - startMs
+    Object.assign(this, { engine, count: this.count + 1, totalMs: this.totalMs + durationMs })
+    const full = this.statements.length >= MAX_STATEMENTS || this.sqlChars + sql.length > MAX_SQL_CHARS
+    if (full) return
     this.sqlChars += sql.length
-    const message = error === null ? null : error instanceof Error ? error.message : String(error)
-    this.statements.push({ sql, params, startMs: startedAt, durationMs, rows, error: message })
+    this.statements.push({ sql, params, startMs, durationMs, rows, error: error === null ? null : error instanceof Error ? error.message : String(error) })
   }
 }
 
@@ -83,11 +82,7 @@ function record (statements: Array<typeof statement extends fc.Arbitrary<infer S
   }
 }
 
-const capture = (token: string, taken: unknown): RequestCapture => {
-  const all = new Array<unknown>(probedPanels.length)
-  all[DB] = taken
-  return { kind: 'capture', token, taken: all } as unknown as RequestCapture
-}
+const capture = takenCaptures(dbPanel)
 
 t.test('what the writer rebuilds from a flat statement log deep-equals the clone of the statement objects', async t => {
   let checked = 0
