@@ -21,13 +21,15 @@
 // Fastify's channel (tracing:fastify.request.handler): the channel starts even when a preHandler
 // hook failed and the handler is never called, and its end comes once the answer was sent.
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
-import { acquireRuns, numberSite, type HookRuns, type HookSite } from './hook-runs.js'
+import { acquireRuns, numberSite, runsOf, type HookRuns, type HookSite } from './hook-runs.js'
 import { isThenable } from './thenable.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** This request's hook runs (null before the first); installed by timeHooks(). */
     profilerHookTimes: HookRuns | null
+    /** The recorder's generation when this request acquired it (hook-runs.ts: runsOf). */
+    profilerHookGeneration: number
   }
 }
 
@@ -45,7 +47,7 @@ const wrappers = new WeakSet<Hook>()
 function timesOf (request: FastifyRequest): HookRuns | null {
   // The draw, once made, is a plain field: the getter (which makes it) is called at the first run only.
   if (request.profilerDrawn === null && !request.profilerSampled) return null
-  return request.profilerHookTimes ?? acquireRuns(request)
+  return runsOf(request) ?? acquireRuns(request)
 }
 
 /** What Fastify puts between the names of `pluginName`'s chain. */
@@ -70,12 +72,12 @@ function callHook (fn: Hook, self: unknown, arity: number, a: unknown, b: unknow
 
 /**
  * Fastify's `done` for a timed run: the run ends when it is called, whatever it is given (an error,
- * a new payload), unless the request has let go of its runs (handed over with their batch: a done
- * called twice would reach a recorder reused for another request).
+ * a new payload), unless the request has let go of its runs (handed over with their batch: the
+ * recorder's generation changed, and a done called twice would reach it reused for another request).
  */
-function timedDone (done: Hook, request: FastifyRequest, times: HookRuns, at: number): Hook {
+function timedDone (done: Hook, times: HookRuns, generation: number, at: number): Hook {
   return function timedDone (this: unknown, err?: unknown, value?: unknown) {
-    if (request.profilerHookTimes === times) times.finish(at)
+    if (times.generation === generation) times.finish(at)
     // Fastify's done takes at most an error and a value, and reads an absent one as undefined.
     return done.call(this, err, value)
   }
@@ -89,10 +91,10 @@ function timedRun (fn: Hook, self: unknown, arity: number, a: unknown, b: unknow
   const at = times.begin(site)
   if (at < 0 || !callsDone) return at < 0 ? callHook(fn, self, arity, a, b, c, d) : settled(fn, self, arity, a, b, c, d, times, at)
   // Fastify passes its `done` last to every lifecycle hook (not to the handler).
-  const request = a as FastifyRequest
-  if (arity === 3 && typeof c === 'function') c = timedDone(c as Hook, request, times, at)
-  else if (arity === 4 && typeof d === 'function') d = timedDone(d as Hook, request, times, at)
-  else if (arity === 2 && typeof b === 'function') b = timedDone(b as Hook, request, times, at)
+  const generation = times.generation
+  if (arity === 3 && typeof c === 'function') c = timedDone(c as Hook, times, generation, at)
+  else if (arity === 4 && typeof d === 'function') d = timedDone(d as Hook, times, generation, at)
+  else if (arity === 2 && typeof b === 'function') b = timedDone(b as Hook, times, generation, at)
   return settled(fn, self, arity, a, b, c, d, times, at)
 }
 
@@ -227,6 +229,7 @@ function timeRouteHooks (options: RouteOptions): void {
  */
 export function timeHooks (app: FastifyInstance): void {
   app.decorateRequest('profilerHookTimes', null)
+  app.decorateRequest('profilerHookGeneration', 0)
   app.addHook('onRoute', timeRouteHooks)
   const addHook = app.addHook
   // Replaced on the root: encapsulated instances are made from it (Object.create) and inherit it.
