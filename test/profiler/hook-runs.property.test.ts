@@ -10,12 +10,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import t from 'tap'
 import type { RequestCapture } from '../../plugins/profiler/capture/capture.js'
 import { probedPanels } from '../../plugins/profiler/panels/probes.js'
-import { acquireRuns, HookRuns, MAX_HOOK_RUNS, numberSite, type HookSite, type RunsOwner } from '../../plugins/profiler/panels/timeline/hook-runs.js'
+import { acquireRuns, HookRuns, MAX_HOOK_RUNS, numberSite, runsOf, type HookSite, type RunsOwner } from '../../plugins/profiler/panels/timeline/hook-runs.js'
 import type { HookTimes } from '../../plugins/profiler/panels/timeline/hook-times.js'
 import { timelinePanel } from '../../plugins/profiler/panels/timeline/index.js'
 import { PackedRuns, unpackRuns } from '../../plugins/profiler/panels/timeline/run-slab.js'
 import { buildTestApp } from '../helpers/app.js'
 import { profileJson } from '../helpers/profiler.js'
+import { takenCaptures } from '../helpers/taken-capture.js'
 
 const TIMELINE = probedPanels.findIndex(panel => panel === timelinePanel)
 
@@ -88,11 +89,7 @@ function play (script: Script, runs: HookRuns, reference: ReferenceTimes): void 
   while (open.length > 1 && next < script.ends.length) endOne()
 }
 
-const capture = (token: string, taken: unknown): RequestCapture => {
-  const all = new Array<unknown>(probedPanels.length)
-  all[TIMELINE] = taken
-  return { kind: 'capture', token, taken: all } as unknown as RequestCapture
-}
+const capture = takenCaptures(timelinePanel)
 
 t.test('what the writer rebuilds from a batch\'s slab deep-equals the clone of the arrays', async t => {
   let checked = 0
@@ -104,7 +101,7 @@ t.test('what the writer rebuilds from a batch\'s slab deep-equals the clone of t
       for (const scripts of batches) {
         const batch = [...carried]
         for (const [i, script] of scripts.entries()) {
-          const owner: RunsOwner = { profilerHookTimes: null }
+          const owner: RunsOwner = { profilerHookTimes: null, profilerHookGeneration: 0 }
           const runs = acquireRuns(owner)
           const reference = new ReferenceTimes()
           play(script, runs, reference)
@@ -138,13 +135,13 @@ t.test('what the writer rebuilds from a batch\'s slab deep-equals the clone of t
 })
 
 t.test('a recorder goes back to the pool only with every run ended, and its request lets go of it', async t => {
-  const owner: RunsOwner = { profilerHookTimes: null }
+  const owner: RunsOwner = { profilerHookTimes: null, profilerHookGeneration: 0 }
   const open = acquireRuns(owner)
   open.begin(NUMBERS[0] as number)
   const packed = PackedRuns.of([capture('open', open)])
   packed?.settle(() => false)
-  t.equal(owner.profilerHookTimes, null, 'the request no longer reaches it')
-  const reused = acquireRuns({ profilerHookTimes: null })
+  t.equal(runsOf(owner), null, 'the request no longer reaches it')
+  const reused = acquireRuns({ profilerHookTimes: null, profilerHookGeneration: 0 })
   t.not(reused, open, 'a recorder with a run still open is not reused')
   // Its run ends late: it lands in its own recorder, no one else's.
   open.finish(0)

@@ -13,6 +13,8 @@ import type { WriterMessage, WriterRequest, WriterSettings } from '../runtime/wr
 import { isOpenFault, openStoreWriter } from '../engine/open-writer.js'
 import { statisticsOf } from '../runtime/statistics-columns.js'
 import { unpackRuns } from '../panels/timeline/run-slab.js'
+import { unpackStatements } from '../panels/db/unpack-statements.js'
+import { unpackLines } from '../panels/logs/unpack-lines.js'
 import { writeBatch, type BatchOutcome, type SetAside } from './write-batch.js'
 import { startProfileExport, type StoredForExport } from '../export/otlp/profile-export.js'
 
@@ -83,6 +85,8 @@ export function startWriterService (settings: WriterSettings, send: (message: Wr
           const writer = await openStore()
           const unshaped: SetAside[] = []
           unpackRuns(request.batch, request.runs)
+          unpackStatements(request.batch)
+          unpackLines(request.batch)
           const shaped = shapeBatch(request.batch, unshaped)
           const outcome = await writeBatch(writer, shaped.map(profile => profile.record), statisticsOf(request.statistics), request.stamp, request.missing)
           if (profileExport !== null) profileExport.offer(storedOf(shaped, outcome))

@@ -1,14 +1,13 @@
-import type { CapturedStatements } from '../../../../lib/statement-log.js'
 import type { Panel } from '../panel.js'
 import { collectDb } from './collect.js'
 import { explainPage } from './explain.js'
-import { dbProbe } from './probe.js'
+import { dbProbe, type TakenStatements } from './probe.js'
 import { DbSchema, type StoredDb } from './schema.js'
 import { dbView } from './view.js'
 import { roundMs } from '../../units.js'
 
 /** Database: every statement the request ran on the advisors' database, grouped, timed, runnable, explained. */
-export const dbPanel: Panel<typeof DbSchema, StoredDb, CapturedStatements> = {
+export const dbPanel: Panel<typeof DbSchema, StoredDb, TakenStatements> = {
   name: 'db',
   label: 'Database',
   description: "statements run on the advisors' database: SQL, redacted parameters, kind, time (ms), rows, error; query count and time",

@@ -1,9 +1,13 @@
 // The db panel on the request thread: a statement log for each request on a profiled route, which
 // the advisors' repositories record into (request.databaseStatements, plugins/advisors/), taken
-// as it is once the request is over; and the header's `db` entry.
+// as it is once the request is over (flat: the writer rebuilds a statement object each, in
+// unpack-statements.ts); and the header's `db` entry.
 import type { FastifyRequest } from 'fastify'
-import { StatementLog, type CapturedStatements } from '../../../../lib/statement-log.js'
+import { STATEMENT_SLOTS, StatementLog, type CapturedStatements, type ClonedStatementLog } from '../../../../lib/statement-log.js'
 import type { PanelProbe } from '../probe.js'
+
+/** A request's statements: its log, as the request thread keeps it and as it crosses; rebuilt as CapturedStatements for the panel. */
+export type TakenStatements = StatementLog | ClonedStatementLog | CapturedStatements
 
 /** A statement's estimated bytes beside its SQL (its parameters and numbers). */
 const STATEMENT_BYTES = 64
@@ -14,7 +18,7 @@ function serverTiming (request: FastifyRequest): string {
   return `db;dur=${(log?.totalMs ?? 0).toFixed(3)};desc="${count} ${count === 1 ? 'query' : 'queries'}"`
 }
 
-export const dbProbe: PanelProbe<CapturedStatements> = {
+export const dbProbe: PanelProbe<TakenStatements> = {
   beforeHandler (request) {
     request.databaseStatements = new StatementLog()
   },
@@ -26,24 +30,29 @@ export const dbProbe: PanelProbe<CapturedStatements> = {
   // parameter's text is copied with the batch: counted.
   bytes (taken) {
     let bytes = 0
-    const { statements } = taken
-    for (let i = 0; i < statements.length; i++) {
-      bytes += STATEMENT_BYTES
-      // Positional (an array) or named (an object), read in place: no array of the values.
-      const params = statements[i]?.params
-      if (Array.isArray(params)) {
-        for (let j = 0; j < params.length; j++) {
-          const value: unknown = params[j]
-          if (typeof value === 'string') bytes += value.length
-        }
-      } else if (typeof params === 'object' && params !== null) {
-        const record = params as Record<string, unknown>
-        for (const key in record) {
-          const value = record[key]
-          if (Object.hasOwn(record, key) && typeof value === 'string') bytes += value.length
-        }
-      }
+    if ('kept' in taken) {
+      for (let at = 0; at < taken.kept.length; at += STATEMENT_SLOTS) bytes += STATEMENT_BYTES + paramsChars(taken.kept[at + 1])
+    } else {
+      for (const statement of taken.statements) bytes += STATEMENT_BYTES + paramsChars(statement.params)
     }
     return bytes
   }
+}
+
+/** The characters of a statement's string parameters, positional (an array) or named (an object), read in place. */
+function paramsChars (params: unknown): number {
+  let chars = 0
+  if (Array.isArray(params)) {
+    for (let j = 0; j < params.length; j++) {
+      const value: unknown = params[j]
+      if (typeof value === 'string') chars += value.length
+    }
+  } else if (typeof params === 'object' && params !== null) {
+    const record = params as Record<string, unknown>
+    for (const key in record) {
+      const value = record[key]
+      if (Object.hasOwn(record, key) && typeof value === 'string') chars += value.length
+    }
+  }
+  return chars
 }

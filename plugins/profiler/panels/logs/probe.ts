@@ -36,12 +36,18 @@ export const LINE_SLOTS = 5
  */
 export const FASTIFY_INCOMING = 1
 export const FASTIFY_COMPLETED = 2
+/**
+ * The message of each of Fastify's own lines, by its kind: the capture holds the kind and leaves the
+ * message slot undefined (strings are what the structured clone pays most for), and the writer puts
+ * the message back (unpack-lines.ts) before the panel reads the lines.
+ */
+export const FASTIFY_MESSAGES: Readonly<Record<number, string>> = { [FASTIFY_INCOMING]: 'incoming request', [FASTIFY_COMPLETED]: 'request completed' }
 
 /**
  * One log call as given (not formatted, not redacted), in LINE_SLOTS slots of RequestLogs.lines:
  * - its time on performance.now()'s clock;
  * - pino's number of the level (30: info);
- * - the message or its format template, as given (undefined: none);
+ * - the message or its format template, as given (undefined: none, or one of Fastify's own lines until the writer puts its message back);
  * - the values of the template's placeholders, plain copies (undefined: none), or FASTIFY_INCOMING / FASTIFY_COMPLETED;
  * - the call's own fields (its merging object, or `err` for an Error), plain copies (undefined: none), or Fastify's value.
  * Five slots of one array rather than an object per line: the capture crosses to the writer thread
@@ -204,8 +210,8 @@ function captureLine (logs: RequestLogs, args: unknown[], level: number): void {
 /** Estimated bytes of one of Fastify's own lines (its message and a value). */
 const FASTIFY_LINE_BYTES = 32
 
-/** Adds one of Fastify's own lines at info (kind: FASTIFY_INCOMING or FASTIFY_COMPLETED), within the caps. */
-function captureFastifyLine (request: FastifyRequest, message: string, kind: number, value: unknown): void {
+/** Adds one of Fastify's own lines at info (kind: FASTIFY_INCOMING or FASTIFY_COMPLETED), within the caps; its message is the kind's (FASTIFY_MESSAGES). */
+function captureFastifyLine (request: FastifyRequest, kind: number, value: unknown): void {
   const logs = requestLogs(request.log)
   // A route's own log level above info (Fastify gives it to the request's logger) drops it as pino would.
   if (logs === undefined || INFO < logs.fromLevel || (request.log as unknown as { levelVal: number }).levelVal > INFO || !roomForLine(logs, INFO)) return
@@ -213,7 +219,7 @@ function captureFastifyLine (request: FastifyRequest, message: string, kind: num
     logs.omitted++
     return
   }
-  logs.lines.push(performance.now(), INFO, message, kind, value)
+  logs.lines.push(performance.now(), INFO, undefined, kind, value)
   logs.bytes += FASTIFY_LINE_BYTES
 }
 
@@ -230,7 +236,7 @@ function capturingLogController (): LogController {
   class CapturingLogController extends Base {
     override incomingRequest (request: FastifyRequest, _reply: FastifyReply): void {
       if (this.isLogDisabled(request)) return
-      captureFastifyLine(request, 'incoming request', FASTIFY_INCOMING, request.url)
+      captureFastifyLine(request, FASTIFY_INCOMING, request.url)
     }
 
     override requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
@@ -239,7 +245,7 @@ function capturingLogController (): LogController {
         return
       }
       if (this.isLogDisabled(request)) return
-      captureFastifyLine(request, 'request completed', FASTIFY_COMPLETED, reply.elapsedTime)
+      captureFastifyLine(request, FASTIFY_COMPLETED, reply.elapsedTime)
     }
   }
   return new CapturingLogController()

@@ -2,7 +2,10 @@
 // (the site's number, its start, its end), no array or object per run. Sites are numbered once per
 // process, when their hook is added. Recorders are pooled: one goes back to the pool once its runs
 // have crossed to the writer (run-slab.ts) and none of them is still open, so that a late end can
-// never land in another request's runs.
+// never land in another request's runs. A request holds its recorder with the recorder's
+// generation at the time, which letting go of it changes: the recorder holds nothing of the
+// request (a capture waiting in the queue holds its recorder, and a reference back kept the whole
+// request alive: locked-store-bodies), and needs no WeakRef a request to reach it.
 import { performance } from 'node:perf_hooks'
 
 /** Hook runs kept per request at most; the rest are counted. */
@@ -47,13 +50,8 @@ export class HookRuns {
   omitted = 0
   /** Runs begun and not ended. */
   open = 0
-  /**
-   * The request recording into it, let go of on release so that a run after that cannot reach a
-   * reused recorder. Weakly held: a capture waiting in the queue holds its recorder, and a strong
-   * reference kept the whole request alive with it (its parsed body: 600 bodies of 1 MiB queued
-   * while the store was locked took the server to 900 MiB: locked-store-bodies).
-   */
-  owner: WeakRef<RunsOwner> | null = null
+  /** Changed when its request lets go of it (releaseRuns): its request's runs no longer reach it then. */
+  generation = 0
   private readonly enders: Array<() => void> = []
 
   /** Records a run's start; the run's index, or -1 past the cap. */
@@ -97,24 +95,29 @@ export class HookRuns {
   }
 }
 
-/** What holds a request's recorder (its request). */
-export interface RunsOwner { profilerHookTimes: HookRuns | null }
+/** What holds a request's recorder (its request), with the recorder's generation when it was acquired. */
+export interface RunsOwner { profilerHookTimes: HookRuns | null, profilerHookGeneration: number }
 
 const pool: HookRuns[] = []
 
 /** A recorder for a new request (`owner`): a pooled one when there is one. */
 export function acquireRuns (owner: RunsOwner): HookRuns {
   const runs = pool.pop() ?? new HookRuns()
-  runs.owner = new WeakRef(owner)
   owner.profilerHookTimes = runs
+  owner.profilerHookGeneration = runs.generation
   return runs
+}
+
+/** The request's recorder; null before its first run and once it has let go of it (its runs gone with their batch). */
+export function runsOf (owner: RunsOwner): HookRuns | null {
+  const runs = owner.profilerHookTimes
+  return runs !== null && runs.generation === owner.profilerHookGeneration ? runs : null
 }
 
 /** Back to the pool once its runs have been copied: only when none is open (a late end would write into a reused one). */
 export function releaseRuns (runs: HookRuns): void {
-  const owner = runs.owner?.deref()
-  if (owner !== undefined && owner.profilerHookTimes === runs) owner.profilerHookTimes = null
-  runs.owner = null
+  // Its request no longer reaches it (runsOf), nor do its done functions (hook-timing.ts).
+  runs.generation++
   if (runs.open !== 0 || pool.length >= MAX_POOLED) return
   runs.count = 0
   runs.omitted = 0

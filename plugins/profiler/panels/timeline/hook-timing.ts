@@ -10,9 +10,9 @@
 // for the route. Wrapping works the same for every style of hook, where Fastify's own diagnostics
 // channels only trace the handler:
 // - an async hook (or one returning a promise) ends when its promise settles, resolved or rejected;
-//   the wrapper of an async function is an async function of the same length, and any other's a
-//   plain one, so Fastify's checks of a hook's signature at registration (an async hook that also
-//   takes `done` is refused) see what they would see of the hook itself;
+//   the wrapper is a plain function of the same length that returns the hook's own promise, except
+//   for an async hook Fastify refuses at registration (one that also takes `done`): its wrapper is
+//   an async function, so that Fastify's checks see what they would see of the hook itself;
 // - a callback hook ends when it calls done (whatever it passes: an error, a new payload);
 // - a hook that throws ends when it throws;
 // - a hook that replies early and never calls done has no end: the writer ends it where the next
@@ -21,13 +21,15 @@
 // Fastify's channel (tracing:fastify.request.handler): the channel starts even when a preHandler
 // hook failed and the handler is never called, and its end comes once the answer was sent.
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
-import { acquireRuns, numberSite, type HookRuns, type HookSite } from './hook-runs.js'
+import { acquireRuns, numberSite, runsOf, type HookRuns, type HookSite } from './hook-runs.js'
 import { isThenable } from './thenable.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** This request's hook runs (null before the first); installed by timeHooks(). */
     profilerHookTimes: HookRuns | null
+    /** The recorder's generation when this request acquired it (hook-runs.ts: runsOf). */
+    profilerHookGeneration: number
   }
 }
 
@@ -45,7 +47,7 @@ const wrappers = new WeakSet<Hook>()
 function timesOf (request: FastifyRequest): HookRuns | null {
   // The draw, once made, is a plain field: the getter (which makes it) is called at the first run only.
   if (request.profilerDrawn === null && !request.profilerSampled) return null
-  return request.profilerHookTimes ?? acquireRuns(request)
+  return runsOf(request) ?? acquireRuns(request)
 }
 
 /** What Fastify puts between the names of `pluginName`'s chain. */
@@ -70,26 +72,29 @@ function callHook (fn: Hook, self: unknown, arity: number, a: unknown, b: unknow
 
 /**
  * Fastify's `done` for a timed run: the run ends when it is called, whatever it is given (an error,
- * a new payload), unless the request has let go of its runs (handed over with their batch: a done
- * called twice would reach a recorder reused for another request).
+ * a new payload), unless the request has let go of its runs (handed over with their batch: the
+ * recorder's generation changed, and a done called twice would reach it reused for another request).
  */
-function timedDone (done: Hook, request: FastifyRequest, times: HookRuns, at: number): Hook {
+function timedDone (done: Hook, times: HookRuns, generation: number, at: number): Hook {
   return function timedDone (this: unknown, err?: unknown, value?: unknown) {
-    if (request.profilerHookTimes === times) times.finish(at)
+    if (times.generation === generation) times.finish(at)
     // Fastify's done takes at most an error and a value, and reads an absent one as undefined.
     return done.call(this, err, value)
   }
 }
 
-/** One timed run of a hook: its start now, its end when it calls done, settles its promise or throws. */
-function timedRun (fn: Hook, self: unknown, arity: number, a: unknown, b: unknown, c: unknown, d: unknown, times: HookRuns, site: number): unknown {
+/**
+ * One timed run of a hook: its start now, its end when it calls done (`callsDone`: not an async
+ * hook, which Fastify accepts only without done), settles its promise or throws.
+ */
+function timedRun (fn: Hook, self: unknown, arity: number, a: unknown, b: unknown, c: unknown, d: unknown, times: HookRuns, site: number, callsDone: boolean): unknown {
   const at = times.begin(site)
-  if (at < 0) return callHook(fn, self, arity, a, b, c, d)
+  if (at < 0 || !callsDone) return at < 0 ? callHook(fn, self, arity, a, b, c, d) : settled(fn, self, arity, a, b, c, d, times, at)
   // Fastify passes its `done` last to every lifecycle hook (not to the handler).
-  const request = a as FastifyRequest
-  if (arity === 3 && typeof c === 'function') c = timedDone(c as Hook, request, times, at)
-  else if (arity === 4 && typeof d === 'function') d = timedDone(d as Hook, request, times, at)
-  else if (arity === 2 && typeof b === 'function') b = timedDone(b as Hook, request, times, at)
+  const generation = times.generation
+  if (arity === 3 && typeof c === 'function') c = timedDone(c as Hook, times, generation, at)
+  else if (arity === 4 && typeof d === 'function') d = timedDone(d as Hook, times, generation, at)
+  else if (arity === 2 && typeof b === 'function') b = timedDone(b as Hook, times, generation, at)
   return settled(fn, self, arity, a, b, c, d, times, at)
 }
 
@@ -129,10 +134,10 @@ const ARITY: Readonly<Record<string, 2 | 3 | 4>> = {
 }
 
 /** A run of a hook on a request that is drawn or not drawn yet: timed when the draw keeps it. */
-function drawnRun (fn: Hook, self: unknown, arity: number, a: unknown, b: unknown, c: unknown, d: unknown, site: number): unknown {
+function drawnRun (fn: Hook, self: unknown, arity: number, a: unknown, b: unknown, c: unknown, d: unknown, site: number, callsDone: boolean): unknown {
   const times = timesOf(a as FastifyRequest)
   if (times === null) return callHook(fn, self, arity, a, b, c, d)
-  return timedRun(fn, self, arity, a, b, c, d, times, site)
+  return timedRun(fn, self, arity, a, b, c, d, times, site, callsDone)
 }
 
 /**
@@ -141,28 +146,27 @@ function drawnRun (fn: Hook, self: unknown, arity: number, a: unknown, b: unknow
  * hook's first argument) read first: a run of a request left out allocates nothing here and is one
  * call more.
  */
-function timedCall (fn: Hook, site: number, arity: number): Hook {
+function timedCall (fn: Hook, site: number, arity: number, callsDone: boolean): Hook {
   if (arity === 2) {
     return function timedHook (this: unknown, a: unknown, b: unknown): unknown {
-      return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b) : drawnRun(fn, this, 2, a, b, undefined, undefined, site)
+      return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b) : drawnRun(fn, this, 2, a, b, undefined, undefined, site, callsDone)
     }
   }
   if (arity === 3) {
     return function timedHook (this: unknown, a: unknown, b: unknown, c: unknown): unknown {
-      return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b, c) : drawnRun(fn, this, 3, a, b, c, undefined, site)
+      return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b, c) : drawnRun(fn, this, 3, a, b, c, undefined, site, callsDone)
     }
   }
   return function timedHook (this: unknown, a: unknown, b: unknown, c: unknown, d: unknown): unknown {
-    return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b, c, d) : drawnRun(fn, this, 4, a, b, c, d, site)
+    return (a as FastifyRequest).profilerDrawn === false ? fn.call(this, a, b, c, d) : drawnRun(fn, this, 4, a, b, c, d, site, callsDone)
   }
 }
 
 /**
- * An async hook's wrapper (an async function, as the hook is: Fastify refuses an async hook that
- * also takes `done`, telling it by what it is): the run ends where the wrapper's own await of the
- * hook's promise resumes, resolved or rejected, so a timed run makes no promise or closure beyond
- * the wrapper's own. A run still open keeps its recorder out of the pool (hook-runs.ts), so an end
- * that comes after the batch left reaches no other request's runs.
+ * The wrapper of an async hook Fastify refuses (one that also takes `done`: Fastify tells it by what
+ * it is), an async function as the hook is, so that it is refused the same. The run ends where the
+ * wrapper's own await of the hook's promise resumes. A run still open keeps its recorder out of the
+ * pool (hook-runs.ts), so an end that comes after the batch left reaches no other request's runs.
  */
 function timedAsync (fn: Hook, site: number, arity: number): Hook {
   return async function timedHook (this: unknown, a: unknown, b: unknown, c: unknown, d: unknown): Promise<unknown> {
@@ -178,16 +182,29 @@ function timedAsync (fn: Hook, site: number, arity: number): Hook {
 }
 
 /**
- * The hook, timed on each run of a request the sample drew; the same length as the hook, and the
- * same kind: an async function's wrapper is an async function (timedAsync), anything else's a
- * plain function. (An async wrapper costs a promise more a run, settled one turn after the hook's.)
+ * Whether Fastify refuses an async function as this hook when it is added (an async hook that
+ * takes `done`; an onRequestAbort hook that does not take the request alone). A handler's kind is
+ * not checked.
+ */
+function refusedAsync (hook: string, length: number): boolean {
+  if (hook === 'handler') return false
+  if (hook === 'onRequestAbort') return length !== 1
+  return length === ARITY[hook]
+}
+
+/**
+ * The hook, timed on each run of a request the sample drew; the same length as the hook. A plain
+ * function (timedCall), which returns an async hook's own promise and ends its run when it settles
+ * (the recorder's ender: no closure a run); an async one only for an async hook Fastify refuses
+ * (timedAsync), so that it is refused the same. An async wrapper of every async hook cost ~500
+ * bytes a run (its promise, its await's), ~1.5 KB a request of the seed-like mix.
  */
 function timed (fn: Hook, site: HookSite): Hook {
   if (wrappers.has(fn)) return fn
-  const isAsync = fn instanceof AsyncFunction
   const arity = ARITY[site.hook] ?? 4
   const number = numberSite(site)
-  const wrapper = isAsync ? timedAsync(fn, number, arity) : timedCall(fn, number, arity)
+  const isAsync = fn instanceof AsyncFunction
+  const wrapper = isAsync && refusedAsync(site.hook, fn.length) ? timedAsync(fn, number, arity) : timedCall(fn, number, arity, !isAsync)
   // The wrapper takes the arguments Fastify passes to this kind of hook; it says it takes as many as the hook does.
   Object.defineProperty(wrapper, 'length', { value: fn.length })
   Object.defineProperty(wrapper, 'name', { value: fn.name })
@@ -212,6 +229,7 @@ function timeRouteHooks (options: RouteOptions): void {
  */
 export function timeHooks (app: FastifyInstance): void {
   app.decorateRequest('profilerHookTimes', null)
+  app.decorateRequest('profilerHookGeneration', 0)
   app.addHook('onRoute', timeRouteHooks)
   const addHook = app.addHook
   // Replaced on the root: encapsulated instances are made from it (Object.create) and inherit it.

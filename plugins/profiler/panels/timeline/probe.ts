@@ -2,7 +2,7 @@
 // the runs taken as they are once the request is over. The statements and log lines it draws are
 // the db and logs panels' (collect.ts reads their data).
 import type { PanelProbe } from '../probe.js'
-import type { HookRuns } from './hook-runs.js'
+import { runsOf, type HookRuns } from './hook-runs.js'
 import type { HookTimes } from './hook-times.js'
 import { timeHooks } from './hook-timing.js'
 
@@ -22,7 +22,7 @@ export const timelineProbe: PanelProbe<TakenHookTimes> = {
     // A request the sample left out has at most the runs before the draw: none are kept.
     if (request.profilerSampled === false) return false
     // A reference: this hook's own run, and the onResponse hooks after it, end before the batch leaves.
-    return request.profilerHookTimes ?? undefined
+    return runsOf(request) ?? undefined
   },
   // Two numbers a run, bounded by MAX_HOOK_RUNS; the sites are shared.
   bytes (taken) {
