@@ -1,7 +1,7 @@
 // The order a run takes its files in: the longest first (by how long each took in the last run
 // that ran it), so that no long file starts last and runs alone while the other cores idle. A file
 // not seen before goes first. The record is a cache: deleting it only costs one run's order.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 
 export type Durations = Record<string, number>
@@ -24,7 +24,11 @@ export function writeDurations (root: string, previous: Durations, measured: Dur
   const path = recordPath(root)
   const kept = Object.fromEntries(Object.entries(previous).filter(([file]) => existsSync(resolve(root, file))))
   mkdirSync(dirname(path), { recursive: true })
-  writeFileSync(path, JSON.stringify({ ...kept, ...measured }, null, 1) + '\n')
+  // A new file renamed into place, not the old one rewritten: a worktree's node_modules hard-linked
+  // to another's (cp -al) would have the run write into every copy's record.
+  const written = `${path}.${process.pid}`
+  writeFileSync(written, JSON.stringify({ ...kept, ...measured }, null, 1) + '\n')
+  renameSync(written, path)
 }
 
 export function longestFirst (files: string[], durations: Durations): string[] {
