@@ -10,6 +10,7 @@ import t from 'tap'
 import { NAME_MEMO, Redactor, TEXT_MEMO, type RedactionRules } from '../../lib/redact.js'
 import type { RequestCapture } from '../../plugins/profiler/capture/capture.js'
 import { FASTIFY_COMPLETED, FASTIFY_INCOMING } from '../../plugins/profiler/panels/logs/probe.js'
+import { fromStoredPanels } from '../../plugins/profiler/panels/stored-panels.js'
 import { shapeProfile } from '../../plugins/profiler/writer/shape.js'
 import { hostileText } from '../helpers/hostile.js'
 
@@ -179,7 +180,10 @@ t.test('statements and messages with any whitespace: the timeline flattens and t
       lines: [{ message: 0, args: [], fields: undefined }]
     }
     const capture = captureOf([message, ...sqls], shape, 1)
-    const { panels } = shapeProfile(capture, redactor) as { panels: Record<string, any> }
+    // As a reader shows them: the timeline is built when read (panels/timeline/collect.ts).
+    const { record } = shapeProfile(capture, redactor)
+    const row = { method: record.method, url: record.url, route: record.route, status: record.statusCode, durationMs: record.durationMs, queries: record.queryCount ?? 0, queryMs: record.queryMs ?? 0 }
+    const panels = fromStoredPanels(JSON.parse(record.panels) as Record<string, unknown>, row) as Record<string, any>
     const statements: Array<{ sql: string, kind: string }> = panels.db.statements
     const items: Array<{ kind: string, name: string }> = panels.timeline.items
     statements.forEach(statement => {

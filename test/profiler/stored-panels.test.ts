@@ -13,6 +13,24 @@ const storedPanels = (app: { config: { profilerDatabasePath: string } }, token: 
   }
 }
 
+/** Stores `panels` under `token` as a profile of the shown one's row values, through the store's queue (as a seeded or older profile came). */
+function enqueueShown (app: Awaited<ReturnType<typeof buildTestApp>>, token: string, shown: Record<string, any>, panels: Record<string, unknown>): boolean {
+  app.profileStore.reserveToken(token)
+  return app.profileStore.enqueue({
+    id: app.profileStore.nextId(Date.now()),
+    token,
+    parentToken: null,
+    type: 'request',
+    ip: '127.0.0.1',
+    method: shown.method,
+    url: shown.url,
+    statusCode: shown.status,
+    durationMs: shown.durationMs,
+    route: shown.route,
+    panels: JSON.stringify(panels)
+  })
+}
+
 t.test('panels are stored without the values of the profile row, and shown with them, in their order', async t => {
   const app = await buildTestApp(t)
   const ok = await app.inject({ method: 'POST', url: '/ccenter/getConseillerByCode?x=1', headers: { 'content-type': 'application/json' }, payload: '{"code":"ADV1001"}' })
@@ -44,16 +62,45 @@ t.test('panels are stored without the values of the profile row, and shown with 
   }
 })
 
-t.test('a timeline\'s items are stored as their values, without keys, and read back whole', async t => {
+t.test('a timeline is stored as its hook runs, numbers with their sites once, the rest left to the panels that hold it, and read back whole', async t => {
   const app = await buildTestApp(t)
   const res = await app.inject({ method: 'POST', url: '/ccenter/getConseillerByCode', headers: { 'content-type': 'application/json' }, payload: '{"code":"ADV1001"}' })
   const token = res.headers['x-debug-token'] as string
   const shown = (await profileJson(app, token)).panels.timeline
   const stored = storedPanels(app, token).timeline
   t.ok(shown.items.length >= 10, 'the hook runs, the handler and the statement')
-  t.same(stored.items, shown.items.map((item: Record<string, unknown>) => [item.kind, item.type, item.name, item.plugin, item.startMs, item.durationMs, item.ended]), 'each item as its values, in the schema\'s order')
-  t.same(Object.keys(shown.items[0]), ['kind', 'type', 'name', 'plugin', 'startMs', 'durationMs', 'ended'], 'read back with its keys, in that order')
-  t.ok(JSON.stringify(stored.items).length < JSON.stringify(shown.items).length * 0.6, 'in under 60% of the bytes')
+  t.same(Object.keys(stored), ['v', 'sites', 'runs', 'sendMs', 'omittedHooks', 'hooksTimed'], 'a version, the runs and their sites; no phases, statements or log lines (the performance, db and logs panels hold them)')
+  t.equal(stored.v, 2)
+  const runs = shown.items.filter((item: Record<string, unknown>) => item.kind !== 'statement')
+  t.same(Array.from({ length: stored.runs.length / 3 }, (_run, i) => {
+    const [place, startMs, durationMs] = stored.runs.slice(3 * i, 3 * i + 3) as number[]
+    const [hook, name, plugin] = stored.sites[place as number] as string[]
+    return hook === 'handler' ? { kind: 'handler', type: 'handler', name, plugin: shown.items.find((item: { kind: string }) => item.kind === 'handler').plugin, startMs, durationMs, ended: true } : { kind: 'hook', type: hook, name, plugin, startMs, durationMs, ended: true }
+  }), runs, 'each run as its site\'s place, start and duration, in the order they ran')
+  t.equal(stored.sites.length, new Set(stored.sites.map((site: string[]) => site.join('\n'))).size, 'each site once')
+  t.equal(stored.sendMs, shown.phases.at(-1).startMs, 'when sending began')
+  t.same(Object.keys(shown), ['totalMs', 'phases', 'items', 'logs', 'hooksTimed', 'omitted'], 'read back whole, in the schema\'s order')
+  t.same(Object.keys(shown.items[0]), ['kind', 'type', 'name', 'plugin', 'startMs', 'durationMs', 'ended'], 'each item with its keys, in that order')
+  const itemsForm = JSON.stringify({ ...shown, totalMs: undefined, items: shown.items.map((item: Record<string, unknown>) => [item.kind, item.type, item.name, item.plugin, item.startMs, item.durationMs, item.ended]) })
+  t.ok(JSON.stringify(stored).length < itemsForm.length * 0.75, `in under 75% of the bytes of the items stored as their values (${JSON.stringify(stored).length} of ${itemsForm.length})`)
+})
+
+t.test('a timeline stored in the forms before (its items as their values, or whole without hooksTimed) reads back the same', async t => {
+  const app = await buildTestApp(t)
+  const res = await app.inject({ method: 'POST', url: '/ccenter/getConseillerByCode', headers: { 'content-type': 'application/json' }, payload: '{"code":"ADV1001"}' })
+  const shown = await profileJson(app, res.headers['x-debug-token'] as string)
+  const { totalMs: _totalMs, ...timeline } = shown.panels.timeline
+  // As the timeline's toStored wrote it from 27 to 29 November 2026, and as before it.
+  const asValues = { ...timeline, items: timeline.items.map((item: Record<string, unknown>) => [item.kind, item.type, item.name, item.plugin, item.startMs, item.durationMs, item.ended]) }
+  const { hooksTimed: _timed, ...beforeHooksTimed } = timeline
+  for (const [form, stored] of [['items as values', asValues], ['items whole, no hooksTimed', beforeHooksTimed]] as const) {
+    const token = form === 'items as values' ? 'def456' : 'def457'
+    t.ok(enqueueShown(app, token, shown, { ...shown.panels, timeline: stored }))
+    const read = await profileJson(app, token)
+    t.same(read.panels.timeline, shown.panels.timeline, `${form}: the same timeline`)
+    if (form === 'items as values') t.equal(JSON.stringify(read.panels.timeline), JSON.stringify(shown.panels.timeline), 'key for key and in the same order')
+    t.same(storedPanels(app, token).timeline, stored, `${form}: stored as it came`)
+  }
 })
 
 t.test('a profile stored whole (seeded, or written before panels were stored without the row values) reads the same', async t => {
@@ -61,20 +108,7 @@ t.test('a profile stored whole (seeded, or written before panels were stored wit
   const res = await app.inject({ method: 'POST', url: '/monitor/MonitorPooling', headers: { 'content-type': 'application/json' }, payload: '{"code":"ADV1002"}' })
   const shown = await profileJson(app, res.headers['x-debug-token'] as string)
   const token = 'abc123'
-  app.profileStore.reserveToken(token)
-  t.ok(app.profileStore.enqueue({
-    id: app.profileStore.nextId(Date.now()),
-    token,
-    parentToken: null,
-    type: 'request',
-    ip: '127.0.0.1',
-    method: shown.method,
-    url: shown.url,
-    statusCode: shown.status,
-    durationMs: shown.durationMs,
-    route: shown.route,
-    panels: JSON.stringify(shown.panels)
-  }))
+  t.ok(enqueueShown(app, token, shown, shown.panels))
   const whole = await profileJson(app, token)
   t.equal(JSON.stringify(whole.panels), JSON.stringify(shown.panels), 'the same panels, key for key and in the same order')
   t.equal(storedPanels(app, token).request.method, 'POST', 'stored as it came')

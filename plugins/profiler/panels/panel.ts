@@ -45,6 +45,9 @@ export type PageQuery = Readonly<Record<string, unknown>>
 /** The counts a profile's row holds for its listing's filters (row-counts.ts), each given by the panel that has it. */
 export type PanelRowCounts = RowCounts
 
+/** A profile's panels as read back so far, by name. */
+export type ReadPanels = Readonly<Record<string, unknown>>
+
 /** What a profile's row holds of its panels' values. */
 export interface PanelRowValues { method: string, url: string, route: string | null, status: number, durationMs: number, queries: number, queryMs: number }
 
@@ -110,6 +113,12 @@ export interface Panel<S extends TSchema = TSchema, Stored = Static<S>, Taken = 
   collect (context: CollectContext, taken: Taken | undefined): Static<S>
   /** The row's counts this panel gives (the db panel's queries, the logs panel's warnings), from what its probe took. */
   rowCounts? (taken: Taken | undefined): Partial<PanelRowCounts>
+  /**
+   * A panel built when it is read (the timeline): what the writer stores instead of collecting, its
+   * own inputs only (what other panels hold is not stored twice); `fromStored` builds the data from
+   * it and the panels read before it. Its `collect` gives the same data in one go.
+   */
+  record? (context: CollectContext, taken: Taken | undefined): Stored
 }
 
 /**
@@ -135,7 +144,8 @@ interface PanelDeclaration<S extends TSchema, Stored> {
   /** The panel's data, exactly: objects declare every property (tests check collect() against it). */
   readonly schema: S
   toStored? (data: Static<S>): Stored
-  fromStored? (stored: Stored, row: PanelRowValues): Static<S>
+  /** `read`: the panels listed before this one, as read back (the timeline builds on db's, logs' and performance's). */
+  fromStored? (stored: Stored, row: PanelRowValues, read: ReadPanels): Static<S>
   /** What the partial shows besides the data (human units, the cURL box); none: the data only. */
   view? (data: Static<S>, page: ViewSettings): unknown
   /** Pages of the panel's own (the db panel's Explain); none: the profile page only. */

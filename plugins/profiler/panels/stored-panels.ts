@@ -17,11 +17,14 @@ export function toStoredPanels (panels: Panels): Panels {
   return stored
 }
 
-/** The panels as they were shown when recorded: the row's values put back where they were. */
+/**
+ * The panels as they were shown when recorded: the row's values put back where they were, and a
+ * panel built when read (the timeline) built from its stored inputs and the panels before it.
+ */
 export function fromStoredPanels (stored: Panels, row: PanelRowValues): Panels {
   const panels: Panels = { ...stored }
   for (const panel of declared) {
-    if (panel.fromStored !== undefined && panel.name in stored) panels[panel.name] = panel.fromStored(stored[panel.name], row)
+    if (panel.fromStored !== undefined && panel.name in stored) panels[panel.name] = panel.fromStored(stored[panel.name], row, panels)
   }
   return panels
 }

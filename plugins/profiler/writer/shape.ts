@@ -25,8 +25,8 @@ function parseResponseBody (text: string | undefined): unknown {
 /**
  * The profile of a captured request: redacted, with every panel's data JSON-encoded; the
  * per-process panels are not collected here but referenced (`process`: process-panels.ts).
- * With it, the panels' data as collected (`panels`, not encoded): the OTLP export reads them in the
- * writer thread instead of parsing back the JSON just written.
+ * With it, the panels' data as collected (`panels`, not encoded; a panel built when read as its
+ * record): the OTLP export reads them in the writer thread instead of parsing back the JSON just written.
  */
 export function shapeProfile (capture: RequestCapture, redactor: Redactor, process: ProcessPanels | null = null): { record: ProfileRecord, panels: Record<string, unknown> } {
   const collected: Record<string, unknown> = {}
@@ -42,7 +42,8 @@ export function shapeProfile (capture: RequestCapture, redactor: Redactor, proce
     if (panel.perProcess === true) continue
     const at = takenAt.get(panel)
     const taken = at === undefined ? undefined : capture.taken?.[at]
-    collected[panel.name] = panel.collect(context, taken)
+    // A panel built when read stores its record, the others their data.
+    collected[panel.name] = panel.record === undefined ? panel.collect(context, taken) : panel.record(context, taken)
     Object.assign(counts, panel.rowCounts?.(taken))
   }
   const record: ProfileRecord = {

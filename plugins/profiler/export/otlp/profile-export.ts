@@ -23,9 +23,9 @@ export interface ProfileExport {
 }
 
 function panelsOf ({ record, panels }: StoredForExport): ExportedPanels {
-  if (panels !== null) return panels as ExportedPanels
   const row = { method: record.method, url: record.url, route: record.route, status: record.statusCode, durationMs: record.durationMs, queries: record.queryCount ?? 0, queryMs: record.queryMs ?? 0 }
-  return fromStoredPanels(JSON.parse(record.panels) as Record<string, unknown>, row) as ExportedPanels
+  // As collected, but a panel built when read (the timeline) is its record: built here as a reader builds it.
+  return fromStoredPanels(panels ?? JSON.parse(record.panels) as Record<string, unknown>, row) as ExportedPanels
 }
 
 /** `report` hears every change of the counts; `started` the first, before any profile is offered. */

@@ -1,43 +1,21 @@
-// Runs in the writer thread: the hook runs and the handler's the request thread timed (raw
-// numbers), and the db and logs panels' statements and lines, laid on one axis: ms after the
-// request started.
+// The timeline, built when a profile is read (design B3): the writer thread stores only the hook
+// runs as numbers, their sites once each, and when sending began (recordTimeline); reading lays
+// them, the db panel's statements and the logs panel's lines on one axis in ms after the request
+// started, with the performance panel's phases (timelineOf). What those panels hold is stored once.
 import { dbPanel } from '../db/index.js'
+import type { DbData } from '../db/schema.js'
 import { logsPanel } from '../logs/index.js'
-import type { CollectContext } from '../panel.js'
-import { HookRuns } from './hook-runs.js'
+import type { CollectContext, PanelData, PanelRowValues, ReadPanels } from '../panel.js'
+import { performancePanel } from '../performance.js'
+import { HookRuns, type HookSite } from './hook-runs.js'
 import { hookTimesOf, type HookTimes } from './hook-times.js'
 import type { TakenHookTimes } from './probe.js'
-import type { TimelineData, TimelineItem } from './schema.js'
+import { RUNS_FORM, type StoredRuns, type StoredSite, type TimelineData, type TimelineItem } from './schema.js'
+import { snippet } from './snippet.js'
 import { roundMs } from '../../units.js'
-import { isSpace } from '../whitespace.js'
 
-/** Characters kept of a statement's SQL and of a log line's message (the db and logs panels keep them whole). */
-const SNIPPET_CHARS = 160
-
-/** Whether the text is as snippet() would flatten it: no whitespace but single spaces between other characters (most SQL and messages). */
-function isFlat (text: string): boolean {
-  let space = true // a leading space is not flat
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c === 32) {
-      if (space) return false
-      space = true
-    } else if (isSpace(c)) {
-      return false
-    } else {
-      space = false
-    }
-  }
-  return !space || text.length === 0
-}
-
-const snippet = (text: string): string => {
-  const flat = isFlat(text) ? text : text.replace(/\s+/g, ' ').trim()
-  return flat.length > SNIPPET_CHARS ? `${flat.slice(0, SNIPPET_CHARS - 1)}…` : flat
-}
-
-/** The hook runs and the handler's, relative to the request's start (`origin`, on the runs' clock). */
-function hookItems (hooks: HookTimes, origin: number, route: string | null, totalMs: number): TimelineItem[] {
+/** The hook runs, relative to the request's start (`origin`, on the runs' clock), as StoredRuns holds them. */
+function hookRuns (hooks: HookTimes, origin: number, totalMs: number): Pick<StoredRuns, 'sites' | 'runs'> {
   const starts = hooks.sites.map((_site, run) => (hooks.times[2 * run] ?? origin) - origin)
   /** Where the next hook run after `start` began, else the request's end. */
   const nextStart = (start: number): number => {
@@ -45,45 +23,84 @@ function hookItems (hooks: HookTimes, origin: number, route: string | null, tota
     for (const other of starts) if (other > start && other < next) next = other
     return next
   }
-  return hooks.sites.map((site, run): TimelineItem => {
+  const places = new Map<HookSite, number>()
+  const sites: StoredSite[] = []
+  const runs: number[] = []
+  hooks.sites.forEach((site, run) => {
     const start = starts[run] ?? 0
     const end = hooks.times[2 * run + 1] ?? Number.NaN
     const ended = !Number.isNaN(end)
     // A run that never ended is drawn up to the next; a handler up to the first hook after it at
     // most (a callback-style handler sends its answer before it returns: the sending is not its).
     const until = ended ? (site.hook === 'handler' ? Math.min(end - origin, nextStart(start)) : end - origin) : nextStart(start)
-    const durationMs = roundMs(Math.max(0, until - start))
-    return site.hook === 'handler'
-      ? { kind: 'handler', type: 'handler', name: site.name, plugin: route ?? '', startMs: roundMs(start), durationMs, ended }
-      : { kind: 'hook', type: site.hook, name: site.name, plugin: site.plugin, startMs: roundMs(start), durationMs, ended }
+    let place = places.get(site)
+    if (place === undefined) {
+      place = sites.push([site.hook, site.name, site.plugin]) - 1
+      places.set(site, place)
+    }
+    runs.push(ended ? place : -1 - place, roundMs(start), roundMs(Math.max(0, until - start)))
   })
+  return { sites, runs }
 }
 
-export function collectTimeline ({ capture, collected }: CollectContext, hooks: TakenHookTimes | undefined): TimelineData {
-  const { totalMs, sendStartMs, handlerStartMs } = capture
-  const handlerStart = handlerStartMs ?? sendStartMs
-  const db = collected(dbPanel)
-  const logs = collected(logsPanel)
-  const runs = hooks === undefined || hooks === false ? null : hooks instanceof HookRuns ? hookTimesOf(hooks) : hooks
+/** In the writer thread: what the timeline stores of a request, its own inputs only. */
+export function recordTimeline ({ capture }: CollectContext, hooks: TakenHookTimes | undefined): StoredRuns {
+  const times = hooks === undefined || hooks === false ? null : hooks instanceof HookRuns ? hookTimesOf(hooks) : hooks
+  return {
+    v: RUNS_FORM,
+    ...(times === null ? { sites: [], runs: [] } : hookRuns(times, capture.originMs, capture.totalMs)),
+    sendMs: roundMs(capture.sendStartMs),
+    omittedHooks: times?.omitted ?? 0,
+    hooksTimed: hooks !== false
+  }
+}
+
+/** The items of the stored runs: the handler's plugin is its route. */
+function runItems ({ sites, runs }: StoredRuns, route: string | null): TimelineItem[] {
+  const items: TimelineItem[] = []
+  for (let at = 0; at + 2 < runs.length; at += 3) {
+    const named = runs[at] as number
+    const ended = named >= 0
+    const [hook, name, plugin] = sites[ended ? named : -1 - named] as StoredSite
+    const startMs = runs[at + 1] as number
+    const durationMs = runs[at + 2] as number
+    items.push(hook === 'handler'
+      ? { kind: 'handler', type: 'handler', name, plugin: route ?? '', startMs, durationMs, ended }
+      : { kind: 'hook', type: hook, name, plugin, startMs, durationMs, ended })
+  }
+  return items
+}
+
+/** The phases: the performance panel's, laid on the axis (when sending began is the timeline's own). */
+function phasesOf (performance: PanelData<typeof performancePanel> | undefined, sendMs: number, totalMs: number): TimelineData['phases'] {
+  const beforeMs = performance?.beforeHandlerMs ?? sendMs
+  const handlerMs = performance?.handlerMs ?? null
+  return [
+    { name: 'before', startMs: 0, durationMs: beforeMs },
+    ...(handlerMs === null ? [] : [{ name: 'handler' as const, startMs: beforeMs, durationMs: handlerMs }]),
+    { name: 'sending', startMs: sendMs, durationMs: performance?.sendingMs ?? roundMs(totalMs - sendMs) }
+  ]
+}
+
+/** When a profile is read: the timeline of its stored runs, its row and the panels read before it. */
+export function timelineOf (stored: StoredRuns, row: PanelRowValues, read: ReadPanels): TimelineData {
+  const db = read[dbPanel.name] as DbData | undefined
+  const logs = read[logsPanel.name] as PanelData<typeof logsPanel> | undefined
   const items: TimelineItem[] = [
-    ...(runs === null ? [] : hookItems(runs, capture.originMs, capture.route, totalMs)),
+    ...runItems(stored, row.route),
     ...(db?.statements ?? []).map((statement): TimelineItem =>
       ({ kind: 'statement', type: statement.kind, name: snippet(statement.sql), plugin: '', startMs: statement.startMs, durationMs: statement.durationMs, ended: true }))
   ]
   // By start; at the same start, the longer first (it holds the other).
   items.sort((a, b) => a.startMs - b.startMs || b.durationMs - a.durationMs)
   return {
-    totalMs: roundMs(totalMs),
-    phases: [
-      { name: 'before', startMs: 0, durationMs: roundMs(handlerStart) },
-      ...(handlerStartMs === null ? [] : [{ name: 'handler' as const, startMs: roundMs(handlerStartMs), durationMs: roundMs(sendStartMs - handlerStartMs) }]),
-      { name: 'sending', startMs: roundMs(sendStartMs), durationMs: roundMs(totalMs - sendStartMs) }
-    ],
+    totalMs: row.durationMs,
+    phases: phasesOf(read[performancePanel.name] as PanelData<typeof performancePanel> | undefined, stored.sendMs, row.durationMs),
     items,
     logs: (logs?.lines ?? []).map(line => ({ offsetMs: line.offsetMs, level: line.level, message: snippet(line.message) })),
-    hooksTimed: hooks !== false,
+    hooksTimed: stored.hooksTimed,
     omitted: {
-      hooks: runs?.omitted ?? 0,
+      hooks: stored.omittedHooks,
       statements: db === undefined ? 0 : db.queryCount - db.statements.length,
       logs: logs?.omitted ?? 0
     }

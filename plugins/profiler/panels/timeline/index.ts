@@ -1,16 +1,26 @@
-import type { Panel } from '../panel.js'
-import { collectTimeline } from './collect.js'
+import { profileDuration } from '../../capture/capture.js'
+import { dbPanel } from '../db/index.js'
+import { logsPanel } from '../logs/index.js'
+import type { CollectContext, Panel } from '../panel.js'
+import { performancePanel } from '../performance.js'
+import { recordTimeline, timelineOf } from './collect.js'
 import { timelineProbe, type TakenHookTimes } from './probe.js'
 import { TimelineSchema, type StoredItem, type StoredTimeline, type TimelineItem } from './schema.js'
 import { timelineView } from './view.js'
 
-const storedItem = ({ kind, type, name, plugin, startMs, durationMs, ended }: TimelineItem): StoredItem => [kind, type, name, plugin, startMs, durationMs, ended]
-
-/** An item read back: stored as its values, or whole (before 27 November 2026). */
+/** An item read back from the items' form: stored as its values, or whole (before 27 November 2026). */
 function itemOf (stored: StoredItem | TimelineItem): TimelineItem {
   if (!Array.isArray(stored)) return stored
   const [kind, type, name, plugin, startMs, durationMs, ended] = stored
   return { kind, type, name, plugin, startMs, durationMs, ended }
+}
+
+/** The timeline at once, in the writer thread, from the panels collected before it: what reading its record gives. */
+function collectTimeline (context: CollectContext, hooks: TakenHookTimes | undefined) {
+  const { capture, collected } = context
+  const db = collected(dbPanel)
+  const row = { method: capture.method, url: context.url, route: capture.route, status: capture.statusCode, durationMs: profileDuration(capture.totalMs), queries: db?.queryCount ?? 0, queryMs: db?.queryMs ?? 0 }
+  return timelineOf(recordTimeline(context, hooks), row, { [dbPanel.name]: db, [logsPanel.name]: collected(logsPanel), [performancePanel.name]: collected(performancePanel) })
 }
 
 /** Timeline: the phases, each hook run, the handler and each statement on one axis in ms, log lines as ticks. */
@@ -21,13 +31,12 @@ export const timelinePanel: Panel<typeof TimelineSchema, StoredTimeline, TakenHo
   schema: TimelineSchema,
   probe: timelineProbe,
   collect: collectTimeline,
-  // The row holds the duration; an item is stored as its values.
-  toStored ({ totalMs: _totalMs, ...kept }) {
-    return { ...kept, items: kept.items.map(storedItem) }
-  },
-  fromStored (stored, row) {
-    // Stored before hooksTimed existed: every run was timed then.
-    return { totalMs: row.durationMs, ...stored, items: stored.items.map(itemOf), hooksTimed: (stored as Partial<StoredTimeline>).hooksTimed ?? true }
+  // Stored: the hook runs as numbers; the rest is the db, logs and performance panels' and the row's.
+  record: recordTimeline,
+  fromStored (stored, row, read) {
+    if ('v' in stored) return timelineOf(stored, row, read)
+    // Stored before 29 November 2026: the items themselves; before hooksTimed existed, every run was timed.
+    return { totalMs: row.durationMs, ...stored, items: stored.items.map(itemOf), hooksTimed: (stored as Partial<typeof stored>).hooksTimed ?? true }
   },
   view: timelineView
 }

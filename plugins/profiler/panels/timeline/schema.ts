@@ -51,5 +51,32 @@ export type TimelineData = Static<typeof TimelineSchema>
  * most of a profile's stored bytes: about 60% before, with a key for each value of each item).
  */
 export type StoredItem = [kind: TimelineItem['kind'], type: string, name: string, plugin: string, startMs: number, durationMs: number, ended: boolean]
-/** The timeline as stored: without the duration (the row holds it), its items as StoredItem (or objects, as stored before 27 November 2026). */
-export type StoredTimeline = Omit<TimelineData, 'totalMs' | 'items'> & { items: Array<StoredItem | TimelineItem> }
+/** The timeline as stored from 27 November 2026 to 29 November 2026: without the duration (the row holds it), its items as StoredItem (or objects, as stored before 27 November). */
+type StoredItems = Omit<TimelineData, 'totalMs' | 'items'> & { items: Array<StoredItem | TimelineItem> }
+
+/** The version of StoredRuns (the forms before it have no `v`). */
+export const RUNS_FORM = 2
+
+/** A hook site as stored: the hook (or "handler"), the function's name, the plugin. */
+export type StoredSite = [hook: string, name: string, plugin: string]
+
+/**
+ * The timeline as stored from 29 November 2026: only its own inputs, the rest built when it is read
+ * (collect.ts: timelineOf) from the panels that hold it already: the statements (db), the log
+ * lines (logs), the phases (performance, with when sending began), the duration and route (the row).
+ */
+export interface StoredRuns {
+  v: typeof RUNS_FORM
+  /** The sites the runs name, each once. */
+  sites: StoredSite[]
+  /** Three numbers a hook run, in the order they began: its site's place in `sites` (-1 - place: it never ended), its start and its duration in ms (as drawn). */
+  runs: number[]
+  /** When sending began, ms after the request started. */
+  sendMs: number
+  /** Runs past the cap: counted, not kept. */
+  omittedHooks: number
+  hooksTimed: boolean
+}
+
+/** The timeline in any stored form. */
+export type StoredTimeline = StoredRuns | StoredItems
