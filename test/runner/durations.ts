@@ -32,6 +32,10 @@ export function writeDurations (root: string, previous: Durations, measured: Dur
 }
 
 export function longestFirst (files: string[], durations: Durations): string[] {
-  const known = (file: string): number => durations[file] ?? Number.POSITIVE_INFINITY
-  return [...files].sort((a, b) => known(b) - known(a) || a.localeCompare(b))
+  return [...files].sort((a, b) => timeOf([b], durations) - timeOf([a], durations) || a.localeCompare(b))
+}
+
+/** How long some files took together in the last run (a file not seen before: the longest). */
+export function timeOf (files: string[], durations: Durations): number {
+  return files.reduce((sum, file) => sum + (durations[file] ?? Number.POSITIVE_INFINITY), 0)
 }

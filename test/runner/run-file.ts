@@ -7,6 +7,8 @@ import { randomBytes } from 'node:crypto'
 import { Parser, type FinalResults, type Result } from 'tap-parser'
 import { cpuOfEnded } from './reaped-cpu.js'
 import { LEFTOVER_MARK, stopLeftovers } from './leftovers.js'
+import { boundaryFile, isGroupLine, type GroupFileStats } from './group-boundary.js'
+import { fileURLToPath } from 'node:url'
 
 export interface FileResult {
   file: string
@@ -72,22 +74,64 @@ function failureText (result: Result): string {
   return [first.replace(/^(not ok \d+)( - .*)?$/, `$1 - ${result.fullname}`), ...rest].join('\n').trimEnd()
 }
 
+const emptyResult = (file: string): FileResult => ({ file, pass: 0, fail: 0, skip: 0, todo: 0, failures: [], problem: null, leftovers: 0, stderrTail: '', durationMs: 0, cpuSeconds: null })
+
 export async function runFile (file: string, options: RunOptions): Promise<FileResult> {
+  return (await runProcess(file, [file], [], options)).result
+}
+
+export interface GroupResult {
+  /** The group's process: its problem, failures and stderr, its CPU. */
+  result: FileResult
+  /** Each file's results, in the group's order: counted only when the group is whole (`whole`). */
+  parts: FileResult[]
+  /** Whether the process passed and every file's results ended at its boundary, in order. */
+  whole: boolean
+}
+
+/** Runs files that may share a process (shared-process.ts) in one (group-process.ts). */
+export async function runGroup (files: string[], options: RunOptions): Promise<GroupResult> {
+  const label = `a group of ${files.length} files`
+  const { result, parts, boundaries } = await runProcess(label, [GROUP_PROCESS, ...files], files, options)
+  // A result after the last boundary is no file's: an assertion made once the file's tests had ended.
+  const whole = result.problem === null && result.pass + result.fail + result.skip + result.todo === 0 && parts.every(part => part.fail === 0) &&
+    boundaries.length === files.length && boundaries.every((file, i) => file === files[i])
+  return { result, parts, whole }
+}
+
+const GROUP_PROCESS = fileURLToPath(new URL('group-process.js', import.meta.url))
+
+/**
+ * Runs a node process on `args` (a file, or the group process and its files) and reads its TAP. With
+ * `groupFiles`, the results up to each file's boundary are that file's (group-boundary.ts).
+ */
+async function runProcess (label: string, args: string[], groupFiles: string[], options: RunOptions): Promise<{ result: FileResult, parts: FileResult[], boundaries: string[] }> {
   const started = performance.now()
-  const result: FileResult = { file, pass: 0, fail: 0, skip: 0, todo: 0, failures: [], problem: null, leftovers: 0, stderrTail: '', durationMs: 0, cpuSeconds: null }
+  const result = emptyResult(label)
+  const parts = groupFiles.map(emptyResult)
+  const boundaries: string[] = []
+  // Where a result counts: the file whose boundary has not passed yet, or the process's own result.
+  const counted = (): FileResult => parts[boundaries.length] ?? result
   const parser = new Parser()
-  parser.on('pass', () => { result.pass++ })
-  parser.on('skip', () => { result.skip++ })
-  parser.on('todo', () => { result.todo++ })
+  // Root-level lines only (a subtest's lines are its own parser's): a boundary moves to the next file.
+  parser.on('assert', (assert: Result) => {
+    const file = boundaryFile(assert.name)
+    if (file !== null) boundaries.push(file)
+  })
+  const own = (assert: Result): boolean => isGroupLine(assert.name, groupFiles)
+  parser.on('pass', (assert: Result) => { if (!own(assert)) counted().pass++ })
+  parser.on('skip', (assert: Result) => { if (!own(assert)) counted().skip++ })
+  parser.on('todo', (assert: Result) => { if (!own(assert)) counted().todo++ })
   parser.on('fail', (assert: Result) => {
-    result.fail++
-    result.failures.push(failureText(assert))
+    const into = own(assert) ? result : counted()
+    into.fail++
+    into.failures.push(failureText(assert))
   })
   const parsed = new Promise<FinalResults>(resolve => parser.on('complete', resolve))
 
   const mark = `${process.pid}:${options.childId}`
   const childKey = randomBytes(8).toString('hex')
-  const child = spawn(process.execPath, [...options.nodeArgs, file], {
+  const child = spawn(process.execPath, [...options.nodeArgs, ...args], {
     cwd: options.root,
     // tap's runner tells a file these (tap's config values are in process.env: loadSuiteConfig).
     env: { ...process.env, TAP: '1', TAP_CHILD_ID: String(options.childId), TAP_CHILD_KEY: childKey, TAP_BAIL: '0', TAP_CWD: options.root, [LEFTOVER_MARK]: mark, ...(options.tempFolder === null ? {} : { TMPDIR: options.tempFolder }) },
@@ -114,7 +158,13 @@ export async function runFile (file: string, options: RunOptions): Promise<FileR
   let limitMs = options.timeoutMs
   let timer: NodeJS.Timeout | undefined = setTimeout(expire, limitMs)
   // A file's t.setTimeout(n) sets its time from now on, as tap's runner honours it (0: none).
-  child.on('message', (message: { key?: unknown, child?: unknown, setTimeout?: unknown }) => {
+  child.on('message', (message: { key?: unknown, child?: unknown, setTimeout?: unknown } & Partial<GroupFileStats>) => {
+    const part = parts.find(part => part.file === message?.groupFile)
+    if (part !== undefined) {
+      part.cpuSeconds = message.cpuSeconds ?? null
+      part.durationMs = message.durationMs ?? 0
+      return
+    }
     if (message?.key !== childKey || message.child !== String(options.childId) || typeof message.setTimeout !== 'number' || timedOut) return
     clearTimeout(timer)
     limitMs = message.setTimeout
@@ -148,6 +198,6 @@ export async function runFile (file: string, options: RunOptions): Promise<FileR
   else if (exit.signal !== null) result.problem = `killed by ${exit.signal}`
   else if (exit.code !== 0) result.problem = `exited with code ${String(exit.code)}`
   else if (final.plan.end === null || (final.count === 0 && !final.plan.skipAll)) result.problem = 'no plan: the file ended before its tests did'
-  else if (!final.ok && result.fail === 0) result.problem = 'its TAP was not ok (a plan not met, or a bail out)'
-  return result
+  else if (!final.ok && result.fail === 0 && parts.every(part => part.fail === 0)) result.problem = 'its TAP was not ok (a plan not met, or a bail out)'
+  return { result, parts, boundaries }
 }

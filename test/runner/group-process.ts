@@ -1,0 +1,33 @@
+// The node process that runs several test files that may share one (shared-process.ts), for
+// run-file.ts's runGroup: each file is imported after the one before it finished. A file's tests
+// are subtests of tap's root, which runs one at a time (jobs 1); a subtest queued after them ends
+// when they all have, and a boundary subtest after it tells the runner where the file's results end
+// (group-boundary.ts).
+// Each file's CPU and time go to the runner on the IPC channel, keyed by the file. Each file's
+// t.testdir() folders are named as when it runs alone (tap names them after the main script and its
+// arguments: here, the group's), so two groups running at once never share one.
+//   node <.taprc's node-args> dist/test/runner/group-process.js <file> [file ...]
+import { basename, dirname, relative, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import t from 'tap'
+import { boundaryName, settleName, type GroupFileStats } from './group-boundary.js'
+
+/** Where tap's fixture plugin puts a file's t.testdir() folders when the file is the main script. */
+function testdirOf (file: string): string {
+  const root = process.env.TAP_CWD ?? process.cwd()
+  const name = [dirname(relative(root, resolve(file))), basename(file)].join(' ').replace(/[^a-zA-Z0-9._-]+/gi, '-')
+  return resolve(root, '.tap/fixtures', name)
+}
+
+t.jobs = 1
+for (const file of process.argv.slice(2)) {
+  t.testdirName = testdirOf(file)
+  const started = performance.now()
+  const cpu = process.cpuUsage()
+  await import(pathToFileURL(resolve(file)).href)
+  await t.test(settleName(file), async () => {})
+  await t.test(boundaryName(file), async () => {})
+  const used = process.cpuUsage(cpu)
+  const stats: GroupFileStats = { groupFile: file, cpuSeconds: (used.user + used.system) / 1e6, durationMs: performance.now() - started }
+  process.send?.(stats)
+}

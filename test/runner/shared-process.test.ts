@@ -1,0 +1,81 @@
+// Files that share a process (shared-process.ts, groups.ts, group-process.ts): a real runner on the
+// fixtures in test/runner/fixtures. Each file's line says its own results, whether its group passed
+// or one of its files failed, crashed or hung; a file that says it may share a process and breaks
+// the check fails.
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { join } from 'node:path'
+import t from 'tap'
+import { packageRoot } from '../../paths.js'
+import { sharingBreaks, SHARES_A_PROCESS } from './shared-process.js'
+
+const fixture = (name: string): string => `dist/test/runner/fixtures/group-${name}.js`
+
+interface FileLine { ok: boolean, pass: number, fail: number, shared: boolean }
+
+/** A real runner on `files`: its exit code, its output, and each file's line. */
+async function runSuite (args: string[]): Promise<{ code: number | null, output: string, files: Map<string, FileLine> }> {
+  const runner = spawn(process.execPath, [join(packageRoot, 'dist', 'test', 'runner', 'run-suite.js'), ...args], { cwd: packageRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  runner.stdout.on('data', chunk => { output += String(chunk) })
+  runner.stderr.on('data', chunk => { output += String(chunk) })
+  const [code] = await once(runner, 'close') as [number | null]
+  const files = new Map<string, FileLine>()
+  for (const [, ok, file = '', how = '', pass, fail] of output.matchAll(/^(ok|not ok) \d+\/\d+ - (\S+) # ([^\n]*?), (\d+) pass(?:, (\d+) fail)?$/gm)) {
+    files.set(file, { ok: ok === 'ok', pass: Number(pass), fail: Number(fail ?? 0), shared: how.endsWith('in a shared process') })
+  }
+  return { code, output, files }
+}
+
+const summary = (output: string): string | undefined => /^# \{ total: .* \}$/m.exec(output)?.[0]
+
+t.test('the check finds what sharing a process would break', async t => {
+  t.same(sharingBreaks(`${SHARES_A_PROCESS}\nimport t from 'tap';\nt.test('x', async (t) => {\n    t.plan(1);\n    t.teardown(() => {});\n});\n`), [], 'a subtest\'s plan and teardown are its own')
+  t.same(sharingBreaks('t.plan(2);\n'), ['sets something on tap\'s root (plan, hooks, jobs, timeout, end)'])
+  t.same(sharingBreaks('t.before(async () => {});\n'), ['sets something on tap\'s root (plan, hooks, jobs, timeout, end)'])
+  t.same(sharingBreaks('    process.env.PORT = \'1\';\n'), ['writes the environment'])
+  t.same(sharingBreaks('if (process.env.PORT === \'1\') {}\n'), [], 'reading the environment is fine')
+  t.same(sharingBreaks('process.once(\'exit\', () => {});\n'), ['listens on the process or ends it'])
+  t.same(sharingBreaks('    await app.listen({ port: 0 });\n'), ['listens on a port'])
+  t.same(sharingBreaks('import { spawn } from \'node:child_process\';\n'), ['starts a child process'])
+  t.same(sharingBreaks('import { startCluster } from \'../helpers/postgres.js\';\n'), ['uses PostgreSQL'])
+})
+
+t.test('a group that passes: each file\'s line, counts as when it runs alone', async t => {
+  const alone = await Promise.all(['pass-a', 'pass-b'].map(async name => (await runSuite([fixture(name)])).files.get(fixture(name))))
+  t.same(alone, [
+    { ok: true, pass: 4, fail: 0, shared: false },
+    { ok: true, pass: 2, fail: 0, shared: false }
+  ], 'one file alone runs in its own process')
+  const { code, output, files } = await runSuite([fixture('pass-a'), fixture('pass-b')])
+  t.equal(code, 0, output)
+  t.same(files.get(fixture('pass-a')), { ok: true, pass: 4, fail: 0, shared: true })
+  t.same(files.get(fixture('pass-b')), { ok: true, pass: 2, fail: 0, shared: true })
+  t.match(output, /^# those 2 shared one process: /m)
+  t.equal(summary(output), '# { total: 6, pass: 6, fail: 0, skip: 0, todo: 0 }')
+})
+
+t.test('a group with a failing and a crashing file: every file run again alone, each result its own', async t => {
+  const { code, output, files } = await runSuite([fixture('pass-a'), fixture('fail'), fixture('crash'), fixture('pass-b'), fixture('refused')])
+  t.equal(code, 1)
+  t.match(output, /^# 4 files that shared a process failed as a group \([^)]+\): each is run again in a process of its own, and those results count$/m)
+  t.same(files.get(fixture('pass-a')), { ok: true, pass: 4, fail: 0, shared: false })
+  t.same(files.get(fixture('pass-b')), { ok: true, pass: 2, fail: 0, shared: false })
+  t.same(files.get(fixture('fail')), { ok: false, pass: 1, fail: 1, shared: false })
+  t.same(files.get(fixture('crash')), { ok: false, pass: 1, fail: 0, shared: false })
+  t.match(output, `# ${fixture('fail')}: failed (exited with code 1)\nnot ok 2 - a test that fails > one is two`, 'the failure names its file and test')
+  t.match(output, `# ${fixture('crash')}: failed (killed by SIGKILL)`)
+  t.same(files.get(fixture('refused')), { ok: false, pass: 0, fail: 0, shared: false })
+  t.match(output, `# ${fixture('refused')}: failed (its first line says it may share a process, but it writes the environment (shared-process.ts))`)
+  t.equal(summary(output), '# { total: 11, pass: 8, fail: 3, skip: 0, todo: 0 }', 'the failing assertion, the crash and the refused file: one failure each')
+})
+
+t.test('a group with a file that hangs: the group times out, its files run again alone', async t => {
+  const { code, output, files } = await runSuite(['--timeout=5', fixture('pass-a'), fixture('hang'), fixture('pass-b')])
+  t.equal(code, 1)
+  t.match(output, /^# 3 files that shared a process failed as a group \(timed out after 5 s: killed with its process group\)/m)
+  t.same(files.get(fixture('pass-a')), { ok: true, pass: 4, fail: 0, shared: false })
+  t.same(files.get(fixture('pass-b')), { ok: true, pass: 2, fail: 0, shared: false })
+  t.same(files.get(fixture('hang')), { ok: false, pass: 1, fail: 1, shared: false })
+  t.match(output, `# ${fixture('hang')}: failed (timed out after 5 s: killed with its process group)\nnot ok 2 - a test that never ends > timeout!`)
+})

@@ -1,0 +1,60 @@
+// Which test files may share a node process with others (docs/development.md, "Files that share a
+// process"): a file says so on its first line, and the runner checks, on the compiled file, that it
+// does nothing sharing would break. A file that says so and fails the check is a failing file.
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+
+/** The first line of a test file that may share a process. */
+export const SHARES_A_PROCESS = '// run-suite: shares a process'
+
+/**
+ * What a shared process would break, each with the pattern that finds it in a compiled file. Tap's
+ * root (`t` at the start of a line: tsc keeps the source's indentation) is every file's in a shared
+ * process; the environment, the process's listeners and exit code, global slots, servers, child
+ * processes and PostgreSQL clusters outlive one file's tests or change the next file's.
+ */
+const BREAKS: Array<[string, RegExp]> = [
+  ['sets something on tap\'s root (plan, hooks, jobs, timeout, end)', /^(await\s+)?t\.(plan|before|beforeEach|after|afterEach|teardown|setTimeout|jobs|autoend|end|bailout)\b/m],
+  ['starts a timer at the root', /^(await\s+)?(setTimeout|setInterval|setImmediate)\(/m],
+  ['writes the environment', /process\.env(\.\w+|\[[^\]]*\])\s*(=(?!=)|\+=|\?\?=|\|\|=)|delete\s+process\.env|Object\.assign\(process\.env/],
+  ['listens on the process or ends it', /process\.(on|once|addListener|prependListener|prependOnceListener|exit|chdir|umask|setUncaughtExceptionCaptureCallback)\(|process\.exitCode\s*=/],
+  ['writes a global', /globalThis(\.\w+|\[[^\]]*\])\s*=(?!=)/],
+  ['listens on a port', /\.listen\(|listeningApp\(|helpers\/(otlp-receiver|webhook-receiver)\.js['"]/],
+  ['listens on the process (for workers)', /startedWorkers\(/],
+  ['starts a child process', /['"](node:)?child_process['"]|helpers\/(run|server|profiler-cli)\.js['"]/],
+  ['uses PostgreSQL', /helpers\/(postgres|postgres-proxy|throwaway-cluster|store-engines|advisor-engines|store-lock)\.js['"]|['"]pg['"]/]
+]
+
+/** Whether a compiled test file's first line says it may share a process. */
+function sharesAProcess (source: string): boolean {
+  return source.startsWith(SHARES_A_PROCESS)
+}
+
+/** What in a compiled test file sharing a process would break (empty: nothing found). */
+export function sharingBreaks (source: string): string[] {
+  return BREAKS.filter(([, pattern]) => pattern.test(source)).map(([what]) => what)
+}
+
+export interface Sharing {
+  /** The files that say they may share a process and pass the check. */
+  shared: string[]
+  /** The others, run one per process. */
+  alone: string[]
+  /** The files that say they may share one but fail the check, with what it found. */
+  refused: Array<{ file: string, breaks: string[] }>
+}
+
+/** Sorts a run's files (paths relative to root) by whether they may share a process. */
+export function sortBySharing (root: string, files: string[]): Sharing {
+  const sharing: Sharing = { shared: [], alone: [], refused: [] }
+  for (const file of files) {
+    const source = readFileSync(resolve(root, file), 'utf8')
+    if (!sharesAProcess(source)) sharing.alone.push(file)
+    else {
+      const breaks = sharingBreaks(source)
+      if (breaks.length === 0) sharing.shared.push(file)
+      else sharing.refused.push({ file, breaks })
+    }
+  }
+  return sharing
+}
