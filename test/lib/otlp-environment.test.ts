@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // PROFILER_OTLP_ENDPOINT and the OpenTelemetry SDKs' own variables, read through loadConfig as the
 // service reads them: the endpoint (`otel`: the SDKs' URL), protocol, headers, timeout and the
 // resource; a bad value stops the start naming the variable and never repeating a header's value.

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 import { Validator } from '@seriousme/openapi-schema-validator'
 import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The Host header: a host that is not a valid host[:port] is a 400 and never copied into an
 // absolute URL, a header or a stored URL; hosts are lowercased; TRUSTED_HOSTS restricts them.
 import fc from 'fast-check'

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The console's redaction judges each logged value as pino writes it (JSON.stringify: a toJSON
 // method's result, a Buffer's bytes, a URL's text), not only its own enumerable fields: those show a
 // Date or a URL as `{}`, a Buffer as a field per byte, and an object whose toJSON returns the secret

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 import { join } from 'node:path'
 import { getHttpOperationsFromSpec } from '@stoplight/prism-http'
 import { validateOutput } from '@stoplight/prism-http/dist/validator/index.js'

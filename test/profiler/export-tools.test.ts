@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The cURL and HAR exports read by tools nobody here wrote: curlconverter parses each "Copy as
 // cURL" command, har-validator checks each HAR file and httpsnippet reads it as a request. What they
 // read must be the stored request: method, URL, headers, body.

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 import { createRequire } from 'node:module'
 import t from 'tap'
 import { buildTestApp, postJson } from '../helpers/app.js'

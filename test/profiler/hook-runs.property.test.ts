@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The timeline's hook runs cross to the writer as numbers in one transferred buffer a batch
 // (panels/timeline/run-slab.ts). For generated requests (runs of generated sites begun and ended in
 // any order, some never ended, past the recorder's growth and past the cap on runs; batches

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // A request with X-Profiler-Keep waits in the profiler's onSend hook for the limiter's word; the
 // rest of the onSend chain then runs from a promise. A failure there (an answer Fastify cannot
 // send) must reach Fastify's error handling as it does without the header, never

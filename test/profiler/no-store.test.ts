@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Profiler answers hold recorded requests: no browser or shared cache may keep one, errors included.
 import t from 'tap'
 import { buildTestApp } from '../helpers/app.js'

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 import t from 'tap'
 import { formatBytes, formatMs } from '../../plugins/profiler/units.js'
 import { buildTestApp } from '../helpers/app.js'

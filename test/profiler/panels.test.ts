@@ -1,3 +1,4 @@
+// run-suite: shares a process
 import t from 'tap'
 import { buildApp } from '../../app.js'
 import { buildTestApp, postJson, testConfig } from '../helpers/app.js'

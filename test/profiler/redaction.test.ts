@@ -1,3 +1,4 @@
+// run-suite: shares a process
 import { existsSync } from 'node:fs'
 import t from 'tap'
 import { buildTestApp } from '../helpers/app.js'

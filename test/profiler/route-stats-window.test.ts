@@ -1,3 +1,4 @@
+// run-suite: shares a process
 import { join } from 'node:path'
 import fc from 'fast-check'
 import t from 'tap'

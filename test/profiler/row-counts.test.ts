@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Every count declared in row-counts.ts reaches everything derived from it: the listing's JSON
 // schema, the columns both engines select, the mapping of a read row to the listing's keys, the
 // values the writers insert, and a migration on each engine that adds its column. A count added to

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The writer thread's redactor remembers what it judged (lib/bounded-memo.ts): for generated
 // captures (headers, bodies, statements and their parameters, log lines, errors, response texts,
 // with JWTs, Bearer credentials, card numbers, secret-named fields, URL query values and a

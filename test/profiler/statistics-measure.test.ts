@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The SQLite writer measures the statistics' bytes again (dbstat: every page of their b-trees)
 // after 1,000 rollup rows were added: what it counts toward that is the rows it inserted, not every
 // update of a row (a busy route adds to the same two rows all minute long).

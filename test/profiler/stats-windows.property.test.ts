@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Issue 40: the stats page reads the window an alert rule reads. Properties of the `window`
 // parameter on generated values, through the statistics' JSON as the page, the command line and
 // MCP build it (routeStatsJson) over a real SQLite store: every value is either a window (a

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 import t from 'tap'
 import BetterSqlite3 from 'better-sqlite3'
 import { buildTestApp, postJson } from '../helpers/app.js'

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 import t from 'tap'
 import { call, json, mcpClientInProcess } from '../helpers/mcp-client.js'
 import { profilerPage, sameStats, statsJson } from '../helpers/profiler.js'

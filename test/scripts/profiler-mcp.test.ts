@@ -1,3 +1,4 @@
+// run-suite: shares a process
 import { join } from 'node:path'
 import t from 'tap'
 import { call, json, mcpBin, mcpClientInProcess } from '../helpers/mcp-client.js'

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Generated alert rule files (PROFILER_ALERTS), read through loadConfig as the start reads them:
 // every valid file loads with its values; every file made invalid by one generated fault stops the
 // start with one line that names the rule (or webhook) and the field, and never repeats a URL or secret.

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 import t from 'tap'
 import { hostname } from 'node:os'
 import { ConfigError, loadConfig } from '../../config.js'

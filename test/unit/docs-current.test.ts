@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The docs stay current and short: README.md at most 200 lines, docs/performance.md at most 250 and
 // exactly what the bench's generator makes of the committed bench/results*.json (the README's
 // figures too), and every link between the docs reaches a file and a heading that exist.

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The environment panel's build commit, read from a checkout's files without spawning git: a
 // branch (loose or packed), a detached HEAD, a worktree's `.git` file, and no checkout at all.
 import { mkdirSync, writeFileSync } from 'node:fs'

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // No folder-level import cycle inside the profiler (issue 41), checked on its source: each folder
 // of plugins/profiler/ (subfolders merged), the top level's files but the door (index.ts) as one
 // node; and inside each folder, its subfolders among themselves. docs/architecture.md draws the graph.

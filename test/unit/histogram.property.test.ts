@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The route statistics' histogram on generated durations: its stored form reads back as written,
 // stored histograms add up as the durations they hold together would, and a percentile read from
 // one is within PERCENTILE_ERROR of the exact nearest-rank one (never above the exact max). The

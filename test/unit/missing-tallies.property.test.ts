@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The tallies of requests the statistics could not count (stats/missing.ts), for generated request
 // starts (a fault of minutes, or of months): never more than MAX_MISSING_PERIODS periods in memory,
 // every request in exactly one of them, each period the one its requests started in (coarser once

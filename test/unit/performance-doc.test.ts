@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The bench's page generator (bench/performance-doc.ts): a results file without some sections (a
 // partial run, an engine never run) still gives a whole page that says how to measure what is
 // missing, and a template or README it cannot fill is refused rather than written half-done.

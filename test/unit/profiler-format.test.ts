@@ -1,3 +1,4 @@
+// run-suite: shares a process
 import t from 'tap'
 import { printable, printableJson, resultsTable, statsTable } from '../../plugins/profiler/cli/format.js'
 

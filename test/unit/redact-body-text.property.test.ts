@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Properties of the redaction of a body kept as sent (not parsed): whatever JSON-like or multipart
 // text holds a secret-named field, malformed or cut anywhere, no part of its secret is kept; and
 // hostile text of any type never makes it throw.

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Properties of the redactor on generated adversarial text: it never throws (no recursion on the
 // input's structure), its output is bounded by the scan limit, and no secret survives, whatever
 // surrounds it.

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Every declared search filter reaches everything derived from its declaration: the page's
 // querystring schema and parser, the WHERE terms of both engines' dialects, the command line's
 // options and error names, MCP's search_profiles arguments. A filter added to SEARCH_FILTERS is

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Properties of the search filters' parser on generated hostile values: every value of every
 // parameter is either accepted (a time bound then a real instant) or refused with a 400 that names
 // that parameter; a date-time's offset is honoured or refused. The pages' side of the same

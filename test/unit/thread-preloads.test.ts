@@ -1,3 +1,4 @@
+// run-suite: shares a process
 import fc from 'fast-check'
 import t from 'tap'
 import { withoutPreloads } from '../../plugins/profiler/thread-preloads.js'

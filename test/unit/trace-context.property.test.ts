@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The W3C Trace Context rules, over generated headers: every valid traceparent gives back its ids
 // and flags; every way of breaking one (a version, a length, a case, a zero id, a separator) gives
 // nothing; tracestate is kept only whole and valid, and never without a valid traceparent.
