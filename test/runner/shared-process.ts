@@ -14,6 +14,8 @@ export const SHARES_A_PROCESS = '// run-suite: shares a process'
  * processes and PostgreSQL clusters outlive one file's tests or change the next file's.
  */
 const BREAKS: Array<[string, RegExp]> = [
+  // The patterns below know tap's root as `t`.
+  ['imports tap\'s root under another name than t', /import\s+(?!t\b)[\w$]+(\s*,\s*\{[^}]*\})?\s+from\s+['"]tap['"]/],
   ['sets something on tap\'s root (plan, hooks, jobs, timeout, end)', /^(await\s+)?t\.(plan|before|beforeEach|after|afterEach|teardown|setTimeout|jobs|autoend|end|bailout)\b/m],
   ['starts a timer at the root', /^(await\s+)?(setTimeout|setInterval|setImmediate)\(/m],
   ['writes the environment', /process\.env(\.\w+|\[[^\]]*\])\s*(=(?!=)|\+=|\?\?=|\|\|=)|delete\s+process\.env|Object\.assign\(process\.env/],
