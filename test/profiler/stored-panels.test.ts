@@ -142,3 +142,24 @@ t.test('a profile stored whole (seeded, or written before panels were stored wit
   t.equal(JSON.stringify(whole.panels), JSON.stringify(shown.panels), 'the same panels, key for key and in the same order')
   t.equal(storedPanels(app, token).request.method, 'POST', 'stored as it came')
 })
+
+t.test('the logs are stored with Fastify\'s own lines as their kind, offset and own value, and read back whole; the forms before read the same', async t => {
+  const app = await buildTestApp(t)
+  const res = await app.inject({ method: 'POST', url: '/ccenter/getConseillerByCode?code=x', headers: { 'content-type': 'application/json' }, payload: '{"code":"ADV1001"}' })
+  const token = res.headers['x-debug-token'] as string
+  const shown = await profileJson(app, token)
+  const stored = storedPanels(app, token).logs
+  t.equal(stored.v, 2)
+  const [incoming, completed] = shown.panels.logs.lines
+  t.match(incoming, { level: 'info', message: 'incoming request', fields: { req: { method: 'POST', url: '/ccenter/getConseillerByCode?code=x' } } })
+  t.match(completed, { level: 'info', message: 'request completed', fields: { res: { statusCode: 200 } } })
+  t.same(stored.lines, [[1, incoming.offsetMs, incoming.fields.req.url], [2, completed.offsetMs, completed.fields.responseTime]], 'each of Fastify\'s lines: kind, offset and the value the row does not hold')
+  t.same(Object.keys(shown.panels.logs), ['lines', 'omitted', 'sampledOut'], 'read back whole, in the schema\'s order')
+  t.same(Object.keys(incoming), ['offsetMs', 'level', 'message', 'fields'])
+  // As stored before: the data whole (and before sampledOut existed).
+  const { sampledOut: _sampledOut, ...beforeSampledOut } = shown.panels.logs
+  for (const [form, logs, name] of [['whole', shown.panels.logs, 'def458'], ['whole, no sampledOut', beforeSampledOut, 'def459']] as const) {
+    t.ok(enqueueShown(app, name, shown, { ...storedPanels(app, token), logs }))
+    t.equal(JSON.stringify((await profileJson(app, name)).panels.logs), JSON.stringify(shown.panels.logs), `${form}: the same logs, key for key`)
+  }
+})
