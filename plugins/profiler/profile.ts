@@ -24,7 +24,8 @@ export interface ProfileRecord extends Partial<RowCounts> {
 /**
  * The per-process panels (panels/panel.ts, ProcessPanel) of one process, JSON-encoded as stored,
  * and their key: a hash of that JSON, so that a process with the same content shares the row and
- * a changed configuration gets its own. Every profile of the process holds the same object.
+ * a changed configuration gets its own; with the hook sites the process's timelines name (a site
+ * met later: a new row, writer/process-panels.ts).
  */
 export interface ProcessPanels {
   key: string

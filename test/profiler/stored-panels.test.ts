@@ -3,12 +3,25 @@ import BetterSqlite3 from 'better-sqlite3'
 import t from 'tap'
 import { buildTestApp } from '../helpers/app.js'
 import { profileJson } from '../helpers/profiler.js'
-import { sqlitePanelsOf } from '../helpers/sqlite-panels.js'
+import { PROCESS_SITES } from '../../plugins/profiler/panels/timeline/schema.js'
+import { sqlitePanels, sqlitePanelsOf } from '../helpers/sqlite-panels.js'
 
 const storedPanels = (app: { config: { profilerDatabasePath: string } }, token: string): Record<string, any> => {
   const db = new BetterSqlite3(app.config.profilerDatabasePath, { readonly: true })
   try {
     return sqlitePanelsOf(db, token) as Record<string, any>
+  } finally {
+    db.close()
+  }
+}
+
+/** The sites the per-process row a profile names holds (its process's, in the order met). */
+const processSites = (app: { config: { profilerDatabasePath: string } }, token: string): string[][] => {
+  const db = new BetterSqlite3(app.config.profilerDatabasePath, { readonly: true })
+  try {
+    const key = sqlitePanels(db).find(stored => stored.token === token)?.processKey
+    const row = db.prepare('SELECT panels FROM profile_processes WHERE key = ?').get(key) as { panels: string }
+    return JSON.parse(row.panels)[PROCESS_SITES]
   } finally {
     db.close()
   }
@@ -28,7 +41,10 @@ function enqueueShown (app: Awaited<ReturnType<typeof buildTestApp>>, token: str
     statusCode: shown.status,
     durationMs: shown.durationMs,
     route: shown.route,
-    panels: JSON.stringify(panels)
+    panels: JSON.stringify(panels),
+    // The db panel reads its counts from the row.
+    queryCount: shown.queries,
+    queryMs: shown.queryMs
   })
 }
 
@@ -63,22 +79,24 @@ t.test('panels are stored without the values of the profile row, and shown with 
   }
 })
 
-t.test('a timeline is stored as its hook runs, numbers with their sites once, the rest left to the panels that hold it, and read back whole', async t => {
+t.test('a timeline is stored as its hook runs, numbers naming their sites in the process row, the rest left to the panels that hold it, and read back whole', async t => {
   const app = await buildTestApp(t)
   const res = await app.inject({ method: 'POST', url: '/ccenter/getConseillerByCode', headers: { 'content-type': 'application/json' }, payload: '{"code":"ADV1001"}' })
   const token = res.headers['x-debug-token'] as string
   const shown = (await profileJson(app, token)).panels.timeline
   const stored = storedPanels(app, token).timeline
+  const sites = processSites(app, token)
   t.ok(shown.items.length >= 10, 'the hook runs, the handler and the statement')
-  t.same(Object.keys(stored), ['v', 'sites', 'runs', 'sendMs', 'omittedHooks', 'hooksTimed'], 'a version, the runs and their sites; no phases, statements or log lines (the performance, db and logs panels hold them)')
-  t.equal(stored.v, 2)
+  t.same(Object.keys(stored), ['v', 'runs', 'sendMs', 'omittedHooks', 'hooksTimed'], 'a version and the runs; no sites (the process row holds them), phases, statements or log lines (the performance, db and logs panels hold them)')
+  t.equal(stored.v, 3)
+  t.notOk(PROCESS_SITES in shown && PROCESS_SITES in (await profileJson(app, token)).panels, 'the process\'s sites are no panel of the profile read')
   const runs = shown.items.filter((item: Record<string, unknown>) => item.kind !== 'statement')
   t.same(Array.from({ length: stored.runs.length / 3 }, (_run, i) => {
     const [place, startMs, durationMs] = stored.runs.slice(3 * i, 3 * i + 3) as number[]
-    const [hook, name, plugin] = stored.sites[place as number] as string[]
+    const [hook, name, plugin] = sites[place as number] as string[]
     return hook === 'handler' ? { kind: 'handler', type: 'handler', name, plugin: shown.items.find((item: { kind: string }) => item.kind === 'handler').plugin, startMs, durationMs, ended: true } : { kind: 'hook', type: hook, name, plugin, startMs, durationMs, ended: true }
   }), runs, 'each run as its site\'s place, start and duration, in the order they ran')
-  t.equal(stored.sites.length, new Set(stored.sites.map((site: string[]) => site.join('\n'))).size, 'each site once')
+  t.equal(sites.length, new Set(sites.map(site => site.join('\n'))).size, 'each site once in the process row')
   t.equal(stored.sendMs, shown.phases.at(-1).startMs, 'when sending began')
   t.same(Object.keys(shown), ['totalMs', 'phases', 'items', 'logs', 'hooksTimed', 'omitted'], 'read back whole, in the schema\'s order')
   t.same(Object.keys(shown.items[0]), ['kind', 'type', 'name', 'plugin', 'startMs', 'durationMs', 'ended'], 'each item with its keys, in that order')
@@ -86,10 +104,21 @@ t.test('a timeline is stored as its hook runs, numbers with their sites once, th
   t.ok(JSON.stringify(stored).length < itemsForm.length * 0.75, `in under 75% of the bytes of the items stored as their values (${JSON.stringify(stored).length} of ${itemsForm.length})`)
 })
 
-t.test('a timeline stored in the forms before (its items as their values, or whole without hooksTimed) reads back the same', async t => {
+t.test('a timeline stored in the forms before (its runs with their sites, its items as their values, or whole without hooksTimed) reads back the same', async t => {
   const app = await buildTestApp(t)
   const res = await app.inject({ method: 'POST', url: '/ccenter/getConseillerByCode', headers: { 'content-type': 'application/json' }, payload: '{"code":"ADV1001"}' })
   const shown = await profileJson(app, res.headers['x-debug-token'] as string)
+  // As the timeline's record wrote it from 29 November 2026 until the sites moved to the process row: v 2, each site it names once.
+  const { v: _v, runs, ...rest } = storedPanels(app, res.headers['x-debug-token'] as string).timeline
+  const sites = processSites(app, res.headers['x-debug-token'] as string)
+  const used: number[] = []
+  const placeIn = (place: number): number => (used.includes(place) ? used : (used.push(place), used)).indexOf(place)
+  const ownRuns = (runs as number[]).map((value, at) => at % 3 !== 0 ? value : value >= 0 ? placeIn(value) : -1 - placeIn(-1 - value))
+  const runsForm = { v: 2, sites: used.map(place => sites[place]), runs: ownRuns, ...rest }
+  t.ok(enqueueShown(app, 'def455', shown, { ...storedPanels(app, res.headers['x-debug-token'] as string), timeline: runsForm }))
+  const readRuns = await profileJson(app, 'def455')
+  t.equal(JSON.stringify(readRuns.panels.timeline), JSON.stringify(shown.panels.timeline), 'runs with their sites (v 2): the same timeline, key for key')
+  t.same(storedPanels(app, 'def455').timeline, runsForm, 'runs with their sites: stored as it came')
   const { totalMs: _totalMs, ...timeline } = shown.panels.timeline
   // As the timeline's toStored wrote it from 27 to 29 November 2026, and as before it.
   const asValues = { ...timeline, items: timeline.items.map((item: Record<string, unknown>) => [item.kind, item.type, item.name, item.plugin, item.startMs, item.durationMs, item.ended]) }
@@ -113,4 +142,25 @@ t.test('a profile stored whole (seeded, or written before panels were stored wit
   const whole = await profileJson(app, token)
   t.equal(JSON.stringify(whole.panels), JSON.stringify(shown.panels), 'the same panels, key for key and in the same order')
   t.equal(storedPanels(app, token).request.method, 'POST', 'stored as it came')
+})
+
+t.test('the logs are stored with Fastify\'s own lines as their kind, offset and own value, and read back whole; the forms before read the same', async t => {
+  const app = await buildTestApp(t)
+  const res = await app.inject({ method: 'POST', url: '/ccenter/getConseillerByCode?code=x', headers: { 'content-type': 'application/json' }, payload: '{"code":"ADV1001"}' })
+  const token = res.headers['x-debug-token'] as string
+  const shown = await profileJson(app, token)
+  const stored = storedPanels(app, token).logs
+  t.equal(stored.v, 2)
+  const [incoming, completed] = shown.panels.logs.lines
+  t.match(incoming, { level: 'info', message: 'incoming request', fields: { req: { method: 'POST', url: '/ccenter/getConseillerByCode?code=x' } } })
+  t.match(completed, { level: 'info', message: 'request completed', fields: { res: { statusCode: 200 } } })
+  t.same(stored.lines, [[1, incoming.offsetMs, incoming.fields.req.url], [2, completed.offsetMs, completed.fields.responseTime]], 'each of Fastify\'s lines: kind, offset and the value the row does not hold')
+  t.same(Object.keys(shown.panels.logs), ['lines', 'omitted', 'sampledOut'], 'read back whole, in the schema\'s order')
+  t.same(Object.keys(incoming), ['offsetMs', 'level', 'message', 'fields'])
+  // As stored before: the data whole (and before sampledOut existed).
+  const { sampledOut: _sampledOut, ...beforeSampledOut } = shown.panels.logs
+  for (const [form, logs, name] of [['whole', shown.panels.logs, 'def458'], ['whole, no sampledOut', beforeSampledOut, 'def459']] as const) {
+    t.ok(enqueueShown(app, name, shown, { ...storedPanels(app, token), logs }))
+    t.equal(JSON.stringify((await profileJson(app, name)).panels.logs), JSON.stringify(shown.panels.logs), `${form}: the same logs, key for key`)
+  }
 })

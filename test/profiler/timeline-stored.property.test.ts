@@ -4,17 +4,28 @@
 // sample left out that a rule kept), through app.inject and the real store of each engine, what the
 // profile's JSON shows of the timeline deep-equals what the code before showed: the timeline
 // collected in the writer (test/helpers/timeline-before.ts, from the very capture the writer was
-// handed, with the db, logs and performance panels as read back) and read back from its items.
+// handed, with the db, logs and performance panels as read back) and read back from its items. The
+// writer stores the runs naming their sites in the process row (v 3); the form before it (v 2: the
+// runs with their sites), recorded from the same capture, reads back the same too. The logs panel,
+// stored with Fastify's own lines compact (v 2: panels/logs/stored-lines.ts), reads back equal to
+// what its collector gives for the same capture (what the code before stored whole).
 import { deserialize, serialize } from 'node:v8'
 import type { FastifyInstance } from 'fastify'
 import fc from 'fast-check'
 import t from 'tap'
 import type { RequestCapture } from '../../plugins/profiler/capture/capture.js'
 import type { WriterRequest } from '../../plugins/profiler/runtime/writer-protocol.js'
+import type { CollectContext } from '../../plugins/profiler/panels/panel.js'
+import { recordTimeline } from '../../plugins/profiler/panels/timeline/collect.js'
+import { PROCESS_SITES } from '../../plugins/profiler/panels/timeline/schema.js'
 import { probedPanels } from '../../plugins/profiler/panels/probes.js'
 import type { HookTimes } from '../../plugins/profiler/panels/timeline/hook-times.js'
 import { timelinePanel } from '../../plugins/profiler/panels/timeline/index.js'
 import { unpackRuns } from '../../plugins/profiler/panels/timeline/run-slab.js'
+import { logsPanel } from '../../plugins/profiler/panels/logs/index.js'
+import type { RequestLogs } from '../../plugins/profiler/panels/logs/probe.js'
+import { unpackLines } from '../../plugins/profiler/panels/logs/unpack-lines.js'
+import { Redactor, redactionRules } from '../../lib/redact.js'
 import { InlineWriter } from '../../plugins/profiler/writer/inline-writer.js'
 import { buildTestApp } from '../helpers/app.js'
 import { tokenOf } from '../helpers/debug-token.js'
@@ -32,15 +43,17 @@ writer.send = (send => async function (this: unknown, request: WriterRequest) {
 })(writer.send)
 
 const timelineAt = probedPanels.findIndex(panel => panel === timelinePanel)
+const logsAt = probedPanels.findIndex(panel => panel === logsPanel)
 
 /** The capture of `token` as the writer was handed it, its hook runs unpacked as the writer unpacks them. */
-function handedCapture (token: string): { capture: RequestCapture, hooks: HookTimes | false | undefined } {
+function handedCapture (token: string): { capture: RequestCapture, hooks: HookTimes | false | undefined, logs: RequestLogs | undefined } {
   for (const buffer of handed) {
     const request = deserialize(buffer) as Extract<WriterRequest, { type: 'write' }>
     const capture = request.batch.find((profile): profile is RequestCapture => 'kind' in profile && profile.token === token)
     if (capture === undefined) continue
     unpackRuns(request.batch, request.runs)
-    return { capture, hooks: capture.taken?.[timelineAt] as HookTimes | false | undefined }
+    unpackLines(request.batch)
+    return { capture, hooks: capture.taken?.[timelineAt] as HookTimes | false | undefined, logs: capture.taken?.[logsAt] as RequestLogs | undefined }
   }
   throw new Error(`no capture of ${token} was handed to the writer`)
 }
@@ -51,6 +64,20 @@ function shownBefore (token: string, panels: Record<string, any>, row: { route: 
   const { totalMs: _totalMs, ...kept } = timelineBefore(capture, hooks, panels.db, panels.logs)
   const stored = JSON.parse(JSON.stringify({ ...kept, items: kept.items.map(item => [item.kind, item.type, item.name, item.plugin, item.startMs, item.durationMs, item.ended]) }))
   return timelinePanel.fromStored?.(stored, { method: '', url: '', status: 0, queries: 0, queryMs: 0, ...row }, {})
+}
+
+/** The timeline as the writer stored it before the process row held its sites (v 2: the runs with their own sites), read back. */
+function shownFromRunsForm (token: string, panels: Record<string, any>, row: { route: string | null, durationMs: number }) {
+  const { capture, hooks } = handedCapture(token)
+  const stored = JSON.parse(JSON.stringify(recordTimeline({ capture } as CollectContext, hooks)))
+  if (stored.v !== 2) throw new Error(`recorded without the process's sites as v ${String(stored.v)}`)
+  return timelinePanel.fromStored?.(stored, { method: '', url: '', status: 0, queries: 0, queryMs: 0, ...row }, panels)
+}
+
+/** The logs panel as its collector gives it for the capture the writer was handed (as the code before stored it whole). */
+function logsBefore (token: string, app: FastifyInstance): unknown {
+  const { capture, logs } = handedCapture(token)
+  return logsPanel.collect({ capture, redactor: new Redactor(redactionRules(app.config)), url: '', responseBody: undefined, collected: () => undefined }, logs)
 }
 
 const busy = (ms: number): void => {
@@ -129,6 +156,15 @@ for (const engine of engines) {
       compared++
       if (JSON.stringify(shown.panels.timeline) !== JSON.stringify(before)) {
         throw new Error(`${path} -> ${res.statusCode}: the timeline read back differs from the one collected before:\n${JSON.stringify(shown.panels.timeline)}\n${JSON.stringify(before)}`)
+      }
+      const runsForm = shownFromRunsForm(token, shown.panels, { route: shown.route, durationMs: shown.durationMs })
+      if (JSON.stringify(runsForm) !== JSON.stringify(before)) {
+        throw new Error(`${path} -> ${res.statusCode}: the timeline stored with its own sites (v 2) reads back otherwise:\n${JSON.stringify(runsForm)}\n${JSON.stringify(before)}`)
+      }
+      if (PROCESS_SITES in shown.panels) throw new Error('the process\'s sites shown as a panel')
+      const logs = logsBefore(token, app)
+      if (JSON.stringify(shown.panels.logs) !== JSON.stringify(logs)) {
+        throw new Error(`${path} -> ${res.statusCode}: the logs read back differ from the ones collected:\n${JSON.stringify(shown.panels.logs)}\n${JSON.stringify(logs)}`)
       }
     }), { numRuns: 120, seed: 3829 })
     t.ok(compared > 60, `${compared} generated requests' timelines the same as before, key for key`)

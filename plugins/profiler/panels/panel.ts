@@ -7,6 +7,7 @@ import type { Redactor } from '../../../lib/redact.js'
 import type { RequestCapture } from '../capture/capture.js'
 import type { PanelProbe } from './probe.js'
 import type { RowCounts } from '../row-counts.js'
+import type { HookSite } from './timeline/hook-runs.js'
 
 /** What a panel may read about one finished request (in the writer thread, see writer/shape.ts). */
 export interface CollectContext {
@@ -23,6 +24,11 @@ export interface CollectContext {
   responseBody: unknown
   /** Every value taken from the request or the reply goes through it. */
   redactor: Redactor
+  /**
+   * The place of a hook site in its process's sites (stored once per process: writer/process-panels.ts);
+   * absent: the timeline stores the sites it names with each profile.
+   */
+  sitePlace?: (site: HookSite) => number
 }
 
 /**

@@ -5,6 +5,7 @@
 // Profiles stored whole (before this, or seeded) read the same: a value they hold is kept.
 import { panels as declared } from './index.js'
 import type { PanelRowValues } from './panel.js'
+import { PROCESS_SITES } from './timeline/schema.js'
 
 type Panels = Record<string, unknown>
 
@@ -19,12 +20,14 @@ export function toStoredPanels (panels: Panels): Panels {
 
 /**
  * The panels as they were shown when recorded: the row's values put back where they were, and a
- * panel built when read (the timeline) built from its stored inputs and the panels before it.
+ * panel built when read (the timeline) built from its stored inputs and the panels before it. The
+ * process's hook sites (stored with the per-process panels) are an input, not a panel: dropped.
  */
 export function fromStoredPanels (stored: Panels, row: PanelRowValues): Panels {
   const panels: Panels = { ...stored }
   for (const panel of declared) {
     if (panel.fromStored !== undefined && panel.name in stored) panels[panel.name] = panel.fromStored(stored[panel.name], row, panels)
   }
+  delete panels[PROCESS_SITES]
   return panels
 }

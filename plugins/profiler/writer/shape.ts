@@ -2,7 +2,9 @@
 // response body's JSON.parse, the panels' collectors and their JSON.stringify all happen here, off
 // the request thread (the secrets still never reach the store in clear).
 import type { Redactor } from '../../../lib/redact.js'
-import type { ProcessPanels, ProfileRecord } from '../profile.js'
+import type { ProfileRecord } from '../profile.js'
+import type { ProcessRecord } from './process-panels.js'
+import { PROCESS_SITES } from '../panels/timeline/schema.js'
 import { toStoredPanels } from '../panels/stored-panels.js'
 import { profileDuration, type RequestCapture } from '../capture/capture.js'
 import { panels } from '../panels/index.js'
@@ -28,14 +30,15 @@ function parseResponseBody (text: string | undefined): unknown {
  * With it, the panels' data as collected (`panels`, not encoded; a panel built when read as its
  * record): the OTLP export reads them in the writer thread instead of parsing back the JSON just written.
  */
-export function shapeProfile (capture: RequestCapture, redactor: Redactor, process: ProcessPanels | null = null): { record: ProfileRecord, panels: Record<string, unknown> } {
+export function shapeProfile (capture: RequestCapture, redactor: Redactor, process: ProcessRecord | null = null): { record: ProfileRecord, panels: Record<string, unknown> } {
   const collected: Record<string, unknown> = {}
   const context: CollectContext = {
     capture,
     collected: panel => collected[panel.name] as never,
     url: redactor.url(capture.rawUrl),
     responseBody: parseResponseBody(capture.responseText),
-    redactor
+    redactor,
+    ...(process === null ? {} : { sitePlace: process.sitePlace })
   }
   const counts: PanelRowCounts = noRowCounts()
   for (const panel of panels) {
@@ -64,6 +67,8 @@ export function shapeProfile (capture: RequestCapture, redactor: Redactor, proce
   // The request panel holds the whole trace; the row its id, for the search.
   const trace = (collected.request as { trace?: { traceId: string } } | undefined)?.trace
   if (trace !== undefined) record.traceId = trace.traceId
-  if (process !== null) record.process = process
-  return { record, panels: collected }
+  if (process === null) return { record, panels: collected }
+  // Named after the timeline met its sites: the row holds every site the profile names.
+  record.process = process.panels()
+  return { record, panels: { ...collected, [PROCESS_SITES]: process.sites } }
 }

@@ -4,10 +4,9 @@
 // a database server that is down) fails each write with its reason until it can, and then works
 // like any other. Requests are handled one at a time, in the order they came.
 import { Redactor } from '../../../lib/redact.js'
-import { collectProcessPanels } from './process-panels.js'
+import { collectProcessPanels, type ProcessRecord } from './process-panels.js'
 import { shapeProfile } from './shape.js'
 import type { QueuedProfile } from '../capture/capture.js'
-import type { ProcessPanels } from '../profile.js'
 import type { StoreWriter } from '../engine/contract.js'
 import type { WriterMessage, WriterRequest, WriterSettings } from '../runtime/writer-protocol.js'
 import { isOpenFault, openStoreWriter } from '../engine/open-writer.js'
@@ -41,9 +40,9 @@ export function startWriterService (settings: WriterSettings, send: (message: Wr
   // Profiles just stored are sent out as traces from here, never holding up the next write.
   const profileExport = settings.export === undefined ? null : startProfileExport(settings.export, state => { send({ type: 'export', state }) }, state => { send({ type: 'export', state, first: true }) })
   // Collected at the first capture (a failure is reported, and the profiles go without them).
-  let processPanels: ProcessPanels | null | undefined = settings.process === undefined ? null : undefined
+  let processPanels: ProcessRecord | null | undefined = settings.process === undefined ? null : undefined
 
-  function processPanelsOnce (): ProcessPanels | null {
+  function processPanelsOnce (): ProcessRecord | null {
     if (processPanels !== undefined) return processPanels
     try {
       processPanels = collectProcessPanels(settings.process as NonNullable<typeof settings.process>, redactor)

@@ -3,8 +3,9 @@ import { Type, type Static } from 'typebox'
 import type { Redactor } from '../../../../lib/redact.js'
 import type { RequestCapture } from '../../capture/capture.js'
 import { formatMs, roundMs } from '../../units.js'
-import type { Panel } from '../panel.js'
+import type { CollectContext, Panel } from '../panel.js'
 import { FASTIFY_COMPLETED, FASTIFY_INCOMING, LINE_SLOTS, logsProbe, type CapturedLine, type RequestLogs } from './probe.js'
+import { fromStoredLine, LINES_FORM, toStoredLine, type StoredLogs } from './stored-lines.js'
 
 /** pino's levels, lowest first, and their numbers. */
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const
@@ -61,33 +62,44 @@ function capturedLines (logs: RequestLogs): CapturedLine[] {
   return lines
 }
 
+/** The panel's data from what the probe took (collect; record stores it with Fastify's lines compact). */
+function logsOf ({ capture, redactor }: CollectContext, logs: RequestLogs | undefined): LogsData {
+  if (logs === undefined) return { lines: [], omitted: 0, sampledOut: false }
+  return {
+    lines: capturedLines(logs).map(line => ({
+      // Fastify logs "incoming request" just before the reply's clock starts: at 0, not a few µs before.
+      offsetMs: roundMs(Math.max(0, line[0] - capture.originMs)),
+      level: levelName(line[1]),
+      message: redactor.text(message(line)),
+      fields: fields(line, capture, redactor)
+    })),
+    omitted: logs.omitted,
+    sampledOut: logs.drawn === false
+  }
+}
+
 const isLevel = (value: unknown): value is Level => typeof value === 'string' && (LEVELS as readonly string[]).includes(value)
 
 /** Logs: what the request logged through request.log, Fastify's own lines included; "this level and above" by link. */
-export const logsPanel: Panel<typeof LogsSchema, LogsData, RequestLogs> = {
+export const logsPanel: Panel<typeof LogsSchema, LogsData | StoredLogs<LogLine>, RequestLogs> = {
   name: 'logs',
   label: 'Logs',
   description: 'the log lines the request wrote (request.log, Fastify\'s own), in order: offset ms, level, message, fields (redacted); omitted: lines past the caps; sampledOut: the sample left the request out (a rule kept it), so only its warnings and errors were captured',
   schema: LogsSchema,
   probe: logsProbe,
-  collect ({ capture, redactor }, logs) {
-    if (logs === undefined) return { lines: [], omitted: 0, sampledOut: false }
-    return {
-      lines: capturedLines(logs).map(line => ({
-        // Fastify logs "incoming request" just before the reply's clock starts: at 0, not a few µs before.
-        offsetMs: roundMs(Math.max(0, line[0] - capture.originMs)),
-        level: levelName(line[1]),
-        message: redactor.text(message(line)),
-        fields: fields(line, capture, redactor)
-      })),
-      omitted: logs.omitted,
-      sampledOut: logs.drawn === false
-    }
+  collect: logsOf,
+  // Stored with Fastify's own lines as their kind, offset and own value (stored-lines.ts): the row holds the rest.
+  record (context, logs) {
+    const data = logsOf(context, logs)
+    const row = { method: context.capture.method, status: context.capture.statusCode }
+    const kinds = logs?.lines ?? []
+    return { v: LINES_FORM, lines: data.lines.map((line, at) => toStoredLine(line, kinds[at * LINE_SLOTS + 3], row)), omitted: data.omitted, sampledOut: data.sampledOut }
   },
   rowCounts (logs) {
     return { logWarnings: logs?.warnings ?? 0, logErrors: logs?.errors ?? 0 }
   },
-  fromStored (stored) {
+  fromStored (stored, row) {
+    if ('v' in stored) return { lines: stored.lines.map(line => fromStoredLine(line, row) as LogLine), omitted: stored.omitted, sampledOut: stored.sampledOut }
     // Stored before sampledOut existed: every line at PROFILER_LOG_LEVEL was captured then.
     return { ...stored, sampledOut: (stored as Partial<LogsData>).sampledOut ?? false }
   },

@@ -10,12 +10,29 @@ import { performancePanel } from '../performance.js'
 import { HookRuns, type HookSite } from './hook-runs.js'
 import { hookTimesOf, type HookTimes } from './hook-times.js'
 import type { TakenHookTimes } from './probe.js'
-import { RUNS_FORM, type StoredRuns, type StoredSite, type TimelineData, type TimelineItem } from './schema.js'
+import { PROCESS_SITES, PROCESS_SITES_FORM, RUNS_FORM, type StoredRuns, type StoredSite, type StoredSiteRuns, type TimelineData, type TimelineItem } from './schema.js'
 import { snippet } from './snippet.js'
 import { roundMs } from '../../units.js'
 
-/** The hook runs, relative to the request's start (`origin`, on the runs' clock), as StoredRuns holds them. */
-function hookRuns (hooks: HookTimes, origin: number, totalMs: number): Pick<StoredRuns, 'sites' | 'runs'> {
+/** A profile's own sites (StoredRuns): each once, in the order its runs first name them. */
+function ownSites (): { sites: StoredSite[], placeOf: (site: HookSite) => number } {
+  const places = new Map<HookSite, number>()
+  const sites: StoredSite[] = []
+  return {
+    sites,
+    placeOf (site) {
+      let place = places.get(site)
+      if (place === undefined) {
+        place = sites.push([site.hook, site.name, site.plugin]) - 1
+        places.set(site, place)
+      }
+      return place
+    }
+  }
+}
+
+/** The hook runs, relative to the request's start (`origin`, on the runs' clock), as StoredRuns holds them, their sites numbered by `placeOf`. */
+function hookRuns (hooks: HookTimes, origin: number, totalMs: number, placeOf: (site: HookSite) => number): number[] {
   const starts = hooks.sites.map((_site, run) => (hooks.times[2 * run] ?? origin) - origin)
   /** Where the next hook run after `start` began, else the request's end. */
   const nextStart = (start: number): number => {
@@ -23,8 +40,6 @@ function hookRuns (hooks: HookTimes, origin: number, totalMs: number): Pick<Stor
     for (const other of starts) if (other > start && other < next) next = other
     return next
   }
-  const places = new Map<HookSite, number>()
-  const sites: StoredSite[] = []
   const runs: number[] = []
   hooks.sites.forEach((site, run) => {
     const start = starts[run] ?? 0
@@ -33,35 +48,33 @@ function hookRuns (hooks: HookTimes, origin: number, totalMs: number): Pick<Stor
     // A run that never ended is drawn up to the next; a handler up to the first hook after it at
     // most (a callback-style handler sends its answer before it returns: the sending is not its).
     const until = ended ? (site.hook === 'handler' ? Math.min(end - origin, nextStart(start)) : end - origin) : nextStart(start)
-    let place = places.get(site)
-    if (place === undefined) {
-      place = sites.push([site.hook, site.name, site.plugin]) - 1
-      places.set(site, place)
-    }
+    const place = placeOf(site)
     runs.push(ended ? place : -1 - place, roundMs(start), roundMs(Math.max(0, until - start)))
   })
-  return { sites, runs }
+  return runs
 }
 
-/** In the writer thread: what the timeline stores of a request, its own inputs only. */
-export function recordTimeline ({ capture }: CollectContext, hooks: TakenHookTimes | undefined): StoredRuns {
+/**
+ * In the writer thread: what the timeline stores of a request, its own inputs only; its sites
+ * named by their place in the process's (context.sitePlace), else stored with it.
+ */
+export function recordTimeline ({ capture, sitePlace }: CollectContext, hooks: TakenHookTimes | undefined): StoredRuns | StoredSiteRuns {
   const times = hooks === undefined || hooks === false ? null : hooks instanceof HookRuns ? hookTimesOf(hooks) : hooks
-  return {
-    v: RUNS_FORM,
-    ...(times === null ? { sites: [], runs: [] } : hookRuns(times, capture.originMs, capture.totalMs)),
-    sendMs: roundMs(capture.sendStartMs),
-    omittedHooks: times?.omitted ?? 0,
-    hooksTimed: hooks !== false
-  }
+  const rest = { sendMs: roundMs(capture.sendStartMs), omittedHooks: times?.omitted ?? 0, hooksTimed: hooks !== false }
+  if (sitePlace !== undefined) return { v: PROCESS_SITES_FORM, runs: times === null ? [] : hookRuns(times, capture.originMs, capture.totalMs, sitePlace), ...rest }
+  const own = ownSites()
+  const runs = times === null ? [] : hookRuns(times, capture.originMs, capture.totalMs, own.placeOf)
+  return { v: RUNS_FORM, sites: own.sites, runs, ...rest }
 }
 
-/** The items of the stored runs: the handler's plugin is its route. */
-function runItems ({ sites, runs }: StoredRuns, route: string | null): TimelineItem[] {
+/** The items of the stored runs, their sites named in `sites`: the handler's plugin is its route. */
+function runItems (sites: readonly StoredSite[], runs: readonly number[], route: string | null): TimelineItem[] {
   const items: TimelineItem[] = []
   for (let at = 0; at + 2 < runs.length; at += 3) {
     const named = runs[at] as number
     const ended = named >= 0
-    const [hook, name, plugin] = sites[ended ? named : -1 - named] as StoredSite
+    // A site its process row lacks (never, while retention keeps the row with its profiles): unnamed.
+    const [hook, name, plugin] = sites[ended ? named : -1 - named] ?? ['', '', '']
     const startMs = runs[at + 1] as number
     const durationMs = runs[at + 2] as number
     items.push(hook === 'handler'
@@ -82,12 +95,15 @@ function phasesOf (performance: PanelData<typeof performancePanel> | undefined, 
   ]
 }
 
-/** When a profile is read: the timeline of its stored runs, its row and the panels read before it. */
-export function timelineOf (stored: StoredRuns, row: PanelRowValues, read: ReadPanels): TimelineData {
+/**
+ * When a profile is read: the timeline of its stored runs, its row and the panels read before it
+ * (with its process's sites, when the runs name places in them: PROCESS_SITES).
+ */
+export function timelineOf (stored: StoredRuns | StoredSiteRuns, row: PanelRowValues, read: ReadPanels): TimelineData {
   const db = read[dbPanel.name] as DbData | undefined
   const logs = read[logsPanel.name] as PanelData<typeof logsPanel> | undefined
   const items: TimelineItem[] = [
-    ...runItems(stored, row.route),
+    ...runItems('sites' in stored ? stored.sites : (read[PROCESS_SITES] as StoredSite[] | undefined) ?? [], stored.runs, row.route),
     ...(db?.statements ?? []).map((statement): TimelineItem =>
       ({ kind: 'statement', type: statement.kind, name: snippet(statement.sql), plugin: '', startMs: statement.startMs, durationMs: statement.durationMs, ended: true }))
   ]

@@ -78,5 +78,21 @@ export interface StoredRuns {
   hooksTimed: boolean
 }
 
+/** The version of StoredSiteRuns. */
+export const PROCESS_SITES_FORM = 3
+
+/**
+ * Where the per-process record (writer/process-panels.ts) keeps its process's sites, in the order
+ * the writer first met them: a list that only grows, so a place in it names the same site for
+ * every profile that names a row holding it. Read back among the panels, dropped once they are built.
+ */
+export const PROCESS_SITES = 'timelineSites'
+
+/**
+ * The timeline as stored from 29 November 2026 by a writer with per-process panels: StoredRuns
+ * without its sites, the runs naming places in the sites its process row holds (PROCESS_SITES).
+ */
+export type StoredSiteRuns = Omit<StoredRuns, 'v' | 'sites'> & { v: typeof PROCESS_SITES_FORM }
+
 /** The timeline in any stored form. */
-export type StoredTimeline = StoredRuns | StoredItems
+export type StoredTimeline = StoredSiteRuns | StoredRuns | StoredItems
