@@ -31,3 +31,17 @@ export function fromStoredPanels (stored: Panels, row: PanelRowValues): Panels {
   delete panels[PROCESS_SITES]
   return panels
 }
+
+/**
+ * The panels as collected in the writer thread, with each panel built when read (the timeline)
+ * built from its record: what reading the profile back gives, without putting back what the
+ * collected panels hold already (the OTLP export).
+ */
+export function builtFromCollected (collected: Panels, row: PanelRowValues): Panels {
+  const panels: Panels = { ...collected }
+  for (const panel of declared) {
+    if ('record' in panel && panel.record !== undefined && panel.fromStored !== undefined && panel.name in collected) panels[panel.name] = panel.fromStored(collected[panel.name], row, panels)
+  }
+  delete panels[PROCESS_SITES]
+  return panels
+}

@@ -2,7 +2,7 @@
 // in the chosen protocol and handed to the exporter. Runs in the writer thread (writer-service.ts).
 import type { OtlpSettings } from '../../../../lib/otlp-environment.js'
 import type { ProfileRecord } from '../../profile.js'
-import { fromStoredPanels } from '../../panels/stored-panels.js'
+import { builtFromCollected, fromStoredPanels } from '../../panels/stored-panels.js'
 import { OtlpExporter, type ExportState, type ExportTuning } from './exporter.js'
 import { profileTrace, type ExportedPanels } from './profile-spans.js'
 import { jsonEncoding, protobufEncoding, type ScopeInfo } from './trace-encoding.js'
@@ -24,8 +24,9 @@ export interface ProfileExport {
 
 function panelsOf ({ record, panels }: StoredForExport): ExportedPanels {
   const row = { method: record.method, url: record.url, route: record.route, status: record.statusCode, durationMs: record.durationMs, queries: record.queryCount ?? 0, queryMs: record.queryMs ?? 0 }
+  if (panels === null) return fromStoredPanels(JSON.parse(record.panels) as Record<string, unknown>, row) as ExportedPanels
   // As collected, but a panel built when read (the timeline) is its record: built here as a reader builds it.
-  return fromStoredPanels(panels ?? JSON.parse(record.panels) as Record<string, unknown>, row) as ExportedPanels
+  return builtFromCollected(panels, row) as ExportedPanels
 }
 
 /** `report` hears every change of the counts; `started` the first, before any profile is offered. */
