@@ -16,6 +16,9 @@ const hasProbe = (panel: AnyPanel): panel is Probed => panel.perProcess !== true
 export const probedPanels: readonly Probed[] = panels.filter(hasProbe)
 const probes = probedPanels.map(panel => panel.probe)
 
+/** Where what `panel`'s probe took is in a capture's `taken` (-1: it has no probe). Called once a batch: the panels import this module. */
+export const takenIndex = (panel: AnyPanel): number => probedPanels.indexOf(panel as Probed)
+
 const withBeforeHandler = probes.filter(probe => probe.beforeHandler !== undefined)
 const withServerTiming = probes.filter(probe => probe.serverTiming !== undefined)
 const withBytes = probes.map(probe => probe.bytes)

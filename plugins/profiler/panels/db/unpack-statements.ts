@@ -2,16 +2,13 @@
 // as the statement objects the panel reads (collect.ts), before the batch is shaped.
 import type { QueuedProfile } from '../../capture/capture.js'
 import { capturedStatements, type ClonedStatementLog } from '../../../../lib/statement-log.js'
-import { probedPanels } from '../probes.js'
+import { takenIndex } from '../probes.js'
 import { dbPanel } from './index.js'
-
-/** The db panel's place in a capture's `taken`. */
-const dbAt = (): number => probedPanels.findIndex(panel => panel === dbPanel)
 
 const isFlat = (taken: unknown): taken is ClonedStatementLog => typeof taken === 'object' && taken !== null && 'kept' in taken
 
 export function unpackStatements (batch: readonly QueuedProfile[]): void {
-  const at = dbAt()
+  const at = takenIndex(dbPanel)
   for (const profile of batch) {
     if (!('kind' in profile) || profile.taken === undefined) continue
     const taken = profile.taken[at]

@@ -2,15 +2,12 @@
 // (probe.ts: FASTIFY_MESSAGES); each gets it back here, before the batch is shaped, so that the
 // panel reads the lines as the request thread once kept them.
 import type { QueuedProfile } from '../../capture/capture.js'
-import { probedPanels } from '../probes.js'
+import { takenIndex } from '../probes.js'
 import { logsPanel } from './index.js'
 import { FASTIFY_MESSAGES, LINE_SLOTS, type RequestLogs } from './probe.js'
 
-/** The logs panel's place in a capture's `taken`. */
-const logsAt = (): number => probedPanels.findIndex(panel => panel === logsPanel)
-
 export function unpackLines (batch: readonly QueuedProfile[]): void {
-  const at = logsAt()
+  const at = takenIndex(logsPanel)
   for (const profile of batch) {
     if (!('kind' in profile)) continue
     const lines = (profile.taken?.[at] as RequestLogs | undefined)?.lines

@@ -4,7 +4,7 @@
 // capture's HookTimes from them (unpackRuns), as the structured clone of per-request arrays gave
 // them before: a batch pays one buffer and the sites, not arrays, numbers and references a run.
 import type { QueuedProfile, RequestCapture } from '../../capture/capture.js'
-import { probedPanels } from '../probes.js'
+import { takenIndex } from '../probes.js'
 import { HookRuns, hookSites, releaseRuns, RUN_SLOTS, type HookSite } from './hook-runs.js'
 import { copyRuns, hookTimesAt, RUNS_HEADER, slotsAt, slotsOf } from './hook-times.js'
 import { timelinePanel } from './index.js'
@@ -16,9 +16,6 @@ export interface BatchRuns {
   sites: readonly HookSite[]
 }
 
-/** The timeline's place in a capture's `taken`. */
-const timelineAt = (): number => probedPanels.findIndex(panel => panel === timelinePanel)
-
 /** A batch's runs packed for the writer, and their recorders until the batch is answered. */
 export class PackedRuns {
   private constructor (
@@ -29,7 +26,7 @@ export class PackedRuns {
 
   /** Packs the runs of the batch's captures (their timeline slots now hold offsets); null when none has any. */
   static of (profiles: readonly QueuedProfile[]): PackedRuns | null {
-    const at = timelineAt()
+    const at = takenIndex(timelinePanel)
     const captures: RequestCapture[] = []
     const recorders: HookRuns[] = []
     let slots = 0
@@ -57,7 +54,7 @@ export class PackedRuns {
    * (packed again with their next batch); the others' recorders go back to the pool.
    */
   settle (retried: (capture: RequestCapture) => boolean): void {
-    const at = timelineAt()
+    const at = takenIndex(timelinePanel)
     for (let i = 0; i < this.captures.length; i++) {
       const capture = this.captures[i] as RequestCapture
       const recorder = this.recorders[i] as HookRuns
@@ -90,7 +87,7 @@ function usedSites (slab: Float64Array): HookSite[] {
 /** In the writer: each capture's timeline slot rebuilt from its batch's runs (an offset into them). */
 export function unpackRuns (batch: readonly QueuedProfile[], runs: BatchRuns | undefined): void {
   if (runs === undefined) return
-  const at = timelineAt()
+  const at = takenIndex(timelinePanel)
   for (const profile of batch) {
     if (!('kind' in profile) || profile.taken === undefined) continue
     const offset = profile.taken[at]
