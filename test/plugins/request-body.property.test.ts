@@ -34,6 +34,20 @@ t.test('JSON nested past 64 levels, in any mix of objects and arrays, is a 400 t
   t.pass('60 generated nestings')
 })
 
+t.test('brackets, quotes and backslash runs inside strings are not nesting; the brackets around them are', async t => {
+  const app = await buildTestApp(t)
+  // Strings whose escaped form holds \" and runs of backslashes before a quote, between the openers.
+  const tricky = fc.string({ unit: fc.constantFrom('[', '{', ']', '}', '"', '\\', 'a'), maxLength: 12 })
+  await fc.assert(fc.asyncProperty(fc.array(tricky, { minLength: 1, maxLength: 8 }), fc.integer({ min: 40, max: 90 }), async (strings, depth) => {
+    const openers = Array.from({ length: depth }, (_, i) => `[${JSON.stringify(strings[i % strings.length])},`).join('')
+    const res = await app.inject({ method: 'POST', url: LOOKUP, headers: { 'content-type': 'application/json' }, payload: `{"code":"ADV1001","x":${openers}null${']'.repeat(depth)}}` })
+    const refused = res.statusCode === 400 && res.json().message === 'Request body nests objects or arrays deeper than 64 levels'
+    // The body object is one level: refused exactly when the arrays take it past 64.
+    return res.statusCode < 500 && refused === (depth + 1 > 64)
+  }), { numRuns: 100, seed: 7004 })
+  t.pass('100 generated nestings around strings')
+})
+
 t.test('bodies up to 1 MiB of one hostile unit: answered with a 4xx, the service still answers', async t => {
   const app = await buildTestApp(t)
   await fc.assert(fc.asyncProperty(largeHostileText(1024 * 1000), fc.constantFrom(...CONTENT_TYPES), async (body, type) => {
