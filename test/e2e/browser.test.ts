@@ -1,4 +1,5 @@
-// End to end in real headless Chromium (Debian's, driven by playwright-core) against dist/server.js.
+// End to end in real headless Chromium (Debian's, driven by playwright-core) against dist/server.js:
+// the profiler's pages, the login, the API reference, and the Server-Timing header as a browser reads it.
 import { existsSync } from 'node:fs'
 import { chromium } from 'playwright-core'
 import t from 'tap'
@@ -9,6 +10,9 @@ import { waitFor } from '../helpers/wait-for.js'
 const CHROMIUM = '/usr/bin/chromium'
 // The machine's network is closed: Chromium's background services must not try to reach out.
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+
+/** An entry of a navigation's serverTiming, as the browser reads the Server-Timing header. */
+interface ServerTiming { name: string, duration: number, description: string }
 
 /** WCAG contrast ratio of two `rgb(r, g, b)` colours. */
 function contrast (a: string, b: string): number {
@@ -45,7 +49,7 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
   // One server for the operator's walk and the header links, one after the other (the second
   // opens "Latest": nothing of the first may come after its requests): one start fewer, and each
   // test's traffic is told apart by its tokens.
-  t.test('one server: the operator\'s walk, then the header links; a clean stop', { buffered: true }, async t => {
+  t.test('one server: the operator\'s walk, then the header links, then Server-Timing as the browser reads it; a clean stop', { buffered: true }, async t => {
     const server = await startServer(t, {}, [], UNCOVERED)
     const { address } = server
 
@@ -151,6 +155,39 @@ if (!existsSync(CHROMIUM) && process.env.CI === undefined) {
       const profiled = await fetch(`${address}/_profiler/empty/search/results?url=favicon&limit=100`, { headers: { accept: 'application/json' } })
       t.same((await profiled.json() as { results: unknown[] }).results, [], 'the browser never asked for /favicon.ico')
       t.same(violations, [], 'no CSP violation')
+    })
+
+    // Once the listing tests are done (its profiles come after theirs): a browser's own view of the header.
+    await t.test('a form posted to the status poll: the navigation\'s serverTiming holds db (3 queries) and app', async t => {
+      const browser = await launched
+      const page = await browser.newPage()
+      // A page of the same origin, then a real form navigation (the body transformer takes forms):
+      // the poll checks the database, finds the advisor and records that it was seen.
+      await page.goto(`${address}/robots.txt`)
+      await Promise.all([
+        page.waitForURL(`${address}/monitor/MonitorPooling`),
+        // A string: the tests compile without the DOM's types.
+        page.evaluate(`{
+          const form = document.createElement('form')
+          form.method = 'post'
+          form.action = '/monitor/MonitorPooling'
+          const field = document.createElement('input')
+          field.name = 'code'
+          field.value = 'ADV1001'
+          form.append(field)
+          document.body.append(form)
+          form.submit()
+        }`)
+      ])
+      const timing = await page.evaluate(
+        "performance.getEntriesByType('navigation')[0].serverTiming.map(({ name, duration, description }) => ({ name, duration, description }))"
+      ) as ServerTiming[]
+      t.same(timing.map(entry => entry.name), ['db', 'app'])
+      const [db, app] = timing
+      t.equal(db?.description, '3 queries', 'SELECT 1, the lookup, the last-seen UPDATE')
+      t.ok((db?.duration ?? 0) > 0, `db took ${db?.duration ?? 0} ms`)
+      t.ok((app?.duration ?? 0) >= (db?.duration ?? 0), `app (${app?.duration ?? 0} ms) includes db`)
+      await page.close()
     })
     t.equal(await server.stop(), 0, 'exits 0 after a graceful close')
   })
