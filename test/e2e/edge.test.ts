@@ -8,25 +8,15 @@ import { buildApp } from '../../app.js'
 import { testConfig } from '../helpers/app.js'
 import { startServer } from '../helpers/server.js'
 
-// The two real servers started at once, at load (a start is seconds of CPU): the first test's
-// while the second's starts too. Their tests run one after the other.
-const production = startServer(t, { NODE_ENV: 'production' })
-const shortTimeouts = startServer(t, { REQUEST_TIMEOUT: '2s', HEADERS_TIMEOUT: '1s' })
+// One real server for both of its tests, started at load (a start is seconds of CPU): in production
+// (the profiler off) and with short request timeouts, which neither test's requests come near but
+// the one about them. The byte-by-byte body first; the production test stops the server.
+const serving = startServer(t, { NODE_ENV: 'production', REQUEST_TIMEOUT: '2s', HEADERS_TIMEOUT: '1s' })
 // A start that fails is said by the test that awaits it; no unhandled rejection before then.
-for (const started of [production, shortTimeouts]) started.catch(() => {})
-
-t.test('production, profiler off: "/?x=" + "a=" x 6,000 is a 404, and the process keeps serving', async t => {
-  const server = await production
-  const res = await fetch(`${server.address}/?x=${'a='.repeat(6000)}`)
-  t.equal(res.status, 404)
-  const poll = await fetch(`${server.address}/monitor/MonitorPooling`, { method: 'POST' })
-  t.equal(poll.status, 200, 'still serving')
-  t.notMatch(server.log(), /RangeError|shutting down/, 'no error, no shutdown')
-  t.equal(await server.stop('SIGTERM'), 0)
-})
+serving.catch(() => {})
 
 t.test('a body sent byte by byte is cut off at REQUEST_TIMEOUT (real socket)', async t => {
-  const server = await shortTimeouts
+  const server = await serving
   const { hostname, port } = new URL(server.address)
   const socket = connect(Number(port), hostname)
   await once(socket, 'connect')
@@ -47,8 +37,17 @@ t.test('a body sent byte by byte is cut off at REQUEST_TIMEOUT (real socket)', a
   t.ok(elapsed >= 1900 && elapsed < 6000, `cut off after ${elapsed} ms (bound 2 s, checked every second)`)
   t.match(answer, /^HTTP\/1\.1 408/, 'with a 408')
   t.equal((await fetch(`${server.address}/monitor/MonitorPooling`, { method: 'POST' })).status, 200, 'others are served')
+})
+
+t.test('production, profiler off: "/?x=" + "a=" x 6,000 is a 404, and the process keeps serving', async t => {
+  const server = await serving
+  const res = await fetch(`${server.address}/?x=${'a='.repeat(6000)}`)
+  t.equal(res.status, 404)
+  const poll = await fetch(`${server.address}/monitor/MonitorPooling`, { method: 'POST' })
+  t.equal(poll.status, 200, 'still serving')
+  t.notMatch(server.log(), /RangeError|shutting down/, 'no error, no shutdown')
   // Stopped before the next test measures this process's CPU time.
-  await server.stop()
+  t.equal(await server.stop('SIGTERM'), 0)
 })
 
 t.test('a 1 MiB adversarial body does not stall the loop: a request sent alongside is answered, the CPU time it costs bounded', async t => {
