@@ -7,6 +7,7 @@ import fc from 'fast-check'
 import t from 'tap'
 import BetterSqlite3 from 'better-sqlite3'
 import { buildTestApp, listeningApp } from '../helpers/app.js'
+import { anyText } from '../helpers/hostile.js'
 import { queryOn } from '../helpers/postgres.js'
 import { listProfiles } from '../helpers/profiler.js'
 import { rawAnswer } from '../helpers/raw-http.js'
@@ -109,8 +110,9 @@ for (const engine of storeEngines(t)) {
     t.test('generated paths, escaped in random hex case with random ASCII escaped too: the decoded term finds each, its negation leaves it out', async t => {
       const { app } = await listeningApp(t, await engine.fresh(t))
       // Characters that may stand unescaped in a path; every other one (non-ASCII, %, ?, #, space, controls) is escaped.
+      // 1 to 12 of any code points (anyText: fc.string's 'binary' unit costs ~1.1 s of CPU a process to set up).
       const plain = /^[A-Za-z0-9\-._~!$&'()*+,;=:@/]$/
-      const path = fc.tuple(fc.string({ unit: 'binary', minLength: 1, maxLength: 12 }), fc.infiniteStream(fc.boolean()), fc.infiniteStream(fc.boolean()))
+      const path = fc.tuple(anyText(12).filter(text => text !== ''), fc.infiniteStream(fc.boolean()), fc.infiniteStream(fc.boolean()))
         .map(([text, escapeIt, upper]) => ({
           text,
           sent: [...text].map(char => plain.test(char) && !escapeIt.next().value ? char : escape(char, () => upper.next().value as boolean)).join('')

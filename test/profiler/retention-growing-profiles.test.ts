@@ -16,12 +16,14 @@ const engines = storeEngines(t)
 const BOUND = 8 * 1024 * 1024
 /**
  * Profiles of each size: 6,000 of 1 KB fill the store past its bound, so pruning has begun; then
- * 1,000 of 60 KB, 60 MB written, more than 7 times the bound (the reviewer's run had 6,000 of each;
- * the old floor kept 996 of them, 60.7 MiB: it is overrun within the first few hundred).
+ * 600 of 60 KB, 36 MB written, more than 4 times the bound (the reviewer's run had 6,000 of each;
+ * the old floor kept 996 of them, 60.7 MiB: it is overrun within the first few hundred). A floor
+ * not bounded in bytes (floorWithinBytes giving the count back) fails here on both engines:
+ * SQLite 2 batches over (21.2 MB at most), PostgreSQL 3 (18.1 MB).
  */
-const COUNTS: Array<[number, number]> = [[1024, 6000], [60 * 1024, 1000]]
+const COUNTS: Array<[number, number]> = [[1024, 6000], [60 * 1024, 600]]
 const BATCH = 200
-// 66 MB written to PostgreSQL with a VACUUM per batch: tens of seconds on a busy machine.
+// 42 MB written to PostgreSQL with a VACUUM per batch: tens of seconds on a busy machine.
 t.setTimeout(300_000)
 
 /**

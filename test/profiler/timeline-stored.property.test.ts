@@ -34,11 +34,18 @@ import { profileJson } from '../helpers/profiler.js'
 import { storeEngines } from '../helpers/store-engines.js'
 import { timelineBefore } from '../helpers/timeline-before.js'
 
-/** Every write request the inline writer is handed, as it is handed (copied before the writer reads it). */
-const handed: Buffer[] = []
+/**
+ * Every write request the inline writer is handed, as it is handed (copied before the writer reads
+ * it), under the token of each capture in it (the first one handed, if a token came twice): a
+ * profile's is read back without reading every request before it.
+ */
+const handed = new Map<string, Buffer>()
 const writer = InlineWriter.prototype as unknown as { send: (request: WriterRequest) => Promise<unknown> }
 writer.send = (send => async function (this: unknown, request: WriterRequest) {
-  if (request.type === 'write') handed.push(serialize(request))
+  if (request.type === 'write') {
+    const copy = serialize(request)
+    for (const profile of request.batch) if ('kind' in profile && !handed.has(profile.token)) handed.set(profile.token, copy)
+  }
   return await send.call(this, request)
 })(writer.send)
 
@@ -47,15 +54,13 @@ const logsAt = probedPanels.findIndex(panel => panel === logsPanel)
 
 /** The capture of `token` as the writer was handed it, its hook runs unpacked as the writer unpacks them. */
 function handedCapture (token: string): { capture: RequestCapture, hooks: HookTimes | false | undefined, logs: RequestLogs | undefined } {
-  for (const buffer of handed) {
-    const request = deserialize(buffer) as Extract<WriterRequest, { type: 'write' }>
-    const capture = request.batch.find((profile): profile is RequestCapture => 'kind' in profile && profile.token === token)
-    if (capture === undefined) continue
-    unpackRuns(request.batch, request.runs)
-    unpackLines(request.batch)
-    return { capture, hooks: capture.taken?.[timelineAt] as HookTimes | false | undefined, logs: capture.taken?.[logsAt] as RequestLogs | undefined }
-  }
-  throw new Error(`no capture of ${token} was handed to the writer`)
+  const buffer = handed.get(token)
+  const request = buffer === undefined ? undefined : deserialize(buffer) as Extract<WriterRequest, { type: 'write' }>
+  const capture = request?.batch.find((profile): profile is RequestCapture => 'kind' in profile && profile.token === token)
+  if (request === undefined || capture === undefined) throw new Error(`no capture of ${token} was handed to the writer`)
+  unpackRuns(request.batch, request.runs)
+  unpackLines(request.batch)
+  return { capture, hooks: capture.taken?.[timelineAt] as HookTimes | false | undefined, logs: capture.taken?.[logsAt] as RequestLogs | undefined }
 }
 
 /** The timeline as the code before stored it (its items as values, without the duration) and read it back. */
@@ -168,6 +173,6 @@ for (const engine of engines) {
       }
     }), { numRuns: 120, seed: 3829 })
     t.ok(compared > 60, `${compared} generated requests' timelines the same as before, key for key`)
-    handed.length = 0
+    handed.clear()
   })
 }

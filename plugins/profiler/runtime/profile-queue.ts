@@ -21,10 +21,12 @@ export interface StoreOptions {
   flushDelayMs: number
   /**
    * Requests recorded for the statistics only ride with a batch once the first of them has waited
-   * this long (or 10,000 wait, or on flush): fewer, larger updates of the rollups. A crash loses at
-   * most this long of their counts (profiles: at most `flushDelayMs`).
+   * this long (or `statisticsPerBatch` wait, or on flush): fewer, larger updates of the rollups. A
+   * crash loses at most this long of their counts (profiles: at most `flushDelayMs`).
    */
   statisticsDelayMs: number
+  /** Statistics-only requests handed over with one batch at most (10,000); that many waiting are handed over at once. */
+  statisticsPerBatch: number
   /** While the store cannot be written, its oldest batch is retried this often (and the read connection reopened). */
   retryDelayMs: number
   /**
@@ -41,12 +43,10 @@ export const DEFAULT_STORE_OPTIONS: StoreOptions = {
   maxBatchBytes: 4 * 1024 * 1024,
   flushDelayMs: 50,
   statisticsDelayMs: 1000,
+  statisticsPerBatch: 10_000,
   retryDelayMs: 1000,
   maxStatistics: 100_000
 }
-
-/** Statistics-only requests handed over with one batch at most. */
-const STATISTICS_PER_BATCH = 10_000
 
 /** What the queue tells its owner. */
 export interface QueueEvents {
@@ -212,7 +212,7 @@ export class ProfileQueue {
     if (!pending) {
       this.statisticsSince = Date.now()
       this.scheduleNext()
-    } else if (this.statistics.length === STATISTICS_PER_BATCH) {
+    } else if (this.statistics.length === this.options.statisticsPerBatch) {
       this.scheduleNext()
     }
     return true
@@ -348,14 +348,14 @@ export class ProfileQueue {
 
   /**
    * The statistics-only requests of the next hand-over and their stamp: the unsettled ones again
-   * with their stamp, else the oldest (up to STATISTICS_PER_BATCH) with the next one.
+   * with their stamp, else the oldest (up to statisticsPerBatch) with the next one.
    */
   private takeStatistics (): { statistics: StatisticsBatch, stamp?: StatisticsStamp, missing: MissingWindow[] } {
     const retry = this.retry
     this.retry = null
-    const statistics = retry?.batch ?? this.statistics.take(STATISTICS_PER_BATCH)
+    const statistics = retry?.batch ?? this.statistics.take(this.options.statisticsPerBatch)
     const missing = retry?.missing ?? this.missing.take()
-    // What is left (past the batch's 10,000, or the new ones behind a retry) is handed over next, at once (scheduleNext).
+    // What is left (past the batch's statisticsPerBatch, or the new ones behind a retry) is handed over next, at once (scheduleNext).
     if (!this.statisticsPending) this.statisticsSince = null
     if (batchLength(statistics) === 0 && missing.length === 0) return { statistics, missing }
     const seq = retry?.seq ?? ++this.stampSeq
@@ -364,9 +364,9 @@ export class ProfileQueue {
     return { statistics, stamp: { source: this.source, seq, lowestOutstanding: seq }, missing }
   }
 
-  /** Whether the statistics-only requests go with the next hand-over: a retry of theirs, 10,000 of them, or the oldest waited long enough. */
+  /** Whether the statistics-only requests go with the next hand-over: a retry of theirs, statisticsPerBatch of them, or the oldest waited long enough. */
   private statisticsDue (): boolean {
-    return this.retry !== null || this.statistics.length >= STATISTICS_PER_BATCH ||
+    return this.retry !== null || this.statistics.length >= this.options.statisticsPerBatch ||
       (this.statisticsSince !== null && Date.now() - this.statisticsSince >= this.options.statisticsDelayMs)
   }
 
@@ -377,7 +377,7 @@ export class ProfileQueue {
   private scheduleNext (): void {
     if ((this.queue.length === 0 && !this.statisticsPending) || this.current !== null) return
     if (this.health.failing) this.schedule(this.options.retryDelayMs)
-    else if (this.queue.length >= this.options.batchSize || this.queuedBytes >= this.options.maxBatchBytes || this.statistics.length >= STATISTICS_PER_BATCH) this.schedule(0)
+    else if (this.queue.length >= this.options.batchSize || this.queuedBytes >= this.options.maxBatchBytes || this.statistics.length >= this.options.statisticsPerBatch) this.schedule(0)
     else if (this.queue.length > 0) this.schedule(this.options.flushDelayMs)
     else if (this.statisticsDue()) this.schedule(0)
     else this.schedule((this.statisticsSince ?? Date.now()) + this.options.statisticsDelayMs - Date.now())
