@@ -17,8 +17,8 @@ export { postgresBinDir }
 export interface PostgresCluster extends ThrowawayCluster {
   /**
    * A new database holding an empty profile store, as the service's first start leaves it (every
-   * migration applied); resolves with its URL. A copy of the template's migrated database: a copy
-   * costs the server a third of what running the migrations again would, and the test process nothing.
+   * migration applied); resolves with its URL. A copy of the template's migrated database: ~28 ms
+   * of the server's CPU and 2 ms of the test's, against ~80 ms and ~28 ms to run the migrations.
    */
   createStore: (name: string) => Promise<string>
 }
@@ -26,9 +26,12 @@ export interface PostgresCluster extends ThrowawayCluster {
 /** The template's database that holds the migrated profile store (nothing connects to it: CREATE DATABASE copies it). */
 const MIGRATED_STORE = 'profile_store_migrated'
 
-/** A digest of the profile store's PostgreSQL migrations (names and SQL): a changed one makes a new template. */
+/**
+ * A digest of the profile store's PostgreSQL migrations (names and SQL) and of migratePostgres's
+ * code: a change to either makes a new template (outside npm test's runner the temp folder stays).
+ */
 function migrationsDigest (): string {
-  const hash = createHash('sha256')
+  const hash = createHash('sha256').update(migratePostgres.toString()).update(PROFILER_MIGRATIONS_TABLE)
   for (const file of readdirSync(profilerPostgresMigrationsDir).sort()) {
     hash.update(file).update('\0').update(readFileSync(join(profilerPostgresMigrationsDir, file))).update('\0')
   }
