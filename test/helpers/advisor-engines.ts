@@ -25,7 +25,7 @@ export function advisorEngines (root: Test): AdvisorEngine[] {
     env: async () => {
       cluster ??= startPostgres(root)
       const started = await cluster
-      return { DATABASE_URL: await started.createDatabase(`advisors_${++databases}`), PROFILER_DATABASE_URL: await started.createDatabase(`store_${databases}`) }
+      return { DATABASE_URL: await started.createDatabase(`advisors_${++databases}`), PROFILER_DATABASE_URL: await started.createStore(`store_${databases}`) }
     }
   })
   return engines

@@ -1,15 +1,42 @@
 // A throwaway PostgreSQL cluster for one test file (throwaway-cluster.ts), stopped
 // and removed at teardown; tests that need one skip with a reason when PostgreSQL is absent.
 import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import type { Test } from 'tap'
+import { migratePostgres } from '../../lib/postgres/migrate.js'
+import { createPool } from '../../lib/postgres/pool.js'
+import { profilerPostgresMigrationsDir } from '../../paths.js'
+import { PROFILER_MIGRATIONS_TABLE } from '../../plugins/profiler/engine/postgres/writer.js'
 import { postgresBinDir, startThrowawayCluster, type ThrowawayCluster } from './throwaway-cluster.js'
 
 export { postgresBinDir }
-export type PostgresCluster = ThrowawayCluster
+export interface PostgresCluster extends ThrowawayCluster {
+  /**
+   * A new database holding an empty profile store, as the service's first start leaves it (every
+   * migration applied); resolves with its URL. A copy of the template's migrated database: ~28 ms
+   * of the server's CPU and 2 ms of the test's, against ~80 ms and ~28 ms to run the migrations.
+   */
+  createStore: (name: string) => Promise<string>
+}
+
+/** The template's database that holds the migrated profile store (nothing connects to it: CREATE DATABASE copies it). */
+const MIGRATED_STORE = 'profile_store_migrated'
+
+/**
+ * A digest of the profile store's PostgreSQL migrations (names and SQL) and of migratePostgres's
+ * code: a change to either makes a new template (outside npm test's runner the temp folder stays).
+ */
+function migrationsDigest (): string {
+  const hash = createHash('sha256').update(migratePostgres.toString()).update(PROFILER_MIGRATIONS_TABLE)
+  for (const file of readdirSync(profilerPostgresMigrationsDir).sort()) {
+    hash.update(file).update('\0').update(readFileSync(join(profilerPostgresMigrationsDir, file))).update('\0')
+  }
+  return hash.digest('hex').slice(0, 12)
+}
 
 const run = promisify(execFile)
 
@@ -25,16 +52,27 @@ export function needsPostgres (t: Test): boolean {
 }
 
 /**
- * A cleanly stopped, empty cluster to copy, made once per temp folder and PostgreSQL version (once
- * per machine, or once per run of npm test's runner, whose temp folder is its own: initdb takes
- * seconds, a copy milliseconds). Made in a folder of its own, then renamed into place: a test file
- * never sees half of one, and when two make it at once the first rename wins.
+ * A cleanly stopped cluster to copy, made once per temp folder, PostgreSQL version and set of the
+ * profile store's migrations (once per machine, or once per run of npm test's runner, whose temp
+ * folder is its own: initdb takes seconds, a copy milliseconds). Its databases are initdb's and
+ * MIGRATED_STORE, migrated by the service's own code. Made in a folder of its own, then renamed
+ * into place: a test file never sees half of one, and when two make it at once the first rename wins.
  */
 async function templateDataDir (): Promise<string> {
-  const template = join(tmpdir(), `profiled-api-pg-template-${basename(dirname(postgresBinDir() ?? 'none'))}`)
+  const template = join(tmpdir(), `profiled-api-pg-template-${basename(dirname(postgresBinDir() ?? 'none'))}-${migrationsDigest()}`)
   if (existsSync(join(template, 'data', 'PG_VERSION'))) return join(template, 'data')
   const building = mkdtempSync(join(tmpdir(), 'pg-template-'))
-  await (await startThrowawayCluster(building, { keep: true })).remove()
+  const cluster = await startThrowawayCluster(building, { keep: true })
+  try {
+    const pool = createPool(await cluster.createDatabase(MIGRATED_STORE), { max: 1, applicationName: 'test template' })
+    try {
+      await migratePostgres(pool, profilerPostgresMigrationsDir, PROFILER_MIGRATIONS_TABLE)
+    } finally {
+      await pool.end()
+    }
+  } finally {
+    await cluster.remove()
+  }
   try {
     renameSync(building, template)
   } catch {
@@ -49,7 +87,7 @@ export async function startPostgres (t: Test): Promise<PostgresCluster> {
   await run('cp', ['-a', await templateDataDir(), join(dir, 'data')])
   const cluster = await startThrowawayCluster(dir)
   t.teardown(async () => { await cluster.remove() })
-  return cluster
+  return { ...cluster, createStore: async name => await cluster.createDatabase(name, MIGRATED_STORE) }
 }
 
 /** The bytes of every table of the current schema with its indexes and TOAST (`bytes`): the store as the soak and the byte tests measure it. */

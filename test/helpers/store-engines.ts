@@ -13,32 +13,35 @@ import { sqlitePanels } from './sqlite-panels.js'
 /** A fresh, empty store for one test: the environment that points an app (or the command line) at it. */
 type FreshStore = (t: Test) => Promise<Record<string, string>>
 
-export interface StoreEngine { name: 'sqlite' | 'postgres', fresh: FreshStore, skip: string | false }
+export interface StoreEngine {
+  name: 'sqlite' | 'postgres'
+  /** A store as the service's first start leaves it (PostgreSQL: a copy of a database every migration ran on). */
+  fresh: FreshStore
+  /** A store no migration ran on: for a test that lays out what an older release left (SQLite: the same as fresh, a file not made yet). */
+  unmigrated: FreshStore
+  skip: string | false
+}
 
 /** Both engines; `root` is the file's top-level test (the cluster lives until it ends). */
 export function storeEngines (root: Test): StoreEngine[] {
-  const sqlite: StoreEngine = {
-    name: 'sqlite',
-    skip: false,
-    fresh: async t => {
-      const dir = mkdtempSync(join(tmpdir(), 'store-engine-'))
-      t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
-      return { PROFILER_DATABASE_PATH: join(dir, 'profiler.sqlite') }
-    }
+  const sqliteFile: FreshStore = async t => {
+    const dir = mkdtempSync(join(tmpdir(), 'store-engine-'))
+    t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
+    return { PROFILER_DATABASE_PATH: join(dir, 'profiler.sqlite') }
   }
+  const sqlite: StoreEngine = { name: 'sqlite', skip: false, fresh: sqliteFile, unmigrated: sqliteFile }
   if (postgresBinDir() === null && process.env.CI !== 'true') {
     const skipped = async (): Promise<never> => { throw new Error('PostgreSQL is not installed') }
-    return [sqlite, { name: 'postgres', fresh: skipped, skip: 'PostgreSQL is not installed (apt-get install postgresql)' }]
+    return [sqlite, { name: 'postgres', fresh: skipped, unmigrated: skipped, skip: 'PostgreSQL is not installed (apt-get install postgresql)' }]
   }
   let cluster: Promise<PostgresCluster> | null = null
   let databases = 0
+  const started = async (): Promise<PostgresCluster> => await (cluster ??= startPostgres(root))
   return [sqlite, {
     name: 'postgres',
     skip: false,
-    fresh: async () => {
-      cluster ??= startPostgres(root)
-      return { PROFILER_DATABASE_URL: await (await cluster).createDatabase(`store_${++databases}`) }
-    }
+    fresh: async () => ({ PROFILER_DATABASE_URL: await (await started()).createStore(`store_${++databases}`) }),
+    unmigrated: async () => ({ PROFILER_DATABASE_URL: await (await started()).createDatabase(`store_${++databases}`) })
   }]
 }
 

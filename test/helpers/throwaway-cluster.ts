@@ -44,8 +44,8 @@ export interface ThrowawayCluster {
   query: <R extends pg.QueryResultRow = Record<string, unknown>>(sql: string, params?: unknown[]) => Promise<R[]>
   /** The URL of another database on this cluster. */
   urlOf: (database: string) => string
-  /** A new empty database on this cluster; resolves with its URL. */
-  createDatabase: (name: string) => Promise<string>
+  /** A new empty database on this cluster (or a copy of database `template`); resolves with its URL. */
+  createDatabase: (name: string, template?: string) => Promise<string>
   /** Stops the server (fast shutdown: connections are terminated). */
   stop: () => Promise<void>
   /** Starts it again on the same port. */
@@ -97,8 +97,9 @@ export async function startThrowawayCluster (dir: string, options: { keep?: bool
     port,
     query,
     urlOf,
-    createDatabase: async name => {
-      await query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`)
+    createDatabase: async (name, template) => {
+      const quoted = (identifier: string): string => `"${identifier.replace(/"/g, '""')}"`
+      await query(`CREATE DATABASE ${quoted(name)}${template === undefined ? '' : ` TEMPLATE ${quoted(template)}`}`)
       return urlOf(name)
     },
     stop: async () => { await stop(); running = false },

@@ -155,7 +155,7 @@ for (const engine of engines) {
     })
 
     t.test('a store written before the count existed is counted once when it opens, and held to the count bound', async t => {
-      const env = await engine.fresh(t)
+      const env = await engine.unmigrated(t)
       const ids = idsBefore(40, 5_000)
       await storeFromBefore(t, env, ids)
       const app = await buildTestApp(t, { ...env, PROFILER_MAX_PROFILES: '30' })

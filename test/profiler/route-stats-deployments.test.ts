@@ -35,7 +35,7 @@ const OLD_ROW = `INSERT INTO profile_route_stats (span_ms, start_ms, method, rou
 t.jobs = 2
 for (const engine of engines) {
   t.test(engine.name, { skip: engine.skip, buffered: true }, async t => {
-    const { fresh } = engine
+    const { fresh, unmigrated } = engine
 
     t.test('two deployments writing one store: ?deployment= reads one, none reads both together', async t => {
       const store = await fresh(t)
@@ -76,7 +76,7 @@ for (const engine of engines) {
     })
 
     t.test('rows from before the deployment was a key get the store\'s one deployment', async t => {
-      const store = await fresh(t)
+      const store = await unmigrated(t)
       const hourMs = Math.floor(Date.now() / 3_600_000) * 3_600_000
       const histogram = Buffer.from([0x50, 0x00, 0x04, 0x00, 0x00, 0x00]) // bucket 80, 4 requests
       if (engine.name === 'sqlite') {
