@@ -40,6 +40,8 @@ t.test('the check finds what sharing a process would break', async t => {
   t.same(sharingBreaks('import tap from \'tap\';\ntap.plan(1);\n'), ['imports tap\'s root under another name than t'], 'tap\'s root under another name')
   t.same(sharingBreaks('import t, { type Test } from \'tap\';\n'), [])
   t.same(sharingBreaks('import { spawn } from \'node:child_process\';\n'), ['starts a child process'])
+  t.same(sharingBreaks('import { profilerBin } from \'../helpers/profiler-cli.js\';\n'), [], 'the command line run to its end')
+  t.same(sharingBreaks('import { CLI } from \'../helpers/profiler-cli.js\';\nimport { spawnNode } from \'../helpers/run.js\';\n'), ['starts a child process'], 'the command line started and left running')
   t.same(sharingBreaks('import { startCluster } from \'../helpers/postgres.js\';\n'), ['uses PostgreSQL'])
 })
 
