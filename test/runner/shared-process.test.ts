@@ -37,6 +37,8 @@ t.test('the check finds what sharing a process would break', async t => {
   t.same(sharingBreaks('if (process.env.PORT === \'1\') {}\n'), [], 'reading the environment is fine')
   t.same(sharingBreaks('process.once(\'exit\', () => {});\n'), ['listens on the process or ends it'])
   t.same(sharingBreaks('    await app.listen({ port: 0 });\n'), ['listens on a port'])
+  t.same(sharingBreaks('    const { app, address } = await listeningApp(t);\n'), [], 'an app listening until its test ends')
+  t.same(sharingBreaks('    const { app } = await listeningApp(t);\n    await app.server.listen(0);\n'), ['listens on a port'], 'a server of its own beside it')
   t.same(sharingBreaks('import tap from \'tap\';\ntap.plan(1);\n'), ['imports tap\'s root under another name than t'], 'tap\'s root under another name')
   t.same(sharingBreaks('import t, { type Test } from \'tap\';\n'), [])
   t.same(sharingBreaks('import { spawn } from \'node:child_process\';\n'), ['starts a child process'])

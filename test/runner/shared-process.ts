@@ -21,7 +21,8 @@ const BREAKS: Array<[string, RegExp]> = [
   ['writes the environment', /process\.env(\.\w+|\[[^\]]*\])\s*(=(?!=)|\+=|\?\?=|\|\|=)|delete\s+process\.env|Object\.assign\(process\.env/],
   ['listens on the process or ends it', /process\.(on|once|addListener|prependListener|prependOnceListener|exit|chdir|umask|setUncaughtExceptionCaptureCallback)\(|process\.exitCode\s*=/],
   ['writes a global', /globalThis(\.\w+|\[[^\]]*\])\s*=(?!=)/],
-  ['listens on a port', /\.listen\(|listeningApp\(|helpers\/(otlp-receiver|webhook-receiver)\.js['"]/],
+  // helpers/app.js's listeningApp(t) closes its app when the test given ends: no server outlives it.
+  ['listens on a port', /\.listen\(|helpers\/(otlp-receiver|webhook-receiver)\.js['"]/],
   ['listens on the process (for workers)', /startedWorkers\(/],
   // helpers/profiler-cli.js starts the command line only to run it to its end (profilerBin resolves
   // once the child has exited and its output closed): nothing it starts outlives the file's test.
