@@ -26,7 +26,8 @@ const BREAKS: Array<[string, RegExp]> = [
   ['listens on the process (for workers)', /startedWorkers\(/],
   // helpers/profiler-cli.js starts the command line only to run it to its end (profilerBin resolves
   // once the child has exited and its output closed): nothing it starts outlives the file's test.
-  ['starts a child process', /['"](node:)?child_process['"]|helpers\/(run|server)\.js['"]/],
+  // Nor does a child_process import of synchronous calls only (execFileSync: run to its end).
+  ['starts a child process', /import\s+(?!\{(\s*\w+Sync(\s+as\s+[\w$]+)?\s*,?)+\s*\}\s*from)[^;]*?['"](node:)?child_process['"]|(require|import)\(\s*['"](node:)?child_process['"]|helpers\/(run|server)\.js['"]/],
   ['uses PostgreSQL', /helpers\/(postgres|postgres-proxy|throwaway-cluster|store-engines|advisor-engines|store-lock)\.js['"]|['"]pg['"]/]
 ]
 
