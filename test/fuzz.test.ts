@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // A bounded fuzz run: thousands of random method/path/header/body combinations from a fixed
 // seed. No answer may be a 5xx, and every request is in the profile store once (the profiler's
 // own pages are recorded only when they answer an error).

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Hostile and malformed requests: each gets a clear 4xx, the service stays up, and the request
 // is in the profile store (the profiler's own pages are recorded when they answer an error).
 import t from 'tap'

@@ -27,14 +27,7 @@ export interface RunningServer {
  * about shedding; test/helpers/app.ts turns it off for the same reason). `preloads`: node options
  * before the entry point (`--import=...`), as a user adds an instrumentation.
  */
-/**
- * startServer's option for a server whose code other tests already cover in-process (the pages a
- * browser test drives, a server beside a tracing SDK's hooks when a plain one runs the same
- * requests): started without tap's coverage hooks, as `npm start` starts it. Those hooks, in every
- * node process a test starts, about double the CPU of a server's start (3.3 s against 6.8 s measured
- * on 2 busy cores), and the suite is CPU-bound.
- */
-export const UNCOVERED = { coverage: false }
+export { UNCOVERED } from './coverage.js'
 
 export async function startServer (t: Test, env: Record<string, string> = {}, preloads: string[] = [], { coverage = true } = {}): Promise<RunningServer> {
   if (env.LOG_LEVEL !== undefined) throw new Error('startServer reads the port from the info log: do not set LOG_LEVEL')

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The project's own reader of JSON's grammar (lib/json-syntax-error.ts), which says where and why
 // a JSON body or MCP line is not JSON: over generated text it refuses exactly what JSON.parse
 // refuses, and the place it names is the first character that cannot be there (a control

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Routing misses are compressed by our own use of node:zlib (plugins/routing/miss-compression.ts),
 // routes by @fastify/compress: on any Accept-Encoding a client may send, both choose the same
 // encoding (or none), say so in Vary, and send the same bytes once decoded.

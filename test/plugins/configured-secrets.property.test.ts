@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // For any PROFILER_SECRET and any database password (with '/', '#', '?', '@', ':', '%' and non-ASCII
 // characters unencoded), nothing of either reaches the console's lines, the environment panel (page
 // and JSON) or the profile: the secret sent as the Host header, in the query and in a header of its

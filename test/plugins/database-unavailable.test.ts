@@ -1,3 +1,4 @@
+// run-suite: shares a process
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'

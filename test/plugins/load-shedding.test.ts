@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Load shedding: past the event-loop-delay bound new requests are a 503 with Retry-After, still
 // profiled; once the loop is responsive again they are served.
 import t from 'tap'

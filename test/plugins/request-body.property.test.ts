@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Properties of the body transformer on generated hostile bodies: whatever the bytes, the answer is
 // never a 5xx, a 400 says what is wrong with the body, and JSON nested past the limit is refused
 // before it is parsed (the scan is linear and keeps no stack of its own).

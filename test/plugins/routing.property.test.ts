@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Properties of routing on generated paths: the route mirror that explains misses matches
 // exactly what the app's router matches (same options), and hostile URLs are clear 4xx answers.
 import fc from 'fast-check'

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The keep header is no oracle for PROFILER_SECRET (issue #37): at PROFILER_SAMPLE=0, a wrong
 // X-Profiler-Keep counts as a failed login of its client address in the limiter the /_profiler
 // pages' login counts in, and while the address is locked out its keep header is ignored, right or

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Fastify's own log lines ("incoming request", "request completed") cross to the writer without
 // their message, which their kind names (panels/logs/probe.ts), and the writer puts it back
 // (panels/logs/unpack-lines.ts). For generated requests (the request's own lines, with or without

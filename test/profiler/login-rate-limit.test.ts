@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Failed /_profiler logins are limited per client IP: past 10 wrong passwords in the window every
 // attempt is a 429 with Retry-After (profiled), until the window has passed.
 import t from 'tap'

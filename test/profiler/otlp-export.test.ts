@@ -7,7 +7,8 @@
 import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { buildTestApp } from '../helpers/app.js'
-import { otlpReceiver, type DecodedRequest, type DecodedSpan, type OtlpReceiver } from '../helpers/otlp-receiver.js'
+import type { DecodedRequest, DecodedSpan } from '../helpers/otlp-decode.js'
+import { otlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js'
 import { storeEngines } from '../helpers/store-engines.js'
 import { waitFor } from '../helpers/wait-for.js'
 

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Every panel's data, as the profile page's JSON gives it back, is exactly what the panel's schema
 // declares (panels/*: additionalProperties false, so a field a collector adds without declaring it
 // fails here), for generated requests: methods, paths (matched, not found, trailing slash, 405),

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // SQLite stores a batch's panels as one compressed block (migration 016): what a user sees is the
 // same whether a profile's panels are in a block or, written by the release before, in a
 // profile_data row of their own; a block leaves with the last of its profiles; the count kept by

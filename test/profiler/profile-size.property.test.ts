@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The queue's byte estimate of a capture (runtime/profile-size.ts) walks its values without
 // allocating (one stack for the thread). For generated captures (headers, bodies deep and wide
 // enough to spend the walk's budget, errors, typed arrays, statements with positional and named

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // DNS rebinding: a page from attacker.example, whose name is then pointed at 127.0.0.1, is
 // same-origin with an open profiler in the developer's browser, but its requests still carry
 // Host: attacker.example. Without PROFILER_SECRET the profiler answers only loopback names and

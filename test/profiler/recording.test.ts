@@ -1,3 +1,4 @@
+// run-suite: shares a process
 import BetterSqlite3 from 'better-sqlite3'
 import t from 'tap'
 import { buildApp } from '../../app.js'

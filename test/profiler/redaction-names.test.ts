@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // One secret-name rule for query parameters (judged pair by pair, once decoded: `+` and `%20` are
 // spaces, escapes and case do not matter), header names and body fields; and PROFILER_SECRET's
 // value masked wherever and however it is sent. Checked on generated names and values through

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 import Database from 'better-sqlite3'
 import fc from 'fast-check'
 import t from 'tap'

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The search filters on generated hostile values, through the pages: the listing, the search
 // redirect and the HTML page (template helpers included) answer for all of them, never a 5xx, the
 // markup escaped. The parser's own properties: test/unit/search-filters.property.test.ts.

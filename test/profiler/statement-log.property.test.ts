@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // A request's statements cross to the writer flat (lib/statement-log.ts: the SQL, parameters and
 // numbers in arrays, no object a statement) and the writer rebuilds a statement object each
 // (panels/db/unpack-statements.ts). For generated requests (statements that succeed or fail with

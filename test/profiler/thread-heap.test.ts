@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The profiler's threads run under a heap limit (plugins/profiler/thread-heap.ts). The largest thing
 // either builds must fit it with room to spare: 100 profiles whose kept 64 KiB bodies are all control
 // characters (six bytes each once escaped in JSON), written by the writer thread and exported as one

@@ -3,7 +3,8 @@
 // are subtests of tap's root, which runs one at a time (jobs 1); a subtest queued after them ends
 // when they all have, and a boundary subtest after it tells the runner where the file's results end
 // (group-boundary.ts).
-// Each file's CPU and time go to the runner on the IPC channel, keyed by the file. Each file's
+// Each file's CPU (the processes it ran to their end included: reaped-cpu.ts) and time go to the
+// runner on the IPC channel, keyed by the file. Each file's
 // t.testdir() folders are named as when it runs alone (tap names them after the main script and its
 // arguments: here, the group's), so two groups running at once never share one.
 //   node <.taprc's node-args> dist/test/runner/group-process.js <file> [file ...]
@@ -11,6 +12,7 @@ import { basename, dirname, relative, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import t from 'tap'
 import { boundaryName, settleName, type GroupFileStats } from './group-boundary.js'
+import { reapedSoFar } from './reaped-cpu.js'
 
 /** Where tap's fixture plugin puts a file's t.testdir() folders when the file is the main script. */
 function testdirOf (file: string): string {
@@ -24,10 +26,12 @@ for (const file of process.argv.slice(2)) {
   t.testdirName = testdirOf(file)
   const started = performance.now()
   const cpu = process.cpuUsage()
+  const reaped = reapedSoFar()
   await import(pathToFileURL(resolve(file)).href)
   await t.test(settleName(file), async () => {})
   await t.test(boundaryName(file), async () => {})
   const used = process.cpuUsage(cpu)
-  const stats: GroupFileStats = { groupFile: file, cpuSeconds: (used.user + used.system) / 1e6, durationMs: performance.now() - started }
+  const children = (reapedSoFar() ?? 0) - (reaped ?? 0)
+  const stats: GroupFileStats = { groupFile: file, cpuSeconds: (used.user + used.system) / 1e6 + children, durationMs: performance.now() - started }
   process.send?.(stats)
 }

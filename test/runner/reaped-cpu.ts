@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs'
 /** The clock ticks a second of /proc's times (USER_HZ: 100 on every Linux port Node runs on). */
 const TICKS_A_SECOND = 100
 
-/** CPU seconds (user + sys) of the runner's children that ended so far, or null without /proc. */
-function reapedSoFar (): number | null {
+/** CPU seconds (user + sys) of this process's children that ended so far, or null without /proc. */
+export function reapedSoFar (): number | null {
   let stat: string
   try {
     stat = readFileSync('/proc/self/stat', 'latin1')

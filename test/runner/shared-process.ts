@@ -21,9 +21,13 @@ const BREAKS: Array<[string, RegExp]> = [
   ['writes the environment', /process\.env(\.\w+|\[[^\]]*\])\s*(=(?!=)|\+=|\?\?=|\|\|=)|delete\s+process\.env|Object\.assign\(process\.env/],
   ['listens on the process or ends it', /process\.(on|once|addListener|prependListener|prependOnceListener|exit|chdir|umask|setUncaughtExceptionCaptureCallback)\(|process\.exitCode\s*=/],
   ['writes a global', /globalThis(\.\w+|\[[^\]]*\])\s*=(?!=)/],
-  ['listens on a port', /\.listen\(|listeningApp\(|helpers\/(otlp-receiver|webhook-receiver)\.js['"]/],
+  // helpers/app.js's listeningApp(t) closes its app when the test given ends: no server outlives it.
+  ['listens on a port', /\.listen\(|helpers\/(otlp-receiver|webhook-receiver)\.js['"]/],
   ['listens on the process (for workers)', /startedWorkers\(/],
-  ['starts a child process', /['"](node:)?child_process['"]|helpers\/(run|server|profiler-cli)\.js['"]/],
+  // helpers/profiler-cli.js starts the command line only to run it to its end (profilerBin resolves
+  // once the child has exited and its output closed): nothing it starts outlives the file's test.
+  // Nor does a child_process import of synchronous calls only (execFileSync: run to its end).
+  ['starts a child process', /import\s+(?!\{(\s*\w+Sync(\s+as\s+[\w$]+)?\s*,?)+\s*\}\s*from)[^;]*?['"](node:)?child_process['"]|(require|import)\(\s*['"](node:)?child_process['"]|helpers\/(run|server)\.js['"]/],
   ['uses PostgreSQL', /helpers\/(postgres|postgres-proxy|throwaway-cluster|store-engines|advisor-engines|store-lock)\.js['"]|['"]pg['"]/]
 ]
 

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Stored text must not drive the terminal: whatever a request held, no command of the CLI prints a
 // C1 control character (U+0080-U+009F; U+009B is CSI, a whole escape sequence in one character)
 // or DEL as is, and the JSON it prints is still the page's JSON, the curl command still the request.
@@ -7,7 +8,7 @@ import { postJson } from '../helpers/app.js'
 import { profileJson, storeOnly } from '../helpers/profiler.js'
 import { profilerBin } from '../helpers/profiler-cli.js'
 import { recordedApp } from '../helpers/profile-store.js'
-import { UNCOVERED } from '../helpers/server.js'
+import { UNCOVERED } from '../helpers/coverage.js'
 
 /** CSI, then "clear the screen"; NEL; DEL; and a C1 run. */
 const HOSTILE = '\u009b2J\u0085x\u007fy\u0080\u009f'

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 import t from 'tap'
 import { listProfiles } from '../helpers/profiler.js'
 import { profiler, profilerBin, usageError } from '../helpers/profiler-cli.js'

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'

@@ -1,13 +1,14 @@
+// run-suite: shares a process
 // The OTLP encoders over generated traces: whatever the names, attribute values (any Unicode, any
 // number, booleans), ids, times (epoch ns past 2^53) and sizes, the protobuf body decodes with the
 // decoder generated from the official opentelemetry-proto definitions to exactly what was encoded,
-// and so does the JSON body read into the same generated type (test/helpers/otlp-receiver.ts).
+// and so does the JSON body read into the same generated type (test/helpers/otlp-decode.ts).
 import { isDeepStrictEqual } from 'node:util'
 import fc from 'fast-check'
 import t from 'tap'
 import { jsonEncoding, protobufEncoding } from '../../plugins/profiler/export/otlp/trace-encoding.js'
 import type { Attributes, ExportSpan, ExportTrace } from '../../plugins/profiler/export/otlp/profile-spans.js'
-import { decodeJson, decodeProtobuf, type DecodedRequest } from '../helpers/otlp-receiver.js'
+import { decodeJson, decodeProtobuf, type DecodedRequest } from '../helpers/otlp-decode.js'
 
 const bytes = (length: number): fc.Arbitrary<Buffer> => fc.uint8Array({ minLength: length, maxLength: length }).map(array => Buffer.from(array))
 const text = fc.string({ unit: 'grapheme', maxLength: 40 })

@@ -8,7 +8,8 @@ import { SEARCH_FILTERS, type SearchFilterDeclaration } from '../../plugins/prof
 import { parseSearchFilters, SEARCH_PARAMETERS, SearchQuerySchema } from '../../plugins/profiler/query/search-filters.js'
 import { filterTerms } from '../../plugins/profiler/engine/search-predicates.js'
 import { SqlParameters, type SqlDialect } from '../../plugins/profiler/sql-dialect.js'
-import { ARGUMENT_NAMES, filterOptions, OPTION_NAMES, optionsOfArguments, queryOfOptions, searchArguments } from '../../plugins/profiler/cli/search-options.js'
+import { ARGUMENT_NAMES, filterOptions, OPTION_NAMES, optionsOfArguments, queryOfOptions } from '../../plugins/profiler/cli/search-options.js'
+import { searchArguments } from '../../plugins/profiler/cli/mcp-search-arguments.js'
 
 // The two engines' ways of writing the same term (as engine/sqlite/profile-search.ts and engine/postgres/reader.ts give them).
 const DIALECTS: Record<'sqlite' | 'postgres', SqlDialect> = {

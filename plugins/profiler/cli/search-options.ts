@@ -1,8 +1,8 @@
-// The search filters as the command line's options and MCP's search_profiles arguments, read from
-// their declarations (plugins/profiler/search-filter-declarations.ts): nothing here names a filter.
+// The search filters as the command line's options and MCP's search_profiles argument names, read
+// from their declarations (plugins/profiler/search-filter-declarations.ts): nothing here names a
+// filter. The arguments' zod schema is mcp-search-arguments.ts's: zod loads with `mcp` only.
 import { Option } from 'commander'
-import { z } from 'zod'
-import { SEARCH_FILTERS, type ArgumentType, type FilterOption, type SearchParameter } from '../search-filter-declarations.js'
+import { SEARCH_FILTERS, type FilterOption, type SearchParameter } from '../search-filter-declarations.js'
 import type { ParameterNames, SearchQuery } from '../query/search-filters.js'
 
 type CamelCase<Name extends string> = Name extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : Name
@@ -14,9 +14,10 @@ type ArgumentName = CamelCase<WithOption['option']['name']>
 /** The search filters as the command line and the MCP tools name them (the page's are in the declarations), as given: text. */
 export type SearchOptions = Partial<Record<ArgumentName, string>>
 
-const withOption = SEARCH_FILTERS.filter((declaration): declaration is WithOption => 'option' in declaration)
+/** The declarations of the filters the command line and MCP take. */
+export const withOption = SEARCH_FILTERS.filter((declaration): declaration is WithOption => 'option' in declaration)
 
-function camelCase<Name extends string> (name: Name): CamelCase<Name> {
+export function camelCase<Name extends string> (name: Name): CamelCase<Name> {
   return name.replace(/-(\w)/g, (_dash, letter: string) => letter.toUpperCase()) as CamelCase<Name>
 }
 
@@ -37,21 +38,6 @@ export function filterOptions (command: 'search' | 'tail'): Option[] {
   return withOption
     .filter(({ option }) => command === 'search' || !searchOnly(option))
     .map(({ option }) => new Option(`--${option.name} ${option.value}`, option.help))
-}
-
-function argumentType (type: ArgumentType, maxLength: number): z.ZodType<string | number> {
-  switch (type.kind) {
-    case 'text': return z.string().max(maxLength)
-    case 'integer': return type.max === undefined ? z.number().int().min(type.min) : z.number().int().min(type.min).max(type.max)
-    case 'number': return z.number().min(type.min)
-    case 'choice': return z.enum(type.values)
-  }
-}
-
-/** search_profiles' input schema: one optional argument per option. */
-export function searchArguments (): Record<string, z.ZodOptional<z.ZodType<string | number>>> {
-  return Object.fromEntries(withOption.map(({ maxLength, option }) =>
-    [camelCase(option.name), argumentType(option.type, maxLength).optional().describe(option.description)]))
 }
 
 /** MCP's arguments as the command line's options: numbers as the text they would be typed as. */
