@@ -7,7 +7,7 @@
 import { randomFillSync } from 'node:crypto'
 import { parseUrl } from '../../../../lib/parse-url.js'
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../profile.js'
-import type { TimelineData, TimelineItem } from '../../panels/timeline/schema.js'
+import type { TimelineItem } from '../../panels/timeline/schema.js'
 import type { DbData, DbStatement } from '../../panels/db/schema.js'
 import type { RequestData } from '../../panels/request/schema.js'
 
@@ -56,7 +56,6 @@ interface ExceptionData { name: string, message: string, chain: Array<{ name: st
 /** The panels the export reads, as collected (shape.ts); any of them may be missing. */
 export interface ExportedPanels {
   request?: RequestData
-  timeline?: TimelineData
   db?: DbData
   logs?: { lines: LogLine[] }
   exception?: ExceptionData | null
@@ -241,12 +240,11 @@ function enclosing (spans: ExportSpan[], hookCount: number, atNs: number): Expor
   return found
 }
 
-/** The trace of one kept profile. */
-export function profileTrace (record: ProfileRecord, panels: ExportedPanels): ExportTrace {
+/** The trace of one kept profile, with its timeline's hook and handler items (in the timeline's order; no statements: those are the db panel's). */
+export function profileTrace (record: ProfileRecord, panels: ExportedPanels, hooks: readonly TimelineItem[]): ExportTrace {
   const trace = panels.request?.trace
-  const items = panels.timeline?.items ?? []
-  let hookCount = 0
-  for (const item of items) if (item.kind !== 'statement') hookCount++
+  const items = hooks
+  const hookCount = items.length
   const statements = panels.db?.statements ?? []
   const spanCount = 1 + hookCount + statements.length
   // One more slot for the remote parent's id, when the request came with one.
@@ -268,7 +266,6 @@ export function profileTrace (record: ProfileRecord, panels: ExportedPanels): Ex
   }
   const spans: ExportSpan[] = [root]
   for (const item of items) {
-    if (item.kind === 'statement') continue
     const { name, attributes } = hookSpan(item)
     const startNs = ns(item.startMs)
     spans.push({ spanId: ids.span(spans.length), parentSpanId: root.spanId, name, kind: SPAN_KIND.internal, startNs, endNs: startNs + ns(item.durationMs), attributes, events: NO_EVENTS, error: null })
