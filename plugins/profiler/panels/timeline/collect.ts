@@ -94,7 +94,12 @@ function byStart (a: TimelineItem, b: TimelineItem): number {
  * statements: the sort is stable), without laying out the rest (the OTLP export's spans).
  */
 export function hookItemsOf (stored: StoredRuns | StoredSiteRuns, route: string | null, processSites: readonly StoredSite[] | undefined): TimelineItem[] {
-  return runItems('sites' in stored ? stored.sites : processSites ?? [], stored.runs, route).sort(byStart)
+  const items = runItems('sites' in stored ? stored.sites : processSites ?? [], stored.runs, route)
+  // Stored in the order they ran, most often the timeline's already: sorted only when they are not.
+  for (let at = 1; at < items.length; at++) {
+    if (byStart(items[at - 1] as TimelineItem, items[at] as TimelineItem) > 0) return items.sort(byStart)
+  }
+  return items
 }
 
 /** The phases: the performance panel's, laid on the axis (when sending began is the timeline's own). */
