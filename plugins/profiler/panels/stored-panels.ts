@@ -4,7 +4,7 @@
 // Each panel says what it leaves out (toStored) and how it reads back (fromStored): panels/.
 // Profiles stored whole (before this, or seeded) read the same: a value they hold is kept.
 import { panels as declared } from './index.js'
-import type { AnyPanel, PanelRowValues } from './panel.js'
+import type { PanelRowValues } from './panel.js'
 import { PROCESS_SITES } from './timeline/schema.js'
 
 type Panels = Record<string, unknown>
@@ -18,31 +18,16 @@ export function toStoredPanels (panels: Panels): Panels {
   return stored
 }
 
-/** Each panel `which` picks read back from `given` (fromStored), the process's hook sites (an input, not a panel) dropped. */
-function readBack (given: Panels, row: PanelRowValues, which: (panel: AnyPanel) => boolean): Panels {
-  const panels: Panels = { ...given }
+/**
+ * The panels as they were shown when recorded: the row's values put back where they were, and a
+ * panel built when read (the timeline) built from its stored inputs and the panels before it; the
+ * process's hook sites (an input, not a panel) dropped.
+ */
+export function fromStoredPanels (stored: Panels, row: PanelRowValues): Panels {
+  const panels: Panels = { ...stored }
   for (const panel of declared) {
-    if (panel.fromStored !== undefined && panel.name in given && which(panel)) panels[panel.name] = panel.fromStored(given[panel.name], row, panels)
+    if (panel.fromStored !== undefined && panel.name in stored) panels[panel.name] = panel.fromStored(stored[panel.name], row, panels)
   }
   delete panels[PROCESS_SITES]
   return panels
-}
-
-const builtWhenRead = (panel: AnyPanel): boolean => 'record' in panel && panel.record !== undefined
-
-/**
- * The panels as they were shown when recorded: the row's values put back where they were, and a
- * panel built when read (the timeline) built from its stored inputs and the panels before it.
- */
-export function fromStoredPanels (stored: Panels, row: PanelRowValues): Panels {
-  return readBack(stored, row, () => true)
-}
-
-/**
- * The panels as collected in the writer thread, with each panel built when read (the timeline)
- * built from its record: what reading the profile back gives, without putting back what the
- * collected panels hold already (the OTLP export).
- */
-export function builtFromCollected (collected: Panels, row: PanelRowValues): Panels {
-  return readBack(collected, row, builtWhenRead)
 }

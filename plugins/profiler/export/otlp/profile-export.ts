@@ -2,7 +2,10 @@
 // in the chosen protocol and handed to the exporter. Runs in the writer thread (writer-service.ts).
 import type { OtlpSettings } from '../../../../lib/otlp-environment.js'
 import type { ProfileRecord } from '../../profile.js'
-import { builtFromCollected, fromStoredPanels } from '../../panels/stored-panels.js'
+import { fromStoredPanels } from '../../panels/stored-panels.js'
+import { hookItemsOf } from '../../panels/timeline/collect.js'
+import { timelinePanel } from '../../panels/timeline/index.js'
+import { PROCESS_SITES, type StoredRuns, type StoredSite, type StoredSiteRuns, type TimelineData, type TimelineItem } from '../../panels/timeline/schema.js'
 import { OtlpExporter, type ExportState, type ExportTuning } from './exporter.js'
 import { profileTrace, type ExportedPanels } from './profile-spans.js'
 import { jsonEncoding, protobufEncoding, type ScopeInfo } from './trace-encoding.js'
@@ -22,11 +25,19 @@ export interface ProfileExport {
   close: () => Promise<void>
 }
 
-function panelsOf ({ record, panels }: StoredForExport): ExportedPanels {
+/** The hook and handler runs of collected panels: the timeline's record read as its items would be, without building the rest of the timeline. */
+function hooksOf (panels: Record<string, unknown>, route: string | null): TimelineItem[] {
+  const timeline = panels[timelinePanel.name] as StoredRuns | StoredSiteRuns | undefined
+  if (timeline === undefined) return []
+  return hookItemsOf(timeline, route, panels[PROCESS_SITES] as StoredSite[] | undefined)
+}
+
+/** The panels the export reads and the timeline's hook runs; the collected panels as they are (a copy of a dozen keys cost more than the hooks' items). */
+function panelsOf ({ record, panels }: StoredForExport): [ExportedPanels, readonly TimelineItem[]] {
+  if (panels !== null) return [panels, hooksOf(panels, record.route)]
   const row = { method: record.method, url: record.url, route: record.route, status: record.statusCode, durationMs: record.durationMs, queries: record.queryCount ?? 0, queryMs: record.queryMs ?? 0 }
-  if (panels === null) return fromStoredPanels(JSON.parse(record.panels) as Record<string, unknown>, row) as ExportedPanels
-  // As collected, but a panel built when read (the timeline) is its record: built here as a reader builds it.
-  return builtFromCollected(panels, row) as ExportedPanels
+  const read = fromStoredPanels(JSON.parse(record.panels) as Record<string, unknown>, row) as ExportedPanels & { timeline?: TimelineData }
+  return [read, (read.timeline?.items ?? []).filter(item => item.kind !== 'statement')]
 }
 
 /** `report` hears every change of the counts; `started` the first, before any profile is offered. */
@@ -36,7 +47,7 @@ export function startProfileExport (settings: ExportSettings, report: (state: Ex
   started(exporter.snapshot())
   return {
     offer: profiles => {
-      if (profiles.length > 0) exporter.offer(profiles.map(profile => () => encoding.encode(profileTrace(profile.record, panelsOf(profile)))))
+      if (profiles.length > 0) exporter.offer(profiles.map(profile => () => encoding.encode(profileTrace(profile.record, ...panelsOf(profile)))))
     },
     close: async () => {
       await exporter.close()

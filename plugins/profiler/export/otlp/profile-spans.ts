@@ -5,9 +5,10 @@
 // Attribute names are the stable semantic conventions' (HTTP and database spans, v1.44); the
 // profile's token and link go under `profiler.*` (no convention exists for them).
 import { randomFillSync } from 'node:crypto'
+import { BoundedMemo } from '../../../../lib/bounded-memo.js'
 import { parseUrl } from '../../../../lib/parse-url.js'
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../profile.js'
-import type { TimelineData, TimelineItem } from '../../panels/timeline/schema.js'
+import type { TimelineItem } from '../../panels/timeline/schema.js'
 import type { DbData, DbStatement } from '../../panels/db/schema.js'
 import type { RequestData } from '../../panels/request/schema.js'
 
@@ -56,7 +57,6 @@ interface ExceptionData { name: string, message: string, chain: Array<{ name: st
 /** The panels the export reads, as collected (shape.ts); any of them may be missing. */
 export interface ExportedPanels {
   request?: RequestData
-  timeline?: TimelineData
   db?: DbData
   logs?: { lines: LogLine[] }
   exception?: ExceptionData | null
@@ -190,17 +190,29 @@ function header (headers: Record<string, unknown> | undefined, name: string): st
   return typeof value === 'string' ? value : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined
 }
 
+/** What the SERVER span takes of the request's URL. */
+interface UrlParts { scheme: string, path: string, query: string | null, host: string, port: number | null, origin: string }
+
+/** A URL's parts by its text (redacted, as stored): the same URLs come back profile after profile; parsed once each. */
+const urlParts = new BoundedMemo<UrlParts | null>({ entries: 2000, chars: 1024 * 1024, maxKeyChars: 2048 }, parts => parts === null ? 0 : parts.path.length + (parts.query?.length ?? 0) + parts.host.length + parts.origin.length)
+
+function partsOf (text: string): UrlParts | null {
+  const url = parseUrl(text)
+  if (url === null) return null
+  return { scheme: url.protocol.slice(0, -1), path: url.pathname, query: url.search.length > 1 ? url.search.slice(1) : null, host: url.hostname, port: url.port === '' ? null : Number(url.port), origin: url.origin }
+}
+
 /** The SERVER span's attributes (HTTP server span, stable): from the row's values and the request panel, redacted as stored. */
-function serverAttributes (record: ProfileRecord, url: URL | null, request: RequestData | undefined): Attributes {
+function serverAttributes (record: ProfileRecord, url: UrlParts | null, request: RequestData | undefined): Attributes {
   const method = record.method.toUpperCase()
   const known = KNOWN_METHODS.has(method)
   const attributes: Attributes = [['http.request.method', known ? method : '_OTHER']]
   if (!known) attributes.push(['http.request.method_original', record.method])
   if (url !== null) {
-    attributes.push(['url.scheme', url.protocol.slice(0, -1)], ['url.path', url.pathname])
-    if (url.search.length > 1) attributes.push(['url.query', url.search.slice(1)])
-    attributes.push(['server.address', url.hostname])
-    if (url.port !== '') attributes.push(['server.port', Number(url.port)])
+    attributes.push(['url.scheme', url.scheme], ['url.path', url.path])
+    if (url.query !== null) attributes.push(['url.query', url.query])
+    attributes.push(['server.address', url.host])
+    if (url.port !== null) attributes.push(['server.port', url.port])
   }
   if (record.route !== null) attributes.push(['http.route', record.route])
   attributes.push(['http.response.status_code', record.statusCode])
@@ -218,11 +230,11 @@ function paramText (value: unknown): string {
 }
 
 /** A statement's CLIENT span attributes (database client span, stable): the SQL as prepared, its parameters apart. */
-function statementAttributes (statement: DbStatement, system: string | null): Attributes {
+function statementAttributes (statement: DbStatement, system: string | null, operation: boolean): Attributes {
   const attributes: Attributes = []
   if (system !== null) attributes.push(['db.system.name', system])
   attributes.push(['db.query.text', statement.sql])
-  if (/^[A-Z]+$/.test(statement.kind)) attributes.push(['db.operation.name', statement.kind])
+  if (operation) attributes.push(['db.operation.name', statement.kind])
   const params = statement.params
   if (Array.isArray(params)) params.forEach((value, index) => { attributes.push([`db.query.parameter.${index}`, paramText(value)]) })
   else for (const [name, value] of Object.entries(params)) attributes.push([`db.query.parameter.${name}`, paramText(value)])
@@ -241,17 +253,16 @@ function enclosing (spans: ExportSpan[], hookCount: number, atNs: number): Expor
   return found
 }
 
-/** The trace of one kept profile. */
-export function profileTrace (record: ProfileRecord, panels: ExportedPanels): ExportTrace {
+/** The trace of one kept profile, with its timeline's hook and handler items (in the timeline's order; no statements: those are the db panel's). */
+export function profileTrace (record: ProfileRecord, panels: ExportedPanels, hooks: readonly TimelineItem[]): ExportTrace {
   const trace = panels.request?.trace
-  const items = panels.timeline?.items ?? []
-  let hookCount = 0
-  for (const item of items) if (item.kind !== 'statement') hookCount++
+  const items = hooks
+  const hookCount = items.length
   const statements = panels.db?.statements ?? []
   const spanCount = 1 + hookCount + statements.length
   // One more slot for the remote parent's id, when the request came with one.
   const ids = new Ids(spanCount + (trace === undefined ? 0 : 1))
-  const url = parseUrl(record.url)
+  const url = urlParts.get(record.url, partsOf)
   const endNs = ns(record.durationMs)
   const exception = panels.exception ?? null
   const root: ExportSpan = {
@@ -268,7 +279,6 @@ export function profileTrace (record: ProfileRecord, panels: ExportedPanels): Ex
   }
   const spans: ExportSpan[] = [root]
   for (const item of items) {
-    if (item.kind === 'statement') continue
     const { name, attributes } = hookSpan(item)
     const startNs = ns(item.startMs)
     spans.push({ spanId: ids.span(spans.length), parentSpanId: root.spanId, name, kind: SPAN_KIND.internal, startNs, endNs: startNs + ns(item.durationMs), attributes, events: NO_EVENTS, error: null })
@@ -277,14 +287,16 @@ export function profileTrace (record: ProfileRecord, panels: ExportedPanels): Ex
   for (const statement of statements) {
     const startNs = ns(statement.startMs)
     const parent = enclosing(spans, hookCount, startNs)
+    // A statement's kind names its operation when it is a SQL keyword (SELECT, INSERT...).
+    const operation = /^[A-Z]+$/.test(statement.kind)
     spans.push({
       spanId: ids.span(spans.length),
       parentSpanId: parent.spanId,
-      name: /^[A-Z]+$/.test(statement.kind) ? statement.kind : (system ?? 'database'),
+      name: operation ? statement.kind : (system ?? 'database'),
       kind: SPAN_KIND.client,
       startNs,
       endNs: startNs + ns(statement.durationMs),
-      attributes: statementAttributes(statement, system),
+      attributes: statementAttributes(statement, system, operation),
       events: NO_EVENTS,
       error: statement.error
     })

@@ -84,6 +84,24 @@ function runItems (sites: readonly StoredSite[], runs: readonly number[], route:
   return items
 }
 
+/** By start; at the same start, the longer first (it holds the other). */
+function byStart (a: TimelineItem, b: TimelineItem): number {
+  return a.startMs - b.startMs || b.durationMs - a.durationMs
+}
+
+/**
+ * The hook and handler items of a stored timeline, in the timeline's order (its items without the
+ * statements: the sort is stable), without laying out the rest (the OTLP export's spans).
+ */
+export function hookItemsOf (stored: StoredRuns | StoredSiteRuns, route: string | null, processSites: readonly StoredSite[] | undefined): TimelineItem[] {
+  const items = runItems('sites' in stored ? stored.sites : processSites ?? [], stored.runs, route)
+  // Stored in the order they ran, most often the timeline's already: sorted only when they are not.
+  for (let at = 1; at < items.length; at++) {
+    if (byStart(items[at - 1] as TimelineItem, items[at] as TimelineItem) > 0) return items.sort(byStart)
+  }
+  return items
+}
+
 /** The phases: the performance panel's, laid on the axis (when sending began is the timeline's own). */
 function phasesOf (performance: PanelData<typeof performancePanel> | undefined, sendMs: number, totalMs: number): TimelineData['phases'] {
   const beforeMs = performance?.beforeHandlerMs ?? sendMs
@@ -107,8 +125,7 @@ export function timelineOf (stored: StoredRuns | StoredSiteRuns, row: PanelRowVa
     ...(db?.statements ?? []).map((statement): TimelineItem =>
       ({ kind: 'statement', type: statement.kind, name: snippet(statement.sql), plugin: '', startMs: statement.startMs, durationMs: statement.durationMs, ended: true }))
   ]
-  // By start; at the same start, the longer first (it holds the other).
-  items.sort((a, b) => a.startMs - b.startMs || b.durationMs - a.durationMs)
+  items.sort(byStart)
   return {
     totalMs: row.durationMs,
     phases: phasesOf(read[performancePanel.name] as PanelData<typeof performancePanel> | undefined, stored.sendMs, row.durationMs),
