@@ -22,8 +22,14 @@ t.setTimeout(180_000)
 // in a fifth less time: the traffic runs flat out all along, so the run's CPU is about its length.
 const POLL_P99_IN_THE_SUITE_MS = 3000
 
+// "Never below half once full" says nothing about a store that never fills: at the documented 2,000
+// profiles a loaded machine's 20 s filled it only to 1,217. Here the bound is 1,000, and the run
+// checks that the store did reach it.
+const MAX_PROFILES_IN_THE_SUITE = 1000
+
 t.test('soak on sqlite (seed 323, 20 s): the invariants hold under faults', { timeout: 180_000 }, async t => {
-  const result = await runSoak({ engine: 'sqlite', seed: 323, durationMs: 20_000, ...SOAK_BOUNDS, maxPollP99Ms: POLL_P99_IN_THE_SUITE_MS, log: line => { t.comment(line) } })
+  const result = await runSoak({ engine: 'sqlite', seed: 323, durationMs: 20_000, ...SOAK_BOUNDS, maxProfiles: MAX_PROFILES_IN_THE_SUITE, maxPollP99Ms: POLL_P99_IN_THE_SUITE_MS, log: line => { t.comment(line) } })
   t.comment(summaryTable(result))
   for (const invariant of result.invariants) t.ok(invariant.ok, `${invariant.name}: ${invariant.detail}`)
+  t.ok((result.counts.maxStoreProfiles ?? 0) >= MAX_PROFILES_IN_THE_SUITE, `the store filled (${String(result.counts.maxStoreProfiles)} of ${MAX_PROFILES_IN_THE_SUITE} profiles), so "never below half" was put to the test`)
 })
