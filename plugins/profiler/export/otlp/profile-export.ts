@@ -36,6 +36,7 @@ function hooksOf (panels: Record<string, unknown>, route: string | null): Timeli
 function panelsOf ({ record, panels }: StoredForExport): [ExportedPanels, readonly TimelineItem[]] {
   if (panels !== null) return [panels, hooksOf(panels, record.route)]
   const row = { method: record.method, url: record.url, route: record.route, status: record.statusCode, durationMs: record.durationMs, queries: record.queryCount ?? 0, queryMs: record.queryMs ?? 0 }
+  // A profile queued whole (seeded, imported) may hold an older stored form of the timeline: read back as a reader reads it.
   const read = fromStoredPanels(JSON.parse(record.panels) as Record<string, unknown>, row) as ExportedPanels & { timeline?: TimelineData }
   return [read, (read.timeline?.items ?? []).filter(item => item.kind !== 'statement')]
 }

@@ -67,6 +67,11 @@ export function recordTimeline ({ capture, sitePlace }: CollectContext, hooks: T
   return { v: RUNS_FORM, sites: own.sites, runs, ...rest }
 }
 
+/** The sites the stored runs name: their own, or (timeline v 3) their process's. */
+function sitesOf (stored: StoredRuns | StoredSiteRuns, processSites: readonly StoredSite[] | undefined): readonly StoredSite[] {
+  return 'sites' in stored ? stored.sites : processSites ?? []
+}
+
 /** The items of the stored runs, their sites named in `sites`: the handler's plugin is its route. */
 function runItems (sites: readonly StoredSite[], runs: readonly number[], route: string | null): TimelineItem[] {
   const items: TimelineItem[] = []
@@ -94,7 +99,7 @@ function byStart (a: TimelineItem, b: TimelineItem): number {
  * statements: the sort is stable), without laying out the rest (the OTLP export's spans).
  */
 export function hookItemsOf (stored: StoredRuns | StoredSiteRuns, route: string | null, processSites: readonly StoredSite[] | undefined): TimelineItem[] {
-  const items = runItems('sites' in stored ? stored.sites : processSites ?? [], stored.runs, route)
+  const items = runItems(sitesOf(stored, processSites), stored.runs, route)
   // Stored in the order they ran, most often the timeline's already: sorted only when they are not.
   for (let at = 1; at < items.length; at++) {
     if (byStart(items[at - 1] as TimelineItem, items[at] as TimelineItem) > 0) return items.sort(byStart)
@@ -121,7 +126,7 @@ export function timelineOf (stored: StoredRuns | StoredSiteRuns, row: PanelRowVa
   const db = read[dbPanel.name] as DbData | undefined
   const logs = read[logsPanel.name] as PanelData<typeof logsPanel> | undefined
   const items: TimelineItem[] = [
-    ...runItems('sites' in stored ? stored.sites : (read[PROCESS_SITES] as StoredSite[] | undefined) ?? [], stored.runs, row.route),
+    ...runItems(sitesOf(stored, read[PROCESS_SITES] as StoredSite[] | undefined), stored.runs, row.route),
     ...(db?.statements ?? []).map((statement): TimelineItem =>
       ({ kind: 'statement', type: statement.kind, name: snippet(statement.sql), plugin: '', startMs: statement.startMs, durationMs: statement.durationMs, ended: true }))
   ]
