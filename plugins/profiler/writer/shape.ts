@@ -67,8 +67,11 @@ export function shapeProfile (capture: RequestCapture, redactor: Redactor, proce
   // The request panel holds the whole trace; the row its id, for the search.
   const trace = (collected.request as { trace?: { traceId: string } } | undefined)?.trace
   if (trace !== undefined) record.traceId = trace.traceId
-  if (process === null) return { record, panels: collected }
-  // Named after the timeline met its sites: the row holds every site the profile names.
-  record.process = process.panels()
-  return { record, panels: { ...collected, [PROCESS_SITES]: process.sites } }
+  if (process !== null) {
+    // Named after the timeline met its sites: the row holds every site the profile names.
+    record.process = process.panels()
+    // For the export's reading of the runs; added after the JSON above is written, so never stored with the profile.
+    collected[PROCESS_SITES] = process.sites
+  }
+  return { record, panels: collected }
 }
