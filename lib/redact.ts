@@ -23,6 +23,11 @@ const NONE: ReadonlySet<string> = new Set()
 /** Values a deep copy visits at most; 10,000 is far above any body of ours (one field). */
 const MAX_FIELDS = 10_000
 const BEYOND_FIELDS = `[redacted: beyond the ${MAX_FIELDS}-value scan limit]`
+/** A value after the part of a copy's JSON that is kept (fieldsWithin): never in what is stored. */
+const BEYOND_KEPT = '[redacted: beyond the kept preview]'
+
+/** What a copy may still visit: values, and characters of JSON (strings and keys) before what it writes is past what is kept. */
+interface Budget { left: number, chars: number }
 
 /**
  * Texts longer than this are scanned up to here; the rest is replaced by a marker, never kept in
@@ -178,10 +183,15 @@ export function redactionRules (config: Pick<Config, 'profilerRedactHeaders' | '
  */
 export const TEXT_MEMO = { entries: 10_000, chars: 1024 * 1024, maxKeyChars: 2048 }
 export const NAME_MEMO = { entries: 10_000, chars: 128 * 1024, maxKeyChars: 128 }
+/** The header names judged (a request names a few dozen at most; each entry holds the name three times). */
+export const HEADER_MEMO = { entries: 2_000, chars: 128 * 1024, maxKeyChars: 128 }
+
+/** A header's name as the rules judge it: as stored (configured secret values replaced), lower-cased, and whether its value is secret (unless kept). */
+interface JudgedHeader { stored: string, lower: string, secret: boolean }
 
 export interface RedactorOptions {
   /**
-   * Remember what was judged (bounded: TEXT_MEMO, NAME_MEMO), for a redactor that sees the same
+   * Remember what was judged (bounded: TEXT_MEMO, NAME_MEMO, HEADER_MEMO), for a redactor that sees the same
    * texts over and over (the writer thread's). The output is the same with or without: a text's
    * redaction depends on the text and the rules alone.
    */
@@ -194,6 +204,7 @@ export class Redactor {
   private readonly secretValues: RegExp[]
   private readonly scanned: BoundedMemo<string> | null
   private readonly names: BoundedMemo<boolean> | null
+  private readonly headerNames: BoundedMemo<JudgedHeader> | null
 
   constructor (rules: RedactionRules = {}, options: RedactorOptions = {}) {
     this.secretHeaders = new Set([...SECRET_HEADERS, ...(rules.headers ?? []).map(name => name.toLowerCase())])
@@ -201,13 +212,14 @@ export class Redactor {
     this.secretValues = (rules.values ?? []).filter(value => value !== '').map(spellingsOf)
     this.scanned = options.memo === true ? new BoundedMemo<string>(TEXT_MEMO, value => value.length) : null
     this.names = options.memo === true ? new BoundedMemo<boolean>(NAME_MEMO) : null
+    this.headerNames = options.memo === true ? new BoundedMemo<JudgedHeader>(HEADER_MEMO, judged => judged.stored.length + judged.lower.length) : null
   }
 
   /** Entries and characters the memos hold now (RedactorOptions.memo; zero without). */
   memoSize (): { entries: number, chars: number } {
     return {
-      entries: (this.scanned?.size ?? 0) + (this.names?.size ?? 0),
-      chars: (this.scanned?.chars ?? 0) + (this.names?.chars ?? 0)
+      entries: (this.scanned?.size ?? 0) + (this.names?.size ?? 0) + (this.headerNames?.size ?? 0),
+      chars: (this.scanned?.chars ?? 0) + (this.names?.chars ?? 0) + (this.headerNames?.chars ?? 0)
     }
   }
 
@@ -324,11 +336,17 @@ export class Redactor {
     for (const name of Object.keys(headers)) {
       const value = headers[name]
       if (value === undefined) continue
-      const lower = name.toLowerCase()
-      const secret = !kept.has(lower) && (this.secretHeaders.has(lower) || this.isSecretName(name))
-      out[this.withoutSecretValues(name, REDACTED)] = secret ? REDACTED : this.fields(value)
+      const judged = this.headerNames === null ? this.judgeHeader(name) : this.headerNames.get(name, this.judgeHeader)
+      // A string is a value of one field: fields() would judge it as text() does.
+      out[judged.stored] = judged.secret && !kept.has(judged.lower) ? REDACTED : typeof value === 'string' ? this.text(value) : this.fields(value)
     }
     return out
+  }
+
+  /** What the rules say of a header's name, whatever its value (remembered with the memo: the same few names come in every request). */
+  private readonly judgeHeader = (name: string): JudgedHeader => {
+    const lower = name.toLowerCase()
+    return { stored: this.withoutSecretValues(name, REDACTED), lower, secret: this.secretHeaders.has(lower) || this.isSecretName(name) }
   }
 
   /**
@@ -341,12 +359,29 @@ export class Redactor {
    * values beyond are replaced by a marker, never kept in clear.
    */
   fields (value: unknown): unknown {
-    return this.copy(value, 0, { left: MAX_FIELDS })
+    return this.copy(value, 0, { left: MAX_FIELDS, chars: Infinity })
   }
 
-  private copy (value: unknown, depth: number, budget: { left: number }): unknown {
+  /**
+   * fields() for a value whose JSON is kept up to its first `maxChars` characters only (a body's
+   * preview: capture/body-preview.ts), with the same JSON up to there. Once the copy's JSON is
+   * known to reach past `maxChars` (its strings and keys alone do, counted in the order
+   * JSON.stringify writes them), every value after is a marker, neither scanned nor copied: a
+   * 1 MiB body was copied and scanned whole for its 64 KiB preview. Only a key that a configured
+   * secret value in a later key turns into its name may end the kept part sooner: markers, never a value in clear.
+   */
+  fieldsWithin (value: unknown, maxChars: number): unknown {
+    return this.copy(value, 0, { left: MAX_FIELDS, chars: maxChars })
+  }
+
+  private copy (value: unknown, depth: number, budget: Budget): unknown {
     if (--budget.left < 0) return BEYOND_FIELDS
-    if (typeof value === 'string') return this.text(value)
+    if (budget.chars < 0) return BEYOND_KEPT
+    if (typeof value === 'string') {
+      const text = this.text(value)
+      budget.chars -= text.length + 2
+      return text
+    }
     // Below 2e12 no integer has a card number's 13 to 19 digits: most numbers are never printed.
     if (typeof value === 'number') return this.isSecretNumber(value) ? REDACTED : value
     if (value === null || typeof value !== 'object') return value
@@ -358,10 +393,46 @@ export class Redactor {
     const out: Record<string, unknown> = {}
     const object = value as Record<string, unknown>
     for (const key of Object.keys(object)) {
-      out[this.withoutSecretValues(key, REDACTED)] = this.isSecretName(key) ? REDACTED : this.copy(object[key], depth + 1, budget)
+      const name = this.withoutSecretValues(key, REDACTED)
+      // A key JSON would not write where it was met (`__proto__` sets the prototype; a renamed key
+      // may land on another's place): no cut from here on, the copy is whole as fields() makes it.
+      if (name === '__proto__' || name !== key) budget.chars = Infinity
+      const copied = this.isSecretName(key) ? REDACTED : this.copy(object[key], depth + 1, budget)
+      // JSON writes a key only with a value it can write.
+      if (copied !== undefined && typeof copied !== 'function' && typeof copied !== 'symbol') budget.chars -= name.length + 3
+      out[name] = copied
     }
     return out
   }
+
+  /**
+   * What fields() gives for a value JSON.parse has just made and that nothing else holds (a
+   * response's body): the same, redacted in place, without a second copy of every value it holds.
+   * An object with a key that the copy would write otherwise (a configured secret value in it, or
+   * `__proto__`, which an assignment does not create) is copied as fields() copies it.
+   */
+  parsedJson (value: unknown): unknown {
+    return this.inPlace(value, 0, { left: MAX_FIELDS, chars: Infinity })
+  }
+
+  private inPlace (value: unknown, depth: number, budget: Budget): unknown {
+    if (value === null || typeof value !== 'object') return this.copy(value, depth, budget)
+    const object = value as Record<string, unknown>
+    const keys = Array.isArray(value) ? null : Object.keys(object)
+    if (keys !== null && !keys.every(this.keptAsItIs)) return this.copy(value, depth, budget)
+    if (--budget.left < 0) return BEYOND_FIELDS
+    if (depth >= MAX_DEPTH) return '[too deep]'
+    if (keys === null) {
+      const array = value as unknown[]
+      for (let i = 0; i < array.length; i++) array[i] = this.inPlace(array[i], depth + 1, budget)
+      return array
+    }
+    for (const key of keys) object[key] = this.isSecretName(key) ? REDACTED : this.inPlace(object[key], depth + 1, budget)
+    return object
+  }
+
+  /** Whether a key is written as it is by a copy (copy(): no configured secret value in it, and an assignment creates it). */
+  private readonly keptAsItIs = (key: string): boolean => key !== '__proto__' && (this.secretValues.length === 0 || this.withoutSecretValues(key, REDACTED) === key)
 
   /** A Buffer as JSON writes it (its bytes as numbers), or with `data` redacted when its bytes, read as UTF-8 text, hold a secret. */
   private buffer (value: Buffer): unknown {

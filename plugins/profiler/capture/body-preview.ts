@@ -15,12 +15,17 @@ interface BodyPreview { truncated: true, bytes: number, preview: string }
  * preview. `bytes` is the body's size as the client sent it (not of the redacted copy, which the
  * scan limits may have shortened).
  */
-export function storedBody (redacted: unknown, sentBytes: number): unknown {
+function storedBody (redacted: unknown, sentBytes: number): unknown {
   if (redacted === undefined) return null
   const text = JSON.stringify(redacted)
   if (text === undefined || Buffer.byteLength(text) <= MAX_BODY_BYTES) return redacted
   const preview: BodyPreview = { truncated: true, bytes: sentBytes, preview: text.slice(0, MAX_BODY_BYTES) }
   return preview
+}
+
+/** A body as the store keeps it: redacted, as it is when its JSON fits MAX_BODY_BYTES, else a preview (what is past the preview is never scanned). */
+export function redactedBody (body: unknown, sentBytes: number, redactor: Redactor): unknown {
+  return storedBody(redactor.fieldsWithin(body, MAX_BODY_BYTES), sentBytes)
 }
 
 /**
@@ -34,7 +39,7 @@ export function previewIfLarge (body: unknown, sentBytes: number, redactor: Reda
   // A copy, not the strings themselves: V8 keeps a slice (the preview) or a cut value (the
   // redactor's scan limit) as a view of its whole parent, so a 64 KiB preview of a 1 MiB text held
   // the 1 MiB while it waited in the queue, sixteen times what the queue's byte bound counts.
-  return structuredClone(storedBody(redactor.fields(body), sentBytes))
+  return structuredClone(redactedBody(body, sentBytes, redactor))
 }
 
 /**

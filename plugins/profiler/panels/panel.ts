@@ -20,7 +20,7 @@ export interface CollectContext {
   collected: <S extends TSchema>(panel: Panel<S, any, any>) => Static<S> | undefined
   /** The absolute request URL, secrets redacted. */
   url: string
-  /** The response body when it was JSON and small enough to keep, else undefined. */
+  /** The response body when it was JSON and small enough to keep, else undefined: as JSON.parse made it, for this profile alone (the request panel redacts it in place). */
   responseBody: unknown
   /** Every value taken from the request or the reply goes through it. */
   redactor: Redactor

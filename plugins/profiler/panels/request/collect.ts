@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import { redactBodyText } from './redact-body-text.js'
 import type { Redactor } from '../../../../lib/redact.js'
-import { storedBody } from '../../capture/body-preview.js'
+import { redactedBody } from '../../capture/body-preview.js'
 import type { RequestCapture } from '../../capture/capture.js'
 import { traceOf } from '../../capture/profile-trace.js'
 import type { CollectContext } from '../panel.js'
@@ -39,14 +39,14 @@ export function collectRequest ({ capture, url, responseBody, redactor }: Collec
     route: capture.route,
     params: redactor.fields(capture.params),
     query: redactor.fields(capture.query),
-    body: capture.shapedBody !== undefined ? capture.shapedBody : storedBody(redactor.fields(capture.body), capture.bodyBytes),
+    body: capture.shapedBody !== undefined ? capture.shapedBody : redactedBody(capture.body, capture.bodyBytes, redactor),
     ...rawBody(capture, redactor),
     requestHeaders: redactor.headers(capture.requestHeaders),
     response: {
       statusCode,
       statusText: STATUS_CODES[statusCode] ?? '',
       headers: redactor.headers(capture.responseHeaders, PROFILER_HEADERS),
-      body: responseBody === undefined ? null : redactor.fields(responseBody)
+      body: responseBody === undefined ? null : redactor.parsedJson(responseBody)
     },
     ...(trace === null ? {} : { trace })
   }
