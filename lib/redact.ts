@@ -68,7 +68,8 @@ const CARD_DIGITS_MIN = 13
 
 /**
  * A cheap scan first (most texts hold no secret, and a regular expression costs ten times more):
- * whether the text has an '=', "eyJ", "earer", or 13 digits in a row (spaces and dashes allowed).
+ * whether the text has an '=', "eyJ", "earer", a '://' with an '@' after it, or 13 digits in a row
+ * (spaces and dashes allowed).
  */
 function mayHoldSecret (text: string): boolean {
   let digits = 0
@@ -76,8 +77,13 @@ function mayHoldSecret (text: string): boolean {
     const c = text.charCodeAt(i)
     if (c >= 48 && c <= 57) {
       if (++digits >= CARD_DIGITS_MIN) return true
-    } else if (c === 61 || (c === 58 && text.startsWith('://', i))) { // '=', or a URL's '://'
+    } else if (c === 61) { // '='
       return true
+    } else if (c === 58 && text.startsWith('://', i)) {
+      // A URL's user info needs an '@' after it (USER_INFO): without one, a URL alone (the
+      // profiler's own X-Debug-Token-Link, a Referer) is no reason for the full scan.
+      if (text.indexOf('@', i) !== -1) return true
+      digits = 0
     } else if (c !== 32 && c !== 45) { // a space or a dash may separate a card number's digits
       digits = 0
       if (c === 101 && (text.startsWith('eyJ', i) || text.startsWith('earer', i))) return true

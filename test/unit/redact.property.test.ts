@@ -19,6 +19,8 @@ const secretForm = fc.oneof(
   secretValue.map(s => ({ form: `a=b=access_token=${s}`, secret: s })),
   secretValue.map(s => ({ form: `eyJhbGciOiJIUzI1NiJ9.${s}.c2lnbmF0dXJl`, secret: s })),
   secretValue.map(s => ({ form: `Bearer ${s}`, secret: s })),
+  // A URL's user info, after a URL without any (which alone is no reason for the full scan).
+  secretValue.map(s => ({ form: `http://a.example/x redis://u:${s}@cache.example`, secret: s })),
   fc.constantFrom(...CARDS).map(card => ({ form: card, secret: card }))
 )
 

@@ -62,7 +62,10 @@ export function startWriterService (settings: WriterSettings, send: (message: Wr
         continue
       }
       try {
-        records.push(shapeProfile(item, redactor, processPanelsOnce()))
+        const shaped = shapeProfile(item, redactor, processPanelsOnce())
+        // The collected panels are the export's: without it they go now, not held (and copied by
+        // every scavenge) while the rest of the batch is shaped and written.
+        records.push(profileExport === null ? { record: shaped.record, panels: null } : shaped)
       } catch (err) {
         unshaped.push({ token: item.token, reason: `a profile could not be collected: ${(err as Error).message}` })
       }
