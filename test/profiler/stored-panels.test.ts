@@ -15,20 +15,23 @@ const storedPanels = (app: { config: { profilerDatabasePath: string } }, token: 
   }
 }
 
-/** The sites the per-process row a profile names holds (its process's, in the order met). */
-const processSites = (app: { config: { profilerDatabasePath: string } }, token: string): string[][] => {
+/** The per-process row a profile names: its key and panels. */
+const processOf = (app: { config: { profilerDatabasePath: string } }, token: string): { key: string, panels: string } => {
   const db = new BetterSqlite3(app.config.profilerDatabasePath, { readonly: true })
   try {
-    const key = sqlitePanels(db).find(stored => stored.token === token)?.processKey
+    const key = sqlitePanels(db).find(stored => stored.token === token)?.processKey as string
     const row = db.prepare('SELECT panels FROM profile_processes WHERE key = ?').get(key) as { panels: string }
-    return JSON.parse(row.panels)[PROCESS_SITES]
+    return { key, panels: row.panels }
   } finally {
     db.close()
   }
 }
 
+/** The sites the per-process row a profile names holds (its process's, in the order met). */
+const processSites = (app: { config: { profilerDatabasePath: string } }, token: string): string[][] => JSON.parse(processOf(app, token).panels)[PROCESS_SITES]
+
 /** Stores `panels` under `token` as a profile of the shown one's row values, through the store's queue (as a seeded or older profile came). */
-function enqueueShown (app: Awaited<ReturnType<typeof buildTestApp>>, token: string, shown: Record<string, any>, panels: Record<string, unknown>): boolean {
+function enqueueShown (app: Awaited<ReturnType<typeof buildTestApp>>, token: string, shown: Record<string, any>, panels: Record<string, unknown>, process?: { key: string, panels: string }): boolean {
   app.profileStore.reserveToken(token)
   return app.profileStore.enqueue({
     id: app.profileStore.nextId(Date.now()),
@@ -44,7 +47,8 @@ function enqueueShown (app: Awaited<ReturnType<typeof buildTestApp>>, token: str
     panels: JSON.stringify(panels),
     // The db panel reads its counts from the row.
     queryCount: shown.queries,
-    queryMs: shown.queryMs
+    queryMs: shown.queryMs,
+    ...(process === undefined ? {} : { process })
   })
 }
 
@@ -88,14 +92,16 @@ t.test('a timeline is stored as its hook runs, numbers naming their sites in the
   const sites = processSites(app, token)
   t.ok(shown.items.length >= 10, 'the hook runs, the handler and the statement')
   t.same(Object.keys(stored), ['v', 'runs', 'sendMs', 'omittedHooks', 'hooksTimed'], 'a version and the runs; no sites (the process row holds them), phases, statements or log lines (the performance, db and logs panels hold them)')
-  t.equal(stored.v, 3)
+  t.equal(stored.v, 4, 'the runs\' starts and durations in whole µs')
+  t.ok((stored.runs as number[]).every(Number.isInteger), 'every number of the runs an integer')
   t.notOk(PROCESS_SITES in shown && PROCESS_SITES in (await profileJson(app, token)).panels, 'the process\'s sites are no panel of the profile read')
   const runs = shown.items.filter((item: Record<string, unknown>) => item.kind !== 'statement')
   t.same(Array.from({ length: stored.runs.length / 3 }, (_run, i) => {
     const [place, startMs, durationMs] = stored.runs.slice(3 * i, 3 * i + 3) as number[]
     const [hook, name, plugin] = sites[place as number] as string[]
-    return hook === 'handler' ? { kind: 'handler', type: 'handler', name, plugin: shown.items.find((item: { kind: string }) => item.kind === 'handler').plugin, startMs, durationMs, ended: true } : { kind: 'hook', type: hook, name, plugin, startMs, durationMs, ended: true }
-  }), runs, 'each run as its site\'s place, start and duration, in the order they ran')
+    const [start, duration] = [(startMs as number) / 1000, (durationMs as number) / 1000]
+    return hook === 'handler' ? { kind: 'handler', type: 'handler', name, plugin: shown.items.find((item: { kind: string }) => item.kind === 'handler').plugin, startMs: start, durationMs: duration, ended: true } : { kind: 'hook', type: hook, name, plugin, startMs: start, durationMs: duration, ended: true }
+  }), runs, 'each run as its site\'s place, start and duration (µs), in the order they ran')
   t.equal(sites.length, new Set(sites.map(site => site.join('\n'))).size, 'each site once in the process row')
   t.equal(stored.sendMs, shown.phases.at(-1).startMs, 'when sending began')
   t.same(Object.keys(shown), ['totalMs', 'phases', 'items', 'logs', 'hooksTimed', 'omitted'], 'read back whole, in the schema\'s order')
@@ -104,16 +110,23 @@ t.test('a timeline is stored as its hook runs, numbers naming their sites in the
   t.ok(JSON.stringify(stored).length < itemsForm.length * 0.75, `in under 75% of the bytes of the items stored as their values (${JSON.stringify(stored).length} of ${itemsForm.length})`)
 })
 
-t.test('a timeline stored in the forms before (its runs with their sites, its items as their values, or whole without hooksTimed) reads back the same', async t => {
+t.test('a timeline stored in the forms before (its runs in ms naming the process row\'s sites, or with their own sites, its items as their values, or whole without hooksTimed) reads back the same', async t => {
   const app = await buildTestApp(t)
   const res = await app.inject({ method: 'POST', url: '/ccenter/getConseillerByCode', headers: { 'content-type': 'application/json' }, payload: '{"code":"ADV1001"}' })
   const shown = await profileJson(app, res.headers['x-debug-token'] as string)
+  const { v: _v, runs: runsInUs, ...rest } = storedPanels(app, res.headers['x-debug-token'] as string).timeline
+  // The runs' starts and durations in ms, as stored before their µs (v 4).
+  const runs = (runsInUs as number[]).map((value, at) => at % 3 === 0 ? value : value / 1000)
+  // As the timeline's record wrote it with the sites in the process row, until its runs were in µs: v 3.
+  const msForm = { v: 3, runs, ...rest }
+  t.ok(enqueueShown(app, 'def454', shown, { ...storedPanels(app, res.headers['x-debug-token'] as string), timeline: msForm }, processOf(app, res.headers['x-debug-token'] as string)))
+  t.equal(JSON.stringify((await profileJson(app, 'def454')).panels.timeline), JSON.stringify(shown.panels.timeline), 'runs in ms naming the process row\'s sites (v 3): the same timeline, key for key')
+  t.same(storedPanels(app, 'def454').timeline, msForm, 'runs in ms: stored as it came')
   // As the timeline's record wrote it from 29 November 2026 until the sites moved to the process row: v 2, each site it names once.
-  const { v: _v, runs, ...rest } = storedPanels(app, res.headers['x-debug-token'] as string).timeline
   const sites = processSites(app, res.headers['x-debug-token'] as string)
   const used: number[] = []
   const placeIn = (place: number): number => (used.includes(place) ? used : (used.push(place), used)).indexOf(place)
-  const ownRuns = (runs as number[]).map((value, at) => at % 3 !== 0 ? value : value >= 0 ? placeIn(value) : -1 - placeIn(-1 - value))
+  const ownRuns = runs.map((value, at) => at % 3 !== 0 ? value : value >= 0 ? placeIn(value) : -1 - placeIn(-1 - value))
   const runsForm = { v: 2, sites: used.map(place => sites[place]), runs: ownRuns, ...rest }
   t.ok(enqueueShown(app, 'def455', shown, { ...storedPanels(app, res.headers['x-debug-token'] as string), timeline: runsForm }))
   const readRuns = await profileJson(app, 'def455')

@@ -10,7 +10,7 @@ import { performancePanel } from '../performance.js'
 import { HookRuns, type HookSite } from './hook-runs.js'
 import { hookTimesOf, type HookTimes } from './hook-times.js'
 import type { TakenHookTimes } from './probe.js'
-import { PROCESS_SITES, PROCESS_SITES_FORM, RUNS_FORM, type StoredRuns, type StoredSite, type StoredSiteRuns, type TimelineData, type TimelineItem } from './schema.js'
+import { MICROSECOND_RUNS_FORM, PROCESS_SITES, RUNS_FORM, type StoredRuns, type StoredSite, type StoredSiteRuns, type TimelineData, type TimelineItem } from './schema.js'
 import { snippet } from './snippet.js'
 import { roundMs } from '../../units.js'
 
@@ -31,8 +31,14 @@ function ownSites (): { sites: StoredSite[], placeOf: (site: HookSite) => number
   }
 }
 
-/** The hook runs, relative to the request's start (`origin`, on the runs' clock), as StoredRuns holds them, their sites numbered by `placeOf`. */
-function hookRuns (hooks: HookTimes, origin: number, totalMs: number, placeOf: (site: HookSite) => number): number[] {
+/** ms to the µs (roundMs) as whole µs: MICROSECOND_RUNS_FORM. */
+const toMicroseconds = (ms: number): number => Math.round(ms * 1000)
+
+/**
+ * The hook runs, relative to the request's start (`origin`, on the runs' clock), as StoredRuns holds
+ * them (`round`: roundMs), or as MICROSECOND_RUNS_FORM does (toMicroseconds), their sites numbered by `placeOf`.
+ */
+function hookRuns (hooks: HookTimes, origin: number, totalMs: number, placeOf: (site: HookSite) => number, round: (ms: number) => number = roundMs): number[] {
   const starts = hooks.sites.map((_site, run) => (hooks.times[2 * run] ?? origin) - origin)
   /** Where the next hook run after `start` began, else the request's end. */
   const nextStart = (start: number): number => {
@@ -49,7 +55,7 @@ function hookRuns (hooks: HookTimes, origin: number, totalMs: number, placeOf: (
     // most (a callback-style handler sends its answer before it returns: the sending is not its).
     const until = ended ? (site.hook === 'handler' ? Math.min(end - origin, nextStart(start)) : end - origin) : nextStart(start)
     const place = placeOf(site)
-    runs.push(ended ? place : -1 - place, roundMs(start), roundMs(Math.max(0, until - start)))
+    runs.push(ended ? place : -1 - place, round(start), round(Math.max(0, until - start)))
   })
   return runs
 }
@@ -61,13 +67,19 @@ function hookRuns (hooks: HookTimes, origin: number, totalMs: number, placeOf: (
 export function recordTimeline ({ capture, sitePlace }: CollectContext, hooks: TakenHookTimes | undefined): StoredRuns | StoredSiteRuns {
   const times = hooks === undefined || hooks === false ? null : hooks instanceof HookRuns ? hookTimesOf(hooks) : hooks
   const rest = { sendMs: roundMs(capture.sendStartMs), omittedHooks: times?.omitted ?? 0, hooksTimed: hooks !== false }
-  if (sitePlace !== undefined) return { v: PROCESS_SITES_FORM, runs: times === null ? [] : hookRuns(times, capture.originMs, capture.totalMs, sitePlace), ...rest }
+  if (sitePlace !== undefined) return { v: MICROSECOND_RUNS_FORM, runs: times === null ? [] : hookRuns(times, capture.originMs, capture.totalMs, sitePlace, toMicroseconds), ...rest }
   const own = ownSites()
   const runs = times === null ? [] : hookRuns(times, capture.originMs, capture.totalMs, own.placeOf)
   return { v: RUNS_FORM, sites: own.sites, runs, ...rest }
 }
 
-/** The sites the stored runs name: their own, or (timeline v 3) their process's. */
+/** The stored runs with their starts and durations in ms (MICROSECOND_RUNS_FORM's in µs: the same doubles roundMs gave). */
+function runsInMs (stored: StoredRuns | StoredSiteRuns): readonly number[] {
+  if (stored.v !== MICROSECOND_RUNS_FORM) return stored.runs
+  return stored.runs.map((value, at) => at % 3 === 0 ? value : value / 1000)
+}
+
+/** The sites the stored runs name: their own, or (timeline v 3 and 4) their process's. */
 function sitesOf (stored: StoredRuns | StoredSiteRuns, processSites: readonly StoredSite[] | undefined): readonly StoredSite[] {
   return 'sites' in stored ? stored.sites : processSites ?? []
 }
@@ -99,7 +111,7 @@ function byStart (a: TimelineItem, b: TimelineItem): number {
  * statements: the sort is stable), without laying out the rest (the OTLP export's spans).
  */
 export function hookItemsOf (stored: StoredRuns | StoredSiteRuns, route: string | null, processSites: readonly StoredSite[] | undefined): TimelineItem[] {
-  const items = runItems(sitesOf(stored, processSites), stored.runs, route)
+  const items = runItems(sitesOf(stored, processSites), runsInMs(stored), route)
   // Stored in the order they ran, most often the timeline's already: sorted only when they are not.
   for (let at = 1; at < items.length; at++) {
     if (byStart(items[at - 1] as TimelineItem, items[at] as TimelineItem) > 0) return items.sort(byStart)
@@ -126,7 +138,7 @@ export function timelineOf (stored: StoredRuns | StoredSiteRuns, row: PanelRowVa
   const db = read[dbPanel.name] as DbData | undefined
   const logs = read[logsPanel.name] as PanelData<typeof logsPanel> | undefined
   const items: TimelineItem[] = [
-    ...runItems(sitesOf(stored, read[PROCESS_SITES] as StoredSite[] | undefined), stored.runs, row.route),
+    ...runItems(sitesOf(stored, read[PROCESS_SITES] as StoredSite[] | undefined), runsInMs(stored), row.route),
     ...(db?.statements ?? []).map((statement): TimelineItem =>
       ({ kind: 'statement', type: statement.kind, name: snippet(statement.sql), plugin: '', startMs: statement.startMs, durationMs: statement.durationMs, ended: true }))
   ]
