@@ -5,7 +5,7 @@ import type { RequestCapture } from '../../capture/capture.js'
 import { formatMs, roundMs } from '../../units.js'
 import type { CollectContext, Panel } from '../panel.js'
 import { FASTIFY_COMPLETED, FASTIFY_INCOMING, LINE_SLOTS, logsProbe, type CapturedLine, type RequestLogs } from './probe.js'
-import { fromStoredLine, LINES_FORM, toStoredLine, type StoredLogs } from './stored-lines.js'
+import { compactFastifyLine, fromStoredLine, LINES_FORM, toStoredLine, type StoredLogs } from './stored-lines.js'
 
 /** pino's levels, lowest first, and their numbers. */
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const
@@ -62,20 +62,18 @@ function capturedLines (logs: RequestLogs): CapturedLine[] {
   return lines
 }
 
+/** A line's offset in the request. Fastify logs "incoming request" just before the reply's clock starts: at 0, not a few µs before. */
+const offsetOf = (line: CapturedLine, capture: RequestCapture): number => roundMs(Math.max(0, line[0] - capture.originMs))
+
+/** A captured line as the panel shows it, redacted. */
+function shownLine (line: CapturedLine, capture: RequestCapture, redactor: Redactor): LogLine {
+  return { offsetMs: offsetOf(line, capture), level: levelName(line[1]), message: redactor.text(message(line)), fields: fields(line, capture, redactor) }
+}
+
 /** The panel's data from what the probe took (collect; record stores it with Fastify's lines compact). */
 function logsOf ({ capture, redactor }: CollectContext, logs: RequestLogs | undefined): LogsData {
   if (logs === undefined) return { lines: [], omitted: 0, sampledOut: false }
-  return {
-    lines: capturedLines(logs).map(line => ({
-      // Fastify logs "incoming request" just before the reply's clock starts: at 0, not a few µs before.
-      offsetMs: roundMs(Math.max(0, line[0] - capture.originMs)),
-      level: levelName(line[1]),
-      message: redactor.text(message(line)),
-      fields: fields(line, capture, redactor)
-    })),
-    omitted: logs.omitted,
-    sampledOut: logs.drawn === false
-  }
+  return { lines: capturedLines(logs).map(line => shownLine(line, capture, redactor)), omitted: logs.omitted, sampledOut: logs.drawn === false }
 }
 
 const isLevel = (value: unknown): value is Level => typeof value === 'string' && (LEVELS as readonly string[]).includes(value)
@@ -89,11 +87,12 @@ export const logsPanel: Panel<typeof LogsSchema, LogsData | StoredLogs<LogLine>,
   probe: logsProbe,
   collect: logsOf,
   // Stored with Fastify's own lines as their kind, offset and own value (stored-lines.ts): the row holds the rest.
-  record (context, logs) {
-    const data = logsOf(context, logs)
-    const row = { method: context.capture.method, status: context.capture.statusCode }
-    const kinds = logs?.lines ?? []
-    return { v: LINES_FORM, lines: data.lines.map((line, at) => toStoredLine(line, kinds[at * LINE_SLOTS + 3], row)), omitted: data.omitted, sampledOut: data.sampledOut }
+  record ({ capture, redactor }, logs) {
+    if (logs === undefined) return { v: LINES_FORM, lines: [], omitted: 0, sampledOut: false }
+    const row = { method: capture.method, status: capture.statusCode }
+    // Fastify's lines straight to their stored form when that is what the shown line would give (most lines).
+    const lines = capturedLines(logs).map(line => compactFastifyLine(line, capture, redactor, offsetOf(line, capture)) ?? toStoredLine(shownLine(line, capture, redactor), line[3], row))
+    return { v: LINES_FORM, lines, omitted: logs.omitted, sampledOut: logs.drawn === false }
   },
   rowCounts (logs) {
     return { logWarnings: logs?.warnings ?? 0, logErrors: logs?.errors ?? 0 }

@@ -4,7 +4,9 @@
 // status are put back when read. A line whose redacted form is anything else is stored whole, so
 // what is read is what was collected, and nothing unredacted is kept.
 import type { PanelRowValues } from '../panel.js'
-import { FASTIFY_COMPLETED, FASTIFY_INCOMING, FASTIFY_MESSAGES } from './probe.js'
+import type { Redactor } from '../../../../lib/redact.js'
+import type { RequestCapture } from '../../capture/capture.js'
+import { FASTIFY_COMPLETED, FASTIFY_INCOMING, FASTIFY_MESSAGES, type CapturedLine } from './probe.js'
 
 /** One line as the panel shows it (index.ts's LineSchema). */
 export interface ShownLine { offsetMs: number, level: string, message: string, fields: Record<string, unknown> | null }
@@ -39,6 +41,40 @@ export function toStoredLine<Line extends ShownLine> (line: Line, kind: unknown,
     return [kind, line.offsetMs, fields.responseTime]
   }
   return line
+}
+
+/** Fastify's lines' keys (their values are those of no secret), for FASTIFY_PLAIN. */
+const FASTIFY_KEYS = { req: 0, method: 0, url: 0, responseTime: 0, res: 0, statusCode: 0 }
+
+/** Per redactor: whether its rules leave Fastify's lines' keys and messages as they are (no secret name, no configured secret value in them). */
+const FASTIFY_PLAIN = new WeakMap<Redactor, boolean>()
+
+function fastifyLinesPlain (redactor: Redactor): boolean {
+  let plain = FASTIFY_PLAIN.get(redactor)
+  if (plain === undefined) {
+    plain = JSON.stringify(redactor.fields(FASTIFY_KEYS)) === JSON.stringify(FASTIFY_KEYS) && Object.values(FASTIFY_MESSAGES).every(text => redactor.text(text) === text)
+    FASTIFY_PLAIN.set(redactor, plain)
+  }
+  return plain
+}
+
+/**
+ * One of Fastify's captured lines as stored, made from the capture at once (its offset given):
+ * what toStoredLine gives for the line as shown (redacted), without building that line first.
+ * Null when it is not sure to be compact (the rules touch its keys or message, its method or
+ * values would be redacted, another level): then the line is shown and stored as any other.
+ */
+export function compactFastifyLine (line: CapturedLine, capture: Pick<RequestCapture, 'method' | 'statusCode'>, redactor: Redactor, offsetMs: number): FastifyLine | null {
+  const [, level, text, kind, value] = line
+  if ((kind !== FASTIFY_INCOMING && kind !== FASTIFY_COMPLETED) || text !== FASTIFY_MESSAGES[kind] || !(level >= 30 && level < 40) || !fastifyLinesPlain(redactor)) return null
+  if (kind === FASTIFY_INCOMING) {
+    // The shown line's fields: { req: { method, url } }, each value redacted as text.
+    if (typeof value !== 'string' || redactor.text(capture.method) !== capture.method) return null
+    return [kind, offsetMs, redactor.text(value)]
+  }
+  // { responseTime, res: { statusCode } }: numbers, kept unless they read as a secret.
+  if (typeof value !== 'number' || redactor.fields(value) !== value || redactor.fields(capture.statusCode) !== capture.statusCode) return null
+  return [kind, offsetMs, value]
 }
 
 /** A stored line as shown: Fastify's rebuilt from its row, the others as they are. */
