@@ -10,7 +10,6 @@ import { probesBeforeHandler, probesServerTiming, takeAll } from '../panels/prob
 import { MAX_BODY_BYTES, previewIfLarge, unparsedBody } from '../capture/body-preview.js'
 import type { Redactor } from '../../../lib/redact.js'
 import type { ProfileStore } from '../runtime/profile-store.js'
-import { uniqueToken } from '../token.js'
 import { activeSpan } from './active-span.js'
 import { keptByRule, sampleDraw, type SamplingOptions } from './sampling.js'
 import type { KeepHeader } from './keep-header.js'
@@ -205,8 +204,7 @@ export function installRecorder (app: FastifyInstance, { store, production, reda
 
   /** A token for a request kept as a profile, and what onResponse needs of onSend. */
   function keptState (request: FastifyRequest, sendStartMs: number, originMs: number, responseText: string | undefined): ProfileState {
-    const token = uniqueToken(candidate => store.isTokenTaken(candidate), tokenSource)
-    store.reserveToken(token)
+    const token = store.claimToken(tokenSource)
     request.profile = { token, origin: requestOrigin(request), handlerStartMs: request.profilerHandlerStartMs, sendStartMs, originMs, responseText, activeSpan: activeSpan(request) }
     return request.profile
   }

@@ -4,7 +4,6 @@ import type { RejectedRequest, RejectionAnswer } from '../../rejected-requests/i
 import { captureError, profileDuration } from '../capture/capture.js'
 import { displayIp, type RecorderOptions } from './recorder.js'
 import { keptByRule, sampleDraw } from './sampling.js'
-import { uniqueToken } from '../token.js'
 
 type RejectionOptions = Pick<RecorderOptions, 'store' | 'tokenSource' | 'sampling'>
 
@@ -47,8 +46,7 @@ function countRejection (store: RejectionOptions['store'], rejected: RejectedReq
 function recordRejection ({ store, tokenSource }: RejectionOptions, rejected: RejectedRequest, answer: RejectionAnswer): Record<string, string> {
   let token: string | null = null
   try {
-    token = uniqueToken(candidate => store.isTokenTaken(candidate), tokenSource)
-    store.reserveToken(token)
+    token = store.claimToken(tokenSource)
     const tokenHeaders = { 'x-debug-token': token, 'x-debug-token-link': `${rejected.origin}/_profiler/${token}` }
     const totalMs = performance.now() - rejected.seenAt
     const queued = store.enqueue({

@@ -105,9 +105,9 @@ export class ProfileStore {
     return this.reservations.nextId(startMs)
   }
 
-  /** Whether a token is queued or stored: tokens are unique among stored profiles. */
-  isTokenTaken (token: string): boolean {
-    return this.reservations.isTaken(token)
+  /** A token no queued or stored profile has, reserved for a profile about to be queued (`source`: where tests draw them from). */
+  claimToken (source?: () => string): string {
+    return this.reservations.claim(source)
   }
 
   /** Reserves a token for a profile about to be queued. */

@@ -1,4 +1,4 @@
-import { TokenSet } from '../token.js'
+import { TokenSet, uniqueToken } from '../token.js'
 import { ID_SLOTS_PER_MS } from '../profile.js'
 
 /**
@@ -20,6 +20,14 @@ export class Reservations {
 
   isTaken (token: string): boolean {
     return this.tokens.has(token)
+  }
+
+  /** A token no queued or stored profile has, reserved: from `source` when given (tests), else drawn at random. */
+  claim (source?: () => string): string {
+    if (source === undefined) return this.tokens.takeRandom()
+    const token = uniqueToken(candidate => this.tokens.has(candidate), source)
+    this.tokens.add(token)
+    return token
   }
 
   reserve (token: string): void {
