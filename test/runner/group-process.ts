@@ -7,6 +7,10 @@
 // runner on the IPC channel, keyed by the file. Each file's
 // t.testdir() folders are named as when it runs alone (tap names them after the main script and its
 // arguments: here, the group's), so two groups running at once never share one.
+// What a file hands to tap's root to do when it ends (t.teardown / t.after on the root: a helper's
+// PostgreSQL cluster, an app built on the root) is done when that file's tests have ended, last
+// handed first, as tap does it at the end of a process of the file's own: nothing of one file's
+// outlives it into the next file's tests.
 //   node <.taprc's node-args> dist/test/runner/group-process.js <file> [file ...]
 import { basename, dirname, relative, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -21,6 +25,17 @@ function testdirOf (file: string): string {
   return resolve(root, '.tap/fixtures', name)
 }
 
+type Teardown = () => unknown
+const teardowns: Teardown[] = []
+const handTo = (fn: Teardown): void => { teardowns.push(fn) }
+t.teardown = handTo
+t.after = handTo
+
+/** The current file's teardowns, last handed first (a teardown may hand on another). */
+async function tearDown (): Promise<void> {
+  for (let fn = teardowns.pop(); fn !== undefined; fn = teardowns.pop()) await fn()
+}
+
 t.jobs = 1
 for (const file of process.argv.slice(2)) {
   t.testdirName = testdirOf(file)
@@ -28,7 +43,7 @@ for (const file of process.argv.slice(2)) {
   const cpu = process.cpuUsage()
   const reaped = reapedSoFar()
   await import(pathToFileURL(resolve(file)).href)
-  await t.test(settleName(file), async () => {})
+  await t.test(settleName(file), tearDown)
   await t.test(boundaryName(file), async () => {})
   const used = process.cpuUsage(cpu)
   const children = (reapedSoFar() ?? 0) - (reaped ?? 0)

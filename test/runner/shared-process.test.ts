@@ -48,7 +48,7 @@ t.test('the check finds what sharing a process would break', async t => {
   t.same(sharingBreaks('const cp = await import(\'node:child_process\');\n'), ['starts a child process'])
   t.same(sharingBreaks('import { profilerBin } from \'../helpers/profiler-cli.js\';\n'), [], 'the command line run to its end')
   t.same(sharingBreaks('import { CLI } from \'../helpers/profiler-cli.js\';\nimport { spawnNode } from \'../helpers/run.js\';\n'), ['starts a child process'], 'the command line started and left running')
-  t.same(sharingBreaks('import { startCluster } from \'../helpers/postgres.js\';\n'), ['uses PostgreSQL'])
+  t.same(sharingBreaks('import { startPostgres } from \'../helpers/postgres.js\';\nconst cluster = await startPostgres(t);\n'), [], 'a cluster removed by a teardown of the root: done when the file ends')
 })
 
 t.test('a group that passes: each file\'s line, counts as when it runs alone', async t => {
@@ -63,6 +63,13 @@ t.test('a group that passes: each file\'s line, counts as when it runs alone', a
   t.same(files.get(fixture('pass-b')), { ok: true, pass: 2, fail: 0, shared: true })
   t.match(output, /^# those 2 shared one process: /m)
   t.equal(summary(output), '# { total: 6, pass: 6, fail: 0, skip: 0, todo: 0 }')
+})
+
+t.test('a teardown a file hands tap\'s root is done when that file ends, before the next file\'s tests', async t => {
+  const { code, output, files } = await runSuite([fixture('teardown-a'), fixture('teardown-b')])
+  t.equal(code, 0, output)
+  t.same(files.get(fixture('teardown-a')), { ok: true, pass: 1, fail: 0, shared: true })
+  t.same(files.get(fixture('teardown-b')), { ok: true, pass: 1, fail: 0, shared: true })
 })
 
 t.test('a group with a failing and a crashing file: every file run again alone, each result its own', async t => {

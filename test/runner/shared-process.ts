@@ -10,8 +10,8 @@ export const SHARES_A_PROCESS = '// run-suite: shares a process'
 /**
  * What a shared process would break, each with the pattern that finds it in a compiled file. Tap's
  * root (`t` at the start of a line: tsc keeps the source's indentation) is every file's in a shared
- * process; the environment, the process's listeners and exit code, global slots, servers, child
- * processes and PostgreSQL clusters outlive one file's tests or change the next file's.
+ * process; the environment, the process's listeners and exit code, global slots, servers and child
+ * processes outlive one file's tests or change the next file's.
  */
 const BREAKS: Array<[string, RegExp]> = [
   // The patterns below know tap's root as `t`.
@@ -27,8 +27,9 @@ const BREAKS: Array<[string, RegExp]> = [
   // helpers/profiler-cli.js starts the command line only to run it to its end (profilerBin resolves
   // once the child has exited and its output closed): nothing it starts outlives the file's test.
   // Nor does a child_process import of synchronous calls only (execFileSync: run to its end).
-  ['starts a child process', /import\s+(?!\{(\s*\w+Sync(\s+as\s+[\w$]+)?\s*,?)+\s*\}\s*from)[^;]*?['"](node:)?child_process['"]|(require|import)\(\s*['"](node:)?child_process['"]|helpers\/(run|server)\.js['"]/],
-  ['uses PostgreSQL', /helpers\/(postgres|postgres-proxy|throwaway-cluster|store-engines|advisor-engines|store-lock)\.js['"]|['"]pg['"]/]
+  ['starts a child process', /import\s+(?!\{(\s*\w+Sync(\s+as\s+[\w$]+)?\s*,?)+\s*\}\s*from)[^;]*?['"](node:)?child_process['"]|(require|import)\(\s*['"](node:)?child_process['"]|helpers\/(run|server)\.js['"]/]
+  // PostgreSQL is fine: a cluster (helpers/postgres.js) is removed by a teardown of the test given,
+  // and the group process does tap's root's teardowns when the file that handed them ends.
 ]
 
 /** Whether a compiled test file's first line says it may share a process. */
