@@ -36,7 +36,9 @@ async function tearDown (): Promise<void> {
   for (let fn = teardowns.pop(); fn !== undefined; fn = teardowns.pop()) await fn()
 }
 
-t.jobs = 1
+// Tap's root runs one subtest at a time whatever a file sets (t.jobs): the settling subtest must
+// start only once all of the file's tests have ended. A file's tests take longer so, not more CPU.
+Object.defineProperty(t, 'jobs', { get: () => 1, set: () => {}, configurable: true })
 for (const file of process.argv.slice(2)) {
   t.testdirName = testdirOf(file)
   const started = performance.now()

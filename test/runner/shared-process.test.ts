@@ -31,8 +31,9 @@ const summary = (output: string): string | undefined => /^# \{ total: .* \}$/m.e
 
 t.test('the check finds what sharing a process would break', async t => {
   t.same(sharingBreaks(`${SHARES_A_PROCESS}\nimport t from 'tap';\nt.test('x', async (t) => {\n    t.plan(1);\n    t.teardown(() => {});\n});\n`), [], 'a subtest\'s plan and teardown are its own')
-  t.same(sharingBreaks('t.plan(2);\n'), ['sets something on tap\'s root (plan, hooks, jobs, timeout, end)'])
-  t.same(sharingBreaks('t.before(async () => {});\n'), ['sets something on tap\'s root (plan, hooks, jobs, timeout, end)'])
+  t.same(sharingBreaks('t.plan(2);\n'), ['sets something on tap\'s root (plan, hooks, timeout, end)'])
+  t.same(sharingBreaks('t.jobs = 2;\n'), [], 'its jobs: a group runs a file\'s tests one at a time')
+  t.same(sharingBreaks('t.before(async () => {});\n'), ['sets something on tap\'s root (plan, hooks, timeout, end)'])
   t.same(sharingBreaks('    process.env.PORT = \'1\';\n'), ['writes the environment'])
   t.same(sharingBreaks('if (process.env.PORT === \'1\') {}\n'), [], 'reading the environment is fine')
   t.same(sharingBreaks('process.once(\'exit\', () => {});\n'), ['listens on the process or ends it'])
@@ -70,6 +71,13 @@ t.test('a teardown a file hands tap\'s root is done when that file ends, before 
   t.equal(code, 0, output)
   t.same(files.get(fixture('teardown-a')), { ok: true, pass: 1, fail: 0, shared: true })
   t.same(files.get(fixture('teardown-b')), { ok: true, pass: 1, fail: 0, shared: true })
+})
+
+t.test('a file that sets tap\'s root to run its tests side by side: in a group they run one at a time, each result its own', async t => {
+  const { code, output, files } = await runSuite([fixture('jobs'), fixture('pass-b')])
+  t.equal(code, 0, output)
+  t.same(files.get(fixture('jobs')), { ok: true, pass: 3, fail: 0, shared: true })
+  t.same(files.get(fixture('pass-b')), { ok: true, pass: 2, fail: 0, shared: true })
 })
 
 t.test('a group with a failing and a crashing file: every file run again alone, each result its own', async t => {

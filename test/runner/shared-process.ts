@@ -16,7 +16,8 @@ export const SHARES_A_PROCESS = '// run-suite: shares a process'
 const BREAKS: Array<[string, RegExp]> = [
   // The patterns below know tap's root as `t`.
   ['imports tap\'s root under another name than t', /import\s+(?!t\b)[\w$]+(\s*,\s*\{[^}]*\})?\s+from\s+['"]tap['"]/],
-  ['sets something on tap\'s root (plan, hooks, jobs, timeout, end)', /^(await\s+)?t\.(plan|before|beforeEach|after|afterEach|teardown|setTimeout|jobs|autoend|end|bailout)\b/m],
+  // A file's t.jobs is fine: the group process runs its tests one at a time, as any file's.
+  ['sets something on tap\'s root (plan, hooks, timeout, end)', /^(await\s+)?t\.(plan|before|beforeEach|after|afterEach|teardown|setTimeout|autoend|end|bailout)\b/m],
   ['starts a timer at the root', /^(await\s+)?(setTimeout|setInterval|setImmediate)\(/m],
   ['writes the environment', /process\.env(\.\w+|\[[^\]]*\])\s*(=(?!=)|\+=|\?\?=|\|\|=)|delete\s+process\.env|Object\.assign\(process\.env/],
   ['listens on the process or ends it', /process\.(on|once|addListener|prependListener|prependOnceListener|exit|chdir|umask|setUncaughtExceptionCaptureCallback)\(|process\.exitCode\s*=/],
