@@ -39,7 +39,12 @@ async function tearDown (): Promise<void> {
 // Tap's root runs one subtest at a time whatever a file sets (t.jobs): the settling subtest must
 // start only once all of the file's tests have ended. A file's tests take longer so, not more CPU.
 Object.defineProperty(t, 'jobs', { get: () => 1, set: () => {}, configurable: true })
+// Each file has the time a file alone has (.taprc's timeout, in TAP_TIMEOUT as for any file), from
+// its start: root's t.setTimeout restarts tap's timer and tells the runner (run-file.ts), which
+// restarts its own.
+const fileTimeoutMs = Number(process.env.TAP_TIMEOUT ?? '30') * 1000
 for (const file of process.argv.slice(2)) {
+  t.setTimeout(fileTimeoutMs)
   t.testdirName = testdirOf(file)
   const started = performance.now()
   const cpu = process.cpuUsage()

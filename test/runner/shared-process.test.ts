@@ -95,6 +95,13 @@ t.test('a group with a failing and a crashing file: every file run again alone, 
   t.equal(summary(output), '# { total: 11, pass: 8, fail: 3, skip: 0, todo: 0 }', 'the failing assertion, the crash and the refused file: one failure each')
 })
 
+t.test('in a group, the time limit is each file\'s', async t => {
+  const { code, output, files } = await runSuite(['--timeout=5', fixture('slow-a'), fixture('slow-b')])
+  t.equal(code, 0, output)
+  t.same(files.get(fixture('slow-a')), { ok: true, pass: 1, fail: 0, shared: true })
+  t.same(files.get(fixture('slow-b')), { ok: true, pass: 1, fail: 0, shared: true })
+})
+
 t.test('a group with a file that hangs: the group times out, its files run again alone', async t => {
   const { code, output, files } = await runSuite(['--timeout=5', fixture('pass-a'), fixture('hang'), fixture('pass-b')])
   t.equal(code, 1)
