@@ -49,7 +49,8 @@ t.test('the check finds what sharing a process would break', async t => {
   t.same(sharingBreaks('const cp = await import(\'node:child_process\');\n'), ['starts a child process'])
   t.same(sharingBreaks('import { profilerBin } from \'../helpers/profiler-cli.js\';\n'), [], 'the command line run to its end')
   t.same(sharingBreaks('import { startServer } from \'../helpers/server.js\';\n'), [], 'a server killed when the test given ends')
-  t.same(sharingBreaks('import { CLI } from \'../helpers/profiler-cli.js\';\nimport { spawnNode } from \'../helpers/run.js\';\n'), ['starts a child process'], 'the command line started and left running')
+  t.same(sharingBreaks('import { CLI } from \'../helpers/profiler-cli.js\';\nimport { spawnNode } from \'../helpers/run.js\';\nconst child = spawnNode(CLI, [\'tail\'], {});\n'), ['starts a child process'], 'the command line started and left running')
+  t.same(sharingBreaks('import { runNode } from \'../helpers/run.js\';\nconst { code } = await runNode(CLI, [], {});\n'), [], 'a node process run to its end')
   t.same(sharingBreaks('import { startPostgres } from \'../helpers/postgres.js\';\nconst cluster = await startPostgres(t);\n'), [], 'a cluster removed by a teardown of the root: done when the file ends')
 })
 

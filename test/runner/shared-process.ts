@@ -29,8 +29,9 @@ const BREAKS: Array<[string, RegExp]> = [
   // once the child has exited and its output closed): nothing it starts outlives the file's test.
   // Nor does a child_process import of synchronous calls only (execFileSync: run to its end), nor
   // helpers/server.js's startServer(t), whose server is killed when the test given ends (tap's
-  // root: when the file ends, in a group too).
-  ['starts a child process', /import\s+(?!\{(\s*\w+Sync(\s+as\s+[\w$]+)?\s*,?)+\s*\}\s*from)[^;]*?['"](node:)?child_process['"]|(require|import)\(\s*['"](node:)?child_process['"]|helpers\/run\.js['"]/]
+  // root: when the file ends, in a group too), nor helpers/run.js's runNode (run to its end); its
+  // spawnNode is left running.
+  ['starts a child process', /import\s+(?!\{(\s*\w+Sync(\s+as\s+[\w$]+)?\s*,?)+\s*\}\s*from)[^;]*?['"](node:)?child_process['"]|(require|import)\(\s*['"](node:)?child_process['"]|\bspawnNode\(/]
   // PostgreSQL is fine: a cluster (helpers/postgres.js) is removed by a teardown of the test given,
   // and the group process does tap's root's teardowns when the file that handed them ends.
 ]
