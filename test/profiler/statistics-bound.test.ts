@@ -1,4 +1,3 @@
-// run-suite: shares a process
 // The route statistics live inside PROFILER_MAX_BYTES (issue 37, item 1), on both engines: they get
 // a share of the bound, are coarsened (minute rows first, then the oldest hours) when over it, and
 // never make pruning delete profiles. The issue's scenario, scaled to run in seconds: a store whose
