@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // End to end in real headless Chromium (Debian's, driven by playwright-core) against dist/server.js:
 // the profiler's pages, the login, the API reference, and the Server-Timing header as a browser reads it.
 import { existsSync } from 'node:fs'

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Nothing a person configured leaks (issue 37, items 5 and 6), on a real server process: a database
 // URL whose password holds an unencoded '/' or '#' does not parse, and is never shown or stored in
 // part (the environment panel says it could not be parsed); PROFILER_SECRET sent as the Host header,

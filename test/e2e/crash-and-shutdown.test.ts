@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // dist/server.js under load, stopped hard (SIGKILL) and gracefully (SIGTERM).
 import { connect } from 'node:net'
 import { join } from 'node:path'

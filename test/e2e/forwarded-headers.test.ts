@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // X-Forwarded-Proto/-Host/-For behind TRUST_PROXY, through a real socket: only http and https are
 // a scheme (anything else is a 400 naming the header, profiled), and every URL the service
 // reports, stores and exports is scheme://host[:port]/path with a host the request named.

@@ -1,8 +1,9 @@
+// run-suite: shares a process
 import http from 'node:http'
-import net, { type AddressInfo } from 'node:net'
+import net from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
-import { buildTestApp } from '../helpers/app.js'
+import { listeningApp } from '../helpers/app.js'
 
 // KEEP_ALIVE_TIMEOUT bounds how long a connection may sit idle between requests, never a request
 // in flight on it. (The benchmark once failed with "other side closed": its client had held an
@@ -12,14 +13,12 @@ import { buildTestApp } from '../helpers/app.js'
 interface Answer { status: number, body: string, reused: boolean, keepAlive: string }
 
 t.test('a keep-alive connection: a request longer than KEEP_ALIVE_TIMEOUT completes on it; idle past it, it is closed', async t => {
-  const app = await buildTestApp(t, { KEEP_ALIVE_TIMEOUT: '3s' }, app => {
+  const { port } = await listeningApp(t, { KEEP_ALIVE_TIMEOUT: '3s' }, {}, app => {
     app.get('/test/slow/:ms', async request => {
       await sleep(Number((request.params as { ms: string }).ms))
       return { ok: true }
     })
   })
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  const { port } = app.server.address() as AddressInfo
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
   t.teardown(() => { agent.destroy() })
   const get = async (path: string): Promise<Answer> => await new Promise((resolve, reject) => {

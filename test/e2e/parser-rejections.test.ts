@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Requests Node's HTTP parser rejects, sent as raw bytes to the real server (dist/server.js): each
 // gets the service's own error answer (JSON or the HTML page, as the Accept header asks), an
 // X-Debug-Token, and a profile in the listing whose panels render. A valid request pipelined before

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 import { Agent, request } from 'node:http'
 import t from 'tap'
 import { pollLoad } from '../helpers/poll-load.js'

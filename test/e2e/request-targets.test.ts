@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Request targets (RFC 9112 §3.2) through a real socket, as an attacker sends them: only a path is
 // glued onto the origin. Absolute-form is answered by its path, anything else that is not
 // origin-form is a 400 that says so, profiled; every URL the service reports, stores and exports is

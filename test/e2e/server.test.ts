@@ -1,3 +1,4 @@
+// run-suite: shares a process
 import { join } from 'node:path'
 import t from 'tap'
 import { blockedDir } from '../helpers/blocked.js'

@@ -41,9 +41,14 @@ export async function buildTestApp (
   return app
 }
 
-/** buildTestApp's app listening on a real socket of 127.0.0.1 (closed when the test ends). */
-export async function listeningApp (t: Test, env: Record<string, string> = {}, overrides: AppOverrides = {}): Promise<{ app: FastifyInstance, port: number, address: string }> {
-  const app = await buildTestApp(t, env, undefined, overrides)
+/** buildTestApp's app listening on a real socket of 127.0.0.1 (closed when the test ends); `extend` as buildTestApp's. */
+export async function listeningApp (
+  t: Test,
+  env: Record<string, string> = {},
+  overrides: AppOverrides = {},
+  extend?: (app: FastifyInstance) => void | Promise<void>
+): Promise<{ app: FastifyInstance, port: number, address: string }> {
+  const app = await buildTestApp(t, env, extend, overrides)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as AddressInfo
   return { app, port, address: `http://127.0.0.1:${port}` }

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The migrations moved from migrations/{,postgres/,profiler/,profiler/postgres/} to
 // migrations/{app,profiler}/{sqlite,postgres}/ (issue 22). Neither engine records where a file
 // was: SQLite keeps the version in PRAGMA user_version, PostgreSQL one row per version with the

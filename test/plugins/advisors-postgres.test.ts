@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The advisors on PostgreSQL (DATABASE_URL): the same answers as on SQLite, the same 503 while the
 // database is down and the same recovery, sample data in development, the import script.
 import { writeFileSync } from 'node:fs'

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // A database URL is shown (start-up line, outage lines, the command line's errors) without its
 // password in every form node-postgres reads one: the user info, `?password=` (any name that
 // decodes to it), and the empty-host form `user:pw@/db?host=`. No server is needed: each URL

@@ -1,10 +1,10 @@
+// run-suite: shares a process
 // Log serializers never throw, and nothing thrown while handling, logging or profiling a request
 // ends the process: the server keeps answering on its real socket.
-import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { buildApp } from '../../app.js'
 import { logSerializers, UNSERIALIZABLE } from '../../lib/logging.js'
-import { testConfig } from '../helpers/app.js'
+import { listeningApp, testConfig } from '../helpers/app.js'
 
 const throwing = (): never => { throw new RangeError('Maximum call stack size exceeded') }
 
@@ -27,19 +27,17 @@ t.test('the request line of "/?x=" + "a=" x 6,000 is logged (it overflowed the s
 
 t.test('a hook, a handler and a log call that throw: each answered, the server keeps answering', async t => {
   const lines: string[] = []
-  const app = await buildApp(testConfig(t, { LOG_LEVEL: 'info' }), { logStream: { write: line => { lines.push(line) } } })
-  t.teardown(async () => { await app.close() })
-  app.get('/test/hook-throws', { onRequest: async () => { throwing() } }, async () => ({ ok: true }))
-  app.get('/test/on-response-throws', { onResponse: async () => { throwing() } }, async () => ({ ok: true }))
-  app.get('/test/log-throws', async request => {
-    request.log.info({ req: { get url (): string { return throwing() } } }, 'a request-like value that cannot be serialised')
-    const error = new Error('unserialisable')
-    Object.defineProperty(error, 'detail', { enumerable: true, get: throwing })
-    request.log.error({ err: error }, 'an error that cannot be serialised')
-    return { ok: true }
+  const { address: base } = await listeningApp(t, { LOG_LEVEL: 'info' }, { logStream: { write: line => { lines.push(line) } } }, app => {
+    app.get('/test/hook-throws', { onRequest: async () => { throwing() } }, async () => ({ ok: true }))
+    app.get('/test/on-response-throws', { onResponse: async () => { throwing() } }, async () => ({ ok: true }))
+    app.get('/test/log-throws', async request => {
+      request.log.info({ req: { get url (): string { return throwing() } } }, 'a request-like value that cannot be serialised')
+      const error = new Error('unserialisable')
+      Object.defineProperty(error, 'detail', { enumerable: true, get: throwing })
+      request.log.error({ err: error }, 'an error that cannot be serialised')
+      return { ok: true }
+    })
   })
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
 
   const hook = await fetch(`${base}/test/hook-throws`)
   t.equal(hook.status, 500, 'a hook that throws is a 500')

@@ -1,15 +1,19 @@
+// run-suite: shares a process
 import { Readable } from 'node:stream'
 import t from 'tap'
-import { buildTestApp } from '../helpers/app.js'
+import type { FastifyInstance } from 'fastify'
+import { buildTestApp, listeningApp } from '../helpers/app.js'
 import { sendRaw } from '../helpers/raw-http.js'
 
 const URL = '/ccenter/getConseillerByCode'
 
 /** A test route that echoes what the handler received, to see the transformer's output. */
+function echoRoute (app: FastifyInstance): void {
+  app.post('/test/echo', async request => ({ body: request.body, plain: Object.getPrototypeOf(request.body) === Object.prototype }))
+}
+
 async function echoApp (t: Parameters<typeof buildTestApp>[0]) {
-  return buildTestApp(t, {}, app => {
-    app.post('/test/echo', async request => ({ body: request.body, plain: Object.getPrototypeOf(request.body) === Object.prototype }))
-  })
+  return buildTestApp(t, {}, echoRoute)
 }
 
 t.test('JSON, +json and form bodies reach the handler as the same plain object', async t => {
@@ -36,7 +40,7 @@ t.test('an empty or absent body is {}', async t => {
 })
 
 t.test('an empty chunked body is an empty body ({}), whatever its Content-Type; one byte of an unknown type is still a 415', async t => {
-  const app = await echoApp(t)
+  const { app, address } = await listeningApp(t, {}, {}, echoRoute)
   for (const type of [undefined, 'text/plain', 'application/json']) {
     const headers = { 'transfer-encoding': 'chunked', ...(type === undefined ? {} : { 'content-type': type }) }
     const res = await app.inject({ method: 'POST', url: '/test/echo', headers, payload: '' })
@@ -50,7 +54,6 @@ t.test('an empty chunked body is an empty body ({}), whatever its Content-Type; 
   t.equal(unknownPath.statusCode, 404, 'an unknown path stays a 404')
 
   // The same on the wire: the chunked framing of an empty body (the last chunk only), no Content-Type.
-  const address = await app.listen({ host: '127.0.0.1', port: 0 })
   const answer = await sendRaw(address, 'POST /monitor/MonitorPooling HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n')
   t.match(answer, /^HTTP\/1\.1 200 OK\r\n/, 'the status poll answers')
   t.match(answer, /"status":"ok"/)

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The db panel's Explain page (/_profiler/<token>/db/explain?statement=N), on both engines: the plan
 // of a recorded SELECT made on the advisors' database (SQLite EXPLAIN QUERY PLAN on a read-only
 // connection, PostgreSQL EXPLAIN in a read-only transaction), never run; everything else refused

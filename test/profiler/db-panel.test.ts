@@ -1,3 +1,5 @@
+// run-suite: shares a process
+
 // The database panel: the statements a request ran on the advisors' database (SQLite, or
 // PostgreSQL with its profile store there too), through the page, its JSON twin, the listing's
 // rows and filters, the CLI and MCP; the caps, redaction, grouping and Server-Timing.

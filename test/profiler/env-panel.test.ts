@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The environment panel on both store engines: per process, stored once (one row of
 // profile_processes that every profile of the process names), a changed configuration its own row,
 // secrets and URL passwords never stored, shown on the page, its JSON twin, the CLI and MCP, and

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 import t from 'tap'
 import { buildTestApp } from '../helpers/app.js'
 import { buildLoggedApp } from '../helpers/logged-app.js'

@@ -1,3 +1,5 @@
+// run-suite: shares a process
+
 // What is kept (issue #24), as data: the listing's, each profile's and the statistics' JSON twins
 // carry `kept` (PROFILER_SAMPLE, PROFILER_KEEP_SLOWER_THAN and the sentence the pages show), on
 // both engines, at a sample of 1 and of 0.1.

@@ -1,3 +1,5 @@
+// run-suite: shares a process
+
 // The logs panel on both store engines: what a request logged through request.log (Fastify's own
 // lines included), captured at PROFILER_LOG_LEVEL whatever LOG_LEVEL prints, within its caps,
 // redacted; the counts on the row, the min_level filter, the level links; the console unchanged.

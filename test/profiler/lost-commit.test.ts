@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // A batch whose COMMIT reached PostgreSQL, which committed it, but whose answer never reached the
 // writer: the connection is cut in between by a real proxy (what a network or server failure at
 // that moment does). The writer sees a fault and retries the batch; its requests must still be

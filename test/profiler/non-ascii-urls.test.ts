@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Non-ASCII URLs (issue 37, item 7) on both store engines: a decoded term finds the URL it names
 // (`url=café` finds `/caf%C3%A9`, `/caf%c3%a9` too, and `admin` finds `/%61dmin`), through the same
 // indexes and the scan alike, while every URL is listed exactly as its client sent it; a raw target

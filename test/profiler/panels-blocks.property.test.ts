@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Issue 38's fence for the SQLite blocks (migration 016): for generated requests (methods, paths
 // matched or not, query strings, JSON, form, malformed and untyped bodies, headers, handler
 // errors, statements, log lines), every view a user has of a profile (the page's JSON twin, the

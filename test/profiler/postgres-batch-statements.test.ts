@@ -1,3 +1,5 @@
+// run-suite: shares a process
+
 // What one batch asks of the PostgreSQL server at a low sampling rate (issue 38): at
 // PROFILER_SAMPLE=0.01 nearly every batch holds one to a few kept profiles, and once a second the
 // statistics-only requests ride with one. Each statement is a round trip, and the server parses,

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The byte bound on PostgreSQL under scanner traffic (issue #20): the current time partition is
 // never dropped, so its oldest rows must go and their space be reused.
 import pg from 'pg'

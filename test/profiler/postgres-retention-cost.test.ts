@@ -1,3 +1,5 @@
+// run-suite: shares a process
+
 // What the PostgreSQL store's retention asks of the database server while no bound is near (issue
 // 38): at PROFILER_SAMPLE=0.01 a retention step after every written batch, each measuring the
 // store's size five times (pg_total_relation_size over every table, index and TOAST), and two more

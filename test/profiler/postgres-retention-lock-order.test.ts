@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The order in which PostgreSQL's retention locks the rows writers lock too. A writer's store
 // statement locks the URLs, IPs and per-process panels of its batch, then its partitions' count
 // rows (engine/postgres/store-profiles.ts). Retention pruning for size took the count rows first

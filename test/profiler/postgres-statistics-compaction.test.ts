@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // On PostgreSQL the route statistics, once coarsened into their share, are rewritten (VACUUM FULL
 // profile_route_stats) under a lock timeout. statistics-bound failed now and then under load with
 // the statistics still over their share after a prune: an autovacuum of the table (the deletes of

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // What only the PostgreSQL store has: a server that goes away and comes back, a password rotated,
 // tables locked past the statement timeout, several instances writing at once, time partitions
 // dropped whole.

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The store keeps its own profile count (issue 38: retention read `count(*)` after every batch,
 // which grows with the store): SQLite by triggers (migration 012), PostgreSQL per time partition,
 // kept by every writer and by retention (migration 013). The count bound rests on it, so it must

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // What the profiler records of a request body, on both store engines, seen through the detail page,
 // "Copy as cURL" and the HAR: no body is recorded as no body (the handler still sees `{}`), and a
 // body over 64 KiB keeps the size the client sent, whatever the redaction scan left of it.

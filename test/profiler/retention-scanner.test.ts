@@ -1,3 +1,4 @@
+// run-suite: shares a process
 import { statSync } from 'node:fs'
 import BetterSqlite3 from 'better-sqlite3'
 import t from 'tap'

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The route statistics by deployment, on both engines: two deployments writing one store (a SQLite
 // file, or a PostgreSQL database, shared by two apps), each read alone or both together; and the
 // rollup rows of a store migrated from before the deployment was a key.

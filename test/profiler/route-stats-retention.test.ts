@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The route statistics count requests, not stored profiles: on both engines, pruning profiles (by
 // count, age or bytes) leaves them exactly as they were, and only their own bound
 // (PROFILER_STATS_MAX_AGE; minute rows two days at most) deletes rollup rows.

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Trends, A against B, and where a profile stood, on both engines: each line's count and p95 per
 // period (the JSON and the page's sparklines), two deployments writing one store compared side by
 // side, and a profile's percentile among its route's requests over the last 24 hours.

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Sampling holds against clients (issue #37), on both engines, on a real socket: at
 // PROFILER_SAMPLE=0.01 neither a body sent long after its head (the client's upload time is not the
 // service's: "slow" counts from the whole request received) nor a head the HTTP parser rejects (a

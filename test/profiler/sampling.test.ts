@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Sampling with keep-rules (issue #24), on both engines: at PROFILER_SAMPLE=0.01 every 500, every
 // exception, every slow request and every request forced with the secret is kept; the others leave
 // no profile and no token header, and still count in the route statistics (requests seen, kept).

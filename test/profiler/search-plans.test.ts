@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // How substring searches are answered (a few matching URLs or IPs looked up value by value, many
 // read newest first), on both engines: the same answers whichever plan runs.
 import t, { type Test } from 'tap'

@@ -1,3 +1,5 @@
+// run-suite: shares a process
+
 // Issue 40: an alert links to "its slowest profiles in that window", so the profile search sorts by
 // duration (`sort=duration`, slowest first; newest first stays the default) on both engines,
 // wherever a search is: the listing's JSON twin and page (a select in the form), the search

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Search terms and bounds that once broke a store, on both engines and through every way in: the
 // listing (JSON and HTML), the search redirect, the search's HAR, the command line and the MCP tool.
 // A URL term is a literal substring of the URL's search form (escapes decoded) whatever it holds (a

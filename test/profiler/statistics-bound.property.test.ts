@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Generated route keys (hostile text, long routes, many methods and statuses) counted over three days
 // into a store whose byte bound is far too small for their statistics: after retention, on the
 // store's own writer (engine/contract.ts), the statistics are within their share of the bound and

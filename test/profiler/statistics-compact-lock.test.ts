@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // PostgreSQL gives the space coarsening freed back with VACUUM FULL profile_route_stats: an
 // exclusive lock. Queued behind a long reader of the table, that lock request held up every
 // writer of it (and pruning) until the reader ended. It waits 1 s at most, then is tried again at

@@ -1,3 +1,5 @@
+// run-suite: shares a process
+
 // Requests not kept as profiles still feed the statistics; when their queue is full (the store held
 // by another connection meanwhile) the ones dropped are counted and shown: in the store's health on
 // the listing (JSON and page) and on the statistics page (JSON and page). On both engines, for real:

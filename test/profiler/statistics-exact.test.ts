@@ -1,3 +1,5 @@
+// run-suite: shares a process
+
 // Issue 37, item 2: a request is counted once in the route statistics whatever happens to its
 // profile (dropped at either queue bound, set aside, lost to a store fault); one that cannot be
 // counted either is counted in statisticsDropped, and the statistics (page and JSON, of any

@@ -1,3 +1,5 @@
+// run-suite: shares a process
+
 // The statistics say how many requests each window lacks (issue 37) from what the store holds and
 // the tallies this instance has not written yet. A tally the store holds already must not be added
 // again: the hand-over that carried it committed, its answer on its way (held back by a real proxy)

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Two instances (deployments A and B) sharing one PostgreSQL store coarsen its statistics in turn,
 // a step each under the retention lock. Each counted the rows once and then took off only the rows
 // it deleted itself (and measured the bytes a row takes after the other's deletes): each went on

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The same assertions on both store engines: SQLite (a file) and PostgreSQL (a throwaway cluster).
 // What a user sees must not depend on the engine: listing, detail, filters, deployments, token
 // uniqueness, retention bounds, statistics counted once when a batch is written twice.

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The store's lifecycle edges: closing a writer that has ended, a read connection that fails
 // while writes succeed, and profiles the recorder could not build.
 import { join } from 'node:path'

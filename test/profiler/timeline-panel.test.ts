@@ -1,3 +1,5 @@
+// run-suite: shares a process
+
 // The timeline panel on both store engines: one bar per hook run (callback, async, route-level;
 // throwing, rejecting, replying early), the handler and each statement, a tick per log line, on
 // one SVG; the threshold links hide short items and say how many; names escaped; the cap on hook

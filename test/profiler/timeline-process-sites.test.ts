@@ -1,3 +1,5 @@
+// run-suite: shares a process
+
 // The timeline's hook sites are stored once per process, with the per-process panels (writer/
 // process-panels.ts): each profile's runs name a place in its process row's sites. On both engines:
 // two apps sharing one store and a third after they closed (a restart) meet the sites in other

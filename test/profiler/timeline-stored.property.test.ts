@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The timeline is stored as its hook runs and built when a profile is read (panels/timeline/
 // collect.ts). For generated requests (hooks that run, reply early, throw or wait; statements; log
 // lines of every level with whitespace, markup and long messages; handler errors; requests the

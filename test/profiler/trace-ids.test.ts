@@ -1,3 +1,5 @@
+// run-suite: shares a process
+
 // Issue 39, "Carry trace ids": a request's W3C traceparent (and tracestate) puts its trace on the
 // profile; an invalid one is ignored, never an error. The trace id shows in the profile's summary
 // (page, JSON, command line), links to the tracing UI with PROFILER_TRACE_URL, and is a search

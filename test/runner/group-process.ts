@@ -7,6 +7,10 @@
 // runner on the IPC channel, keyed by the file. Each file's
 // t.testdir() folders are named as when it runs alone (tap names them after the main script and its
 // arguments: here, the group's), so two groups running at once never share one.
+// What a file hands to tap's root to do when it ends (t.teardown / t.after on the root: a helper's
+// PostgreSQL cluster, an app built on the root) is done when that file's tests have ended, last
+// handed first, as tap does it at the end of a process of the file's own: nothing of one file's
+// outlives it into the next file's tests.
 //   node <.taprc's node-args> dist/test/runner/group-process.js <file> [file ...]
 import { basename, dirname, relative, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -21,14 +25,32 @@ function testdirOf (file: string): string {
   return resolve(root, '.tap/fixtures', name)
 }
 
-t.jobs = 1
+type Teardown = () => unknown
+const teardowns: Teardown[] = []
+const handTo = (fn: Teardown): void => { teardowns.push(fn) }
+t.teardown = handTo
+t.after = handTo
+
+/** The current file's teardowns, last handed first (a teardown may hand on another). */
+async function tearDown (): Promise<void> {
+  for (let fn = teardowns.pop(); fn !== undefined; fn = teardowns.pop()) await fn()
+}
+
+// Tap's root runs one subtest at a time whatever a file sets (t.jobs): the settling subtest must
+// start only once all of the file's tests have ended. A file's tests take longer so, not more CPU.
+Object.defineProperty(t, 'jobs', { get: () => 1, set: () => {}, configurable: true })
+// Each file has the time a file alone has (.taprc's timeout, in TAP_TIMEOUT as for any file), from
+// its start: root's t.setTimeout restarts tap's timer and tells the runner (run-file.ts), which
+// restarts its own.
+const fileTimeoutMs = Number(process.env.TAP_TIMEOUT ?? '30') * 1000
 for (const file of process.argv.slice(2)) {
+  t.setTimeout(fileTimeoutMs)
   t.testdirName = testdirOf(file)
   const started = performance.now()
   const cpu = process.cpuUsage()
   const reaped = reapedSoFar()
   await import(pathToFileURL(resolve(file)).href)
-  await t.test(settleName(file), async () => {})
+  await t.test(settleName(file), tearDown)
   await t.test(boundaryName(file), async () => {})
   const used = process.cpuUsage(cpu)
   const children = (reapedSoFar() ?? 0) - (reaped ?? 0)

@@ -31,8 +31,9 @@ const summary = (output: string): string | undefined => /^# \{ total: .* \}$/m.e
 
 t.test('the check finds what sharing a process would break', async t => {
   t.same(sharingBreaks(`${SHARES_A_PROCESS}\nimport t from 'tap';\nt.test('x', async (t) => {\n    t.plan(1);\n    t.teardown(() => {});\n});\n`), [], 'a subtest\'s plan and teardown are its own')
-  t.same(sharingBreaks('t.plan(2);\n'), ['sets something on tap\'s root (plan, hooks, jobs, timeout, end)'])
-  t.same(sharingBreaks('t.before(async () => {});\n'), ['sets something on tap\'s root (plan, hooks, jobs, timeout, end)'])
+  t.same(sharingBreaks('t.plan(2);\n'), ['sets something on tap\'s root (plan, hooks, timeout, end)'])
+  t.same(sharingBreaks('t.jobs = 2;\n'), [], 'its jobs: a group runs a file\'s tests one at a time')
+  t.same(sharingBreaks('t.before(async () => {});\n'), ['sets something on tap\'s root (plan, hooks, timeout, end)'])
   t.same(sharingBreaks('    process.env.PORT = \'1\';\n'), ['writes the environment'])
   t.same(sharingBreaks('if (process.env.PORT === \'1\') {}\n'), [], 'reading the environment is fine')
   t.same(sharingBreaks('process.once(\'exit\', () => {});\n'), ['listens on the process or ends it'])
@@ -47,8 +48,10 @@ t.test('the check finds what sharing a process would break', async t => {
   t.same(sharingBreaks('import * as cp from \'child_process\';\n'), ['starts a child process'])
   t.same(sharingBreaks('const cp = await import(\'node:child_process\');\n'), ['starts a child process'])
   t.same(sharingBreaks('import { profilerBin } from \'../helpers/profiler-cli.js\';\n'), [], 'the command line run to its end')
-  t.same(sharingBreaks('import { CLI } from \'../helpers/profiler-cli.js\';\nimport { spawnNode } from \'../helpers/run.js\';\n'), ['starts a child process'], 'the command line started and left running')
-  t.same(sharingBreaks('import { startCluster } from \'../helpers/postgres.js\';\n'), ['uses PostgreSQL'])
+  t.same(sharingBreaks('import { startServer } from \'../helpers/server.js\';\n'), [], 'a server killed when the test given ends')
+  t.same(sharingBreaks('import { CLI } from \'../helpers/profiler-cli.js\';\nimport { spawnNode } from \'../helpers/run.js\';\nconst child = spawnNode(CLI, [\'tail\'], {});\n'), ['starts a child process'], 'the command line started and left running')
+  t.same(sharingBreaks('import { runNode } from \'../helpers/run.js\';\nconst { code } = await runNode(CLI, [], {});\n'), [], 'a node process run to its end')
+  t.same(sharingBreaks('import { startPostgres } from \'../helpers/postgres.js\';\nconst cluster = await startPostgres(t);\n'), [], 'a cluster removed by a teardown of the root: done when the file ends')
 })
 
 t.test('a group that passes: each file\'s line, counts as when it runs alone', async t => {
@@ -65,6 +68,20 @@ t.test('a group that passes: each file\'s line, counts as when it runs alone', a
   t.equal(summary(output), '# { total: 6, pass: 6, fail: 0, skip: 0, todo: 0 }')
 })
 
+t.test('a teardown a file hands tap\'s root is done when that file ends, before the next file\'s tests', async t => {
+  const { code, output, files } = await runSuite([fixture('teardown-a'), fixture('teardown-b')])
+  t.equal(code, 0, output)
+  t.same(files.get(fixture('teardown-a')), { ok: true, pass: 1, fail: 0, shared: true })
+  t.same(files.get(fixture('teardown-b')), { ok: true, pass: 1, fail: 0, shared: true })
+})
+
+t.test('a file that sets tap\'s root to run its tests side by side: in a group they run one at a time, each result its own', async t => {
+  const { code, output, files } = await runSuite([fixture('jobs'), fixture('pass-b')])
+  t.equal(code, 0, output)
+  t.same(files.get(fixture('jobs')), { ok: true, pass: 3, fail: 0, shared: true })
+  t.same(files.get(fixture('pass-b')), { ok: true, pass: 2, fail: 0, shared: true })
+})
+
 t.test('a group with a failing and a crashing file: every file run again alone, each result its own', async t => {
   const { code, output, files } = await runSuite([fixture('pass-a'), fixture('fail'), fixture('crash'), fixture('pass-b'), fixture('refused')])
   t.equal(code, 1)
@@ -78,6 +95,13 @@ t.test('a group with a failing and a crashing file: every file run again alone, 
   t.same(files.get(fixture('refused')), { ok: false, pass: 0, fail: 0, shared: false })
   t.match(output, `# ${fixture('refused')}: failed (its first line says it may share a process, but it writes the environment (shared-process.ts))`)
   t.equal(summary(output), '# { total: 11, pass: 8, fail: 3, skip: 0, todo: 0 }', 'the failing assertion, the crash and the refused file: one failure each')
+})
+
+t.test('in a group, the time limit is each file\'s', async t => {
+  const { code, output, files } = await runSuite(['--timeout=5', fixture('slow-a'), fixture('slow-b')])
+  t.equal(code, 0, output)
+  t.same(files.get(fixture('slow-a')), { ok: true, pass: 1, fail: 0, shared: true })
+  t.same(files.get(fixture('slow-b')), { ok: true, pass: 1, fail: 0, shared: true })
 })
 
 t.test('a group with a file that hangs: the group times out, its files run again alone', async t => {

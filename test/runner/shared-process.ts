@@ -10,13 +10,14 @@ export const SHARES_A_PROCESS = '// run-suite: shares a process'
 /**
  * What a shared process would break, each with the pattern that finds it in a compiled file. Tap's
  * root (`t` at the start of a line: tsc keeps the source's indentation) is every file's in a shared
- * process; the environment, the process's listeners and exit code, global slots, servers, child
- * processes and PostgreSQL clusters outlive one file's tests or change the next file's.
+ * process; the environment, the process's listeners and exit code, global slots, servers and child
+ * processes outlive one file's tests or change the next file's.
  */
 const BREAKS: Array<[string, RegExp]> = [
   // The patterns below know tap's root as `t`.
   ['imports tap\'s root under another name than t', /import\s+(?!t\b)[\w$]+(\s*,\s*\{[^}]*\})?\s+from\s+['"]tap['"]/],
-  ['sets something on tap\'s root (plan, hooks, jobs, timeout, end)', /^(await\s+)?t\.(plan|before|beforeEach|after|afterEach|teardown|setTimeout|jobs|autoend|end|bailout)\b/m],
+  // A file's t.jobs is fine: the group process runs its tests one at a time, as any file's.
+  ['sets something on tap\'s root (plan, hooks, timeout, end)', /^(await\s+)?t\.(plan|before|beforeEach|after|afterEach|teardown|setTimeout|autoend|end|bailout)\b/m],
   ['starts a timer at the root', /^(await\s+)?(setTimeout|setInterval|setImmediate)\(/m],
   ['writes the environment', /process\.env(\.\w+|\[[^\]]*\])\s*(=(?!=)|\+=|\?\?=|\|\|=)|delete\s+process\.env|Object\.assign\(process\.env/],
   ['listens on the process or ends it', /process\.(on|once|addListener|prependListener|prependOnceListener|exit|chdir|umask|setUncaughtExceptionCaptureCallback)\(|process\.exitCode\s*=/],
@@ -26,9 +27,13 @@ const BREAKS: Array<[string, RegExp]> = [
   ['listens on the process (for workers)', /startedWorkers\(/],
   // helpers/profiler-cli.js starts the command line only to run it to its end (profilerBin resolves
   // once the child has exited and its output closed): nothing it starts outlives the file's test.
-  // Nor does a child_process import of synchronous calls only (execFileSync: run to its end).
-  ['starts a child process', /import\s+(?!\{(\s*\w+Sync(\s+as\s+[\w$]+)?\s*,?)+\s*\}\s*from)[^;]*?['"](node:)?child_process['"]|(require|import)\(\s*['"](node:)?child_process['"]|helpers\/(run|server)\.js['"]/],
-  ['uses PostgreSQL', /helpers\/(postgres|postgres-proxy|throwaway-cluster|store-engines|advisor-engines|store-lock)\.js['"]|['"]pg['"]/]
+  // Nor does a child_process import of synchronous calls only (execFileSync: run to its end), nor
+  // helpers/server.js's startServer(t), whose server is killed when the test given ends (tap's
+  // root: when the file ends, in a group too), nor helpers/run.js's runNode (run to its end); its
+  // spawnNode is left running.
+  ['starts a child process', /import\s+(?!\{(\s*\w+Sync(\s+as\s+[\w$]+)?\s*,?)+\s*\}\s*from)[^;]*?['"](node:)?child_process['"]|(require|import)\(\s*['"](node:)?child_process['"]|\bspawnNode\(/]
+  // PostgreSQL is fine: a cluster (helpers/postgres.js) is removed by a teardown of the test given,
+  // and the group process does tap's root's teardowns when the file that handed them ends.
 ]
 
 /** Whether a compiled test file's first line says it may share a process. */

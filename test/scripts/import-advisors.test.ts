@@ -1,3 +1,4 @@
+// run-suite: shares a process
 import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import t from 'tap'

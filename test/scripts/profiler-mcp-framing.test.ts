@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The MCP server's stdio framing against what a client that is not the SDK can send: every line gets
 // a JSON-RPC answer (-32700, -32600, -32602, as they apply; id null where none can be read) and the
 // server keeps serving, through a real child process. A line over 10 MiB is an error answer, not

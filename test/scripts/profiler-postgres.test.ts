@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The command line and the MCP server on the PostgreSQL profile store (PROFILER_DATABASE_URL), read
 // while the app that wrote it runs: the same answers as the pages, nothing created or migrated.
 import t from 'tap'

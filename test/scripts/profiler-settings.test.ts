@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The command line validates the settings it reads (where the store is) and no other: the server's
 // own settings, valid or not, in the same environment do not stop it.
 import t from 'tap'
