@@ -7,7 +7,7 @@ import { hookItemsOf } from '../../panels/timeline/collect.js'
 import { timelinePanel } from '../../panels/timeline/index.js'
 import { PROCESS_SITES, type StoredRuns, type StoredSite, type StoredSiteRuns, type TimelineData, type TimelineItem } from '../../panels/timeline/schema.js'
 import { OtlpExporter, type ExportState, type ExportTuning } from './exporter.js'
-import { profileTrace, type ExportedPanels } from './profile-spans.js'
+import type { ExportedPanels } from './span-content.js'
 import { jsonEncoding, protobufEncoding, type ScopeInfo } from './trace-encoding.js'
 
 export interface ExportSettings {
@@ -48,7 +48,11 @@ export function startProfileExport (settings: ExportSettings, report: (state: Ex
   started(exporter.snapshot())
   return {
     offer: profiles => {
-      if (profiles.length > 0) exporter.offer(profiles.map(profile => () => encoding.encode(profileTrace(profile.record, ...panelsOf(profile)))))
+      if (profiles.length === 0) return
+      exporter.offer(profiles.map(profile => () => {
+        const [panels, hooks] = panelsOf(profile)
+        return encoding.encode({ record: profile.record, panels, hooks })
+      }))
     },
     close: async () => {
       await exporter.close()

@@ -1,0 +1,220 @@
+// A kept profile's spans written as protobuf Span messages (opentelemetry-proto: trace/v1/trace.proto;
+// ScopeSpans.spans fields) straight from what the shaped profile holds, with no span objects in
+// between (span-content.ts says what each span holds). What comes back from profile to profile is
+// encoded once and copied after, its ids and times put in: the head of each hook site's spans, of
+// each statement's (by its SQL), of the SERVER span of each method and route; a URL's attributes;
+// each attribute key. An attribute written is one key's bytes copied and its value's written.
+import { BoundedMemo } from '../../../../lib/bounded-memo.js'
+import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../profile.js'
+import type { DbStatement } from '../../panels/db/schema.js'
+import type { TimelineItem } from '../../panels/timeline/schema.js'
+import { ProtoWriter, utf8Length, varintSize, WIRE_LENGTH, writeVarint } from './protobuf-writer.js'
+import { ANY_VALUE, delimitedSize, KEY_VALUE, SPAN, STATUS_ERROR, writeAttributes } from './protobuf-spans.js'
+import { hookSpan, ns, requestAttributes, routeAttributes, runAttributes, serverError, serverSpanName, SPAN_KIND, spanEvents, sqlAttributes, statementSpanName, dbSystemOf, enclosingSpan, URL_MEMO_BOUNDS, urlAttributes, urlPartsOf, type AttributeKey, type AttributeSink, type ExportedPanels, type SpanEvent, type UrlParts } from './span-content.js'
+import { SPAN_ID_BYTES, TRACE_ID_BYTES, TraceIds } from './trace-ids.js'
+
+const SCOPE_SPANS_SPANS = 2
+const EVENT = { time: 1, name: 2, attributes: 3 }
+const STATUS = { message: 2, code: 3 }
+/** A span's length is most often 128 bytes to 16 KiB: two bytes are left for it. */
+const SPAN_LENGTH_BYTES = 2
+
+/**
+ * The fields a span starts with, encoded once for the spans that share them: trace id, span id,
+ * parent id (when `parentAt` is not -1), name, kind, start and end, then the attributes they share;
+ * the ids and times zero, put in for each span at the offsets given.
+ */
+interface SpanHead { bytes: Buffer, traceAt: number, spanAt: number, parentAt: number, startAt: number, endAt: number }
+
+/** `key`'s KeyValue.key field. */
+function keyField (key: AttributeKey): Buffer {
+  if (key.encoded === null) {
+    const bytes = utf8Length(key.name)
+    const field = Buffer.allocUnsafe(1 + varintSize(bytes) + bytes)
+    field[0] = KEY_VALUE.key * 8 + WIRE_LENGTH
+    field.write(key.name, writeVarint(field, 1, bytes))
+    key.encoded = field
+  }
+  return key.encoded
+}
+
+/** Span attributes written into a ProtoWriter as KeyValue fields: the key's bytes copied, the value's lengths worked out first (nothing written is moved). */
+class ProtoAttributes implements AttributeSink {
+  constructor (public writer: ProtoWriter) {}
+
+  string (key: AttributeKey, value: string): void {
+    const bytes = utf8Length(value)
+    this.keyValue(key, delimitedSize(bytes))
+    this.writer.tag(ANY_VALUE.string, WIRE_LENGTH)
+    this.writer.varint(bytes)
+    this.writer.utf8(value, bytes)
+  }
+
+  /** A non-negative integer (below 2^53). */
+  int (key: AttributeKey, value: number): void {
+    this.keyValue(key, 1 + varintSize(value))
+    this.writer.uint(ANY_VALUE.int, value)
+  }
+
+  /** A KeyValue field up to its value's one field, of `anySize` bytes, written next. */
+  private keyValue (key: AttributeKey, anySize: number): void {
+    const field = keyField(key)
+    const writer = this.writer
+    writer.tag(SPAN.attributes, WIRE_LENGTH)
+    writer.varint(field.length + delimitedSize(anySize))
+    writer.raw(field)
+    writer.tag(KEY_VALUE.value, WIRE_LENGTH)
+    writer.varint(anySize)
+  }
+}
+
+/** Heads are written apart from the trace being written (they are made in the middle of it). */
+const headWriter = new ProtoWriter()
+const headAttributes = new ProtoAttributes(headWriter)
+const ZERO_IDS = Buffer.alloc(TRACE_ID_BYTES)
+
+function makeHead (name: string, kind: number, withParent: boolean, attributes: (sink: ProtoAttributes) => void): SpanHead {
+  const writer = headWriter
+  writer.restart()
+  writer.bytes(SPAN.traceId, ZERO_IDS, 0, TRACE_ID_BYTES)
+  const traceAt = writer.offset - TRACE_ID_BYTES
+  writer.bytes(SPAN.spanId, ZERO_IDS, 0, SPAN_ID_BYTES)
+  const spanAt = writer.offset - SPAN_ID_BYTES
+  let parentAt = -1
+  if (withParent) {
+    writer.bytes(SPAN.parentSpanId, ZERO_IDS, 0, SPAN_ID_BYTES)
+    parentAt = writer.offset - SPAN_ID_BYTES
+  }
+  writer.string(SPAN.name, name)
+  writer.uint(SPAN.kind, kind)
+  writer.nanos(SPAN.start, 0, 0)
+  const startAt = writer.offset - 8
+  writer.nanos(SPAN.end, 0, 0)
+  const endAt = writer.offset - 8
+  attributes(headAttributes)
+  return { bytes: Buffer.from(writer.take()), traceAt, spanAt, parentAt, startAt, endAt }
+}
+
+/** The head of the spans of a hook site (made at its first span, kept with the site). */
+function hookHead (item: TimelineItem): SpanHead {
+  const site = hookSpan(item)
+  if (site.encoded === null) site.encoded = makeHead(site.name, SPAN_KIND.internal, true, sink => { writeAttributes(sink.writer, SPAN.attributes, site.attributes) })
+  return site.encoded as SpanHead
+}
+
+/** A statement's head, by its SQL, with what else it was made from. */
+interface StatementHead { system: string | null, kind: string, head: SpanHead }
+const statementHeads = new BoundedMemo<StatementHead | null>({ entries: 2000, chars: 4 * 1024 * 1024, maxKeyChars: 16 * 1024 }, made => made === null ? 0 : made.head.bytes.length)
+
+function statementHeadOf (statement: DbStatement, system: string | null): SpanHead {
+  const make = (): StatementHead => ({ system, kind: statement.kind, head: makeHead(statementSpanName(statement, system), SPAN_KIND.client, true, sink => { sqlAttributes(statement, system, sink) }) })
+  const made = statementHeads.get(statement.sql, make) as StatementHead
+  return made.system === system && made.kind === statement.kind ? made.head : make().head
+}
+
+/** The SERVER span's heads by method and route (and whether it has a remote parent); the first 1,000 kept. */
+const serverHeads = new Map<string, SpanHead>()
+const MAX_SERVER_HEADS = 1000
+
+function serverHeadOf (record: ProfileRecord, withParent: boolean): SpanHead {
+  const key = `${withParent ? 'p' : 'r'}${record.route === null ? '\n' : record.route}\n${record.method}`
+  let head = serverHeads.get(key)
+  if (head === undefined) {
+    head = makeHead(serverSpanName(record), SPAN_KIND.server, withParent, sink => { routeAttributes(record, sink) })
+    if (serverHeads.size < MAX_SERVER_HEADS) serverHeads.set(key, head)
+  }
+  return head
+}
+
+/** A URL's parts and its attributes' bytes, by the URL's text (redacted, as stored). */
+interface UrlBytes { parts: UrlParts, bytes: Buffer }
+const urlBytes = new BoundedMemo<UrlBytes | null>(URL_MEMO_BOUNDS, made => made === null ? 0 : made.bytes.length + made.parts.origin.length)
+
+function urlBytesOf (text: string): UrlBytes | null {
+  const parts = urlPartsOf(text)
+  if (parts === null) return null
+  headWriter.restart()
+  urlAttributes(parts, headAttributes)
+  return { parts, bytes: Buffer.from(headWriter.take()) }
+}
+
+/** Writes a head, with the ids and times of its span put in. */
+function writeHead (writer: ProtoWriter, head: SpanHead, ids: Buffer, spanAt: number, parentAt: number, startMs: number, startNs: number, endNs: number): void {
+  const at = writer.raw(head.bytes)
+  writer.patch(at + head.traceAt, ids, 0, TRACE_ID_BYTES)
+  writer.patch(at + head.spanAt, ids, spanAt, SPAN_ID_BYTES)
+  if (head.parentAt !== -1) writer.patch(at + head.parentAt, ids, parentAt, SPAN_ID_BYTES)
+  writer.patchNanos(at + head.startAt, startMs, startNs)
+  writer.patchNanos(at + head.endAt, startMs, endNs)
+}
+
+function writeEvents (writer: ProtoWriter, events: Array<[number, SpanEvent]>, slot: number, startMs: number): void {
+  for (const [at, event] of events) {
+    if (at !== slot) continue
+    writer.open(SPAN.events)
+    writer.nanos(EVENT.time, startMs, event.atNs)
+    writer.string(EVENT.name, event.name)
+    writeAttributes(writer, EVENT.attributes, event.attributes)
+    writer.close()
+  }
+}
+
+function writeStatus (writer: ProtoWriter, message: string): void {
+  writer.open(SPAN.status)
+  writer.string(STATUS.message, message)
+  writer.uint(STATUS.code, STATUS_ERROR)
+  writer.close()
+}
+
+/** The attributes of the trace being written (its writer set at each). */
+const attributes = new ProtoAttributes(headWriter)
+
+/** The spans of one kept profile written into `writer` (its timeline's hook and handler items given, in the timeline's order); how many. */
+export function writeProfileSpans (writer: ProtoWriter, record: ProfileRecord, panels: ExportedPanels, hooks: readonly TimelineItem[]): number {
+  const trace = panels.request?.trace
+  const statements = panels.db?.statements ?? []
+  const spanCount = 1 + hooks.length + statements.length
+  // One more slot for the remote parent's id, when the request came with one.
+  const traceIds = new TraceIds(spanCount + (trace === undefined ? 0 : 1))
+  traceIds.trace(trace?.traceId)
+  const ids = traceIds.bytes
+  const startMs = Math.floor(record.id / ID_SLOTS_PER_MS)
+  const endNs = ns(record.durationMs)
+  const events = spanEvents(panels, hooks, endNs)
+  attributes.writer = writer
+
+  // The SERVER span.
+  const rootAt = traceIds.span(0)
+  writer.open(SCOPE_SPANS_SPANS, SPAN_LENGTH_BYTES)
+  writeHead(writer, serverHeadOf(record, trace !== undefined), ids, rootAt, trace === undefined ? -1 : traceIds.given(spanCount, trace.parentSpanId), startMs, 0, endNs)
+  if (trace !== undefined && trace.traceState !== null && trace.traceState !== '') writer.string(SPAN.traceState, trace.traceState)
+  const url = urlBytes.get(record.url, urlBytesOf)
+  if (url !== null) writer.raw(url.bytes)
+  requestAttributes(record, url?.parts ?? null, panels.request, attributes)
+  writeEvents(writer, events, 0, startMs)
+  const error = serverError(record, panels)
+  if (error !== null) writeStatus(writer, error)
+  writer.close()
+
+  for (let index = 0; index < hooks.length; index++) {
+    const item = hooks[index] as TimelineItem
+    const startNs = ns(item.startMs)
+    writer.open(SCOPE_SPANS_SPANS, SPAN_LENGTH_BYTES)
+    writeHead(writer, hookHead(item), ids, traceIds.span(index + 1), rootAt, startMs, startNs, startNs + ns(item.durationMs))
+    if (events.length > 0) writeEvents(writer, events, index + 1, startMs)
+    writer.close()
+  }
+
+  const system = dbSystemOf(panels)
+  for (let index = 0; index < statements.length; index++) {
+    const statement = statements[index] as DbStatement
+    const startNs = ns(statement.startMs)
+    const parentAt = TRACE_ID_BYTES + enclosingSpan(hooks, startNs) * SPAN_ID_BYTES
+    writer.open(SCOPE_SPANS_SPANS, SPAN_LENGTH_BYTES)
+    writeHead(writer, statementHeadOf(statement, system), ids, traceIds.span(1 + hooks.length + index), parentAt, startMs, startNs, startNs + ns(statement.durationMs))
+    runAttributes(statement, attributes)
+    if (statement.error !== null) writeStatus(writer, statement.error)
+    writer.close()
+  }
+  return spanCount
+}
