@@ -8,7 +8,7 @@ import { BoundedMemo } from '../../../../lib/bounded-memo.js'
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../profile.js'
 import type { DbStatement } from '../../panels/db/schema.js'
 import type { TimelineItem } from '../../panels/timeline/schema.js'
-import { ProtoWriter, utf8Length, varintSize, WIRE_LENGTH, writeVarint } from './protobuf-writer.js'
+import { lengthPrefix, ProtoWriter, utf8Length, varintSize, WIRE_LENGTH, writeVarint } from './protobuf-writer.js'
 import { ANY_VALUE, delimitedSize, KEY_VALUE, SPAN, STATUS_ERROR, writeAttributes } from './protobuf-spans.js'
 import { hookSpan, ns, requestAttributes, routeAttributes, runAttributes, serverError, serverSpanName, SPAN_KIND, spanEvents, sqlAttributes, statementSpanName, dbSystemOf, enclosingSpan, URL_MEMO_BOUNDS, urlAttributes, urlPartsOf, type AttributeKey, type AttributeSink, type ExportedPanels, type SpanEvent, type UrlParts } from './span-content.js'
 import { SPAN_ID_BYTES, TRACE_ID_BYTES, TraceIds } from './trace-ids.js'
@@ -95,11 +95,24 @@ function makeHead (name: string, kind: number, withParent: boolean, attributes: 
   return { bytes: Buffer.from(writer.take()), traceAt, spanAt, parentAt, startAt, endAt }
 }
 
-/** The head of the spans of a hook site (made at its first span, kept with the site). */
-function hookHead (item: TimelineItem): SpanHead {
+/** A head as a whole ScopeSpans.spans field (its key and length in front): a span of nothing else. */
+function whole (head: SpanHead): SpanHead {
+  const prefix = lengthPrefix(SCOPE_SPANS_SPANS, head.bytes.length)
+  const by = prefix.length
+  return { bytes: Buffer.concat([prefix, head.bytes]), traceAt: head.traceAt + by, spanAt: head.spanAt + by, parentAt: head.parentAt === -1 ? -1 : head.parentAt + by, startAt: head.startAt + by, endAt: head.endAt + by }
+}
+
+/** A hook site's head, and its spans whole (most have no event: copied as they are, no length to work out). */
+interface HookHeads { head: SpanHead, whole: SpanHead }
+
+/** The heads of a hook site's spans (made at its first span, kept with the site). */
+function hookHeads (item: TimelineItem): HookHeads {
   const site = hookSpan(item)
-  if (site.encoded === null) site.encoded = makeHead(site.name, SPAN_KIND.internal, true, sink => { writeAttributes(sink.writer, SPAN.attributes, site.attributes) })
-  return site.encoded as SpanHead
+  if (site.encoded === null) {
+    const head = makeHead(site.name, SPAN_KIND.internal, true, sink => { writeAttributes(sink.writer, SPAN.attributes, site.attributes) })
+    site.encoded = { head, whole: whole(head) } satisfies HookHeads
+  }
+  return site.encoded as HookHeads
 }
 
 /** A statement's head, by its SQL, with what else it was made from. */
@@ -199,9 +212,14 @@ export function writeProfileSpans (writer: ProtoWriter, record: ProfileRecord, p
   for (let index = 0; index < hooks.length; index++) {
     const item = hooks[index] as TimelineItem
     const startNs = ns(item.startMs)
+    const heads = hookHeads(item)
+    if (events.length === 0) {
+      writeHead(writer, heads.whole, ids, traceIds.span(index + 1), rootAt, startMs, startNs, startNs + ns(item.durationMs))
+      continue
+    }
     writer.open(SCOPE_SPANS_SPANS, SPAN_LENGTH_BYTES)
-    writeHead(writer, hookHead(item), ids, traceIds.span(index + 1), rootAt, startMs, startNs, startNs + ns(item.durationMs))
-    if (events.length > 0) writeEvents(writer, events, index + 1, startMs)
+    writeHead(writer, heads.head, ids, traceIds.span(index + 1), rootAt, startMs, startNs, startNs + ns(item.durationMs))
+    writeEvents(writer, events, index + 1, startMs)
     writer.close()
   }
 
