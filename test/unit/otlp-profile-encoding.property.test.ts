@@ -1,19 +1,22 @@
 // run-suite: shares a process
 // The protobuf export writes a profile's spans straight from the profile (protobuf-profile.ts), with
-// heads of spans encoded once and copied. Over generated profiles (any Unicode in URLs, SQL,
+// heads of spans encoded once and copied, its hook runs read as stored. Over generated profiles
+// (hook runs as items, as runs naming their own sites or their process's, in order or not, never
+// ended, naming a missing site; any Unicode in URLs, SQL,
 // parameters, headers, log lines and exceptions; unparseable URLs; unknown methods; hook sites,
 // statements and routes that come back with other kinds and engines; remote parents and tracestates;
 // long texts that fill the writer's arenas), the request it makes decodes with the decoder generated
 // from the official opentelemetry-proto definitions to the same spans as the trace of span objects
-// the JSON encoding is made from (profile-spans.ts), written field by field (otlp-span-objects.ts).
+// the JSON encoding is made from (profile-spans.ts, its hooks read as the timeline reads them),
+// written field by field (otlp-span-objects.ts).
 // Random ids are compared by where they appear (the same span tree); the request's own ids as they are.
 import { isDeepStrictEqual } from 'node:util'
 import fc from 'fast-check'
 import t from 'tap'
 import type { ProfileRecord } from '../../plugins/profiler/profile.js'
-import type { TimelineItem } from '../../plugins/profiler/panels/timeline/schema.js'
+import { PROCESS_SITES_FORM, RUNS_FORM, type StoredSite, type TimelineItem } from '../../plugins/profiler/panels/timeline/schema.js'
 import { profileTrace } from '../../plugins/profiler/export/otlp/profile-spans.js'
-import type { ExportedPanels } from '../../plugins/profiler/export/otlp/span-content.js'
+import { hookItems, type ExportedPanels, type HookSource } from '../../plugins/profiler/export/otlp/span-content.js'
 import { protobufEncoding } from '../../plugins/profiler/export/otlp/trace-encoding.js'
 import { decodeProtobuf, type DecodedRequest } from '../helpers/otlp-decode.js'
 import { spanObjectFrames } from '../helpers/otlp-span-objects.js'
@@ -72,7 +75,24 @@ const record: fc.Arbitrary<ProfileRecord> = fc.record({
   route: fc.option(fc.oneof(fc.constantFrom('/monitor/MonitorPooling', '/api/orders/:id'), short), { nil: null }),
   panels: fc.constant('{}')
 })
-const profile = fc.record({ record, panels, hooks: fc.array(hook, { maxLength: 8 }) })
+/** A process's sites: the same objects from profile to profile, as the writer's process record keeps them. */
+const PROCESS_SITE_LISTS: StoredSite[][] = [
+  [['onRequest', 'auth', 'profiler'], ['handler', 'poll', ''], ['onSend', '', '@fastify/compress'], ['preHandler', '', 'route']],
+  [['handler', '', ''], ['onRequest', 'é', 'route'], ['onResponse', 'log', '']]
+]
+const site: fc.Arbitrary<StoredSite> = fc.tuple(fc.constantFrom('onRequest', 'preHandler', 'handler', 'onSend'), fc.oneof(fc.constantFrom('', 'auth'), short), fc.constantFrom('', 'route', '@fastify/compress'))
+/** Runs naming places in `count` sites (a few past them: a missing site), some never ended; in the order they began or not. */
+const runsFor = (count: number): fc.Arbitrary<number[]> => fc.tuple(
+  fc.array(fc.tuple(fc.integer({ min: 0, max: count }), fc.boolean(), fc.double({ min: 0, max: 1000, noNaN: true }), fc.double({ min: 0, max: 500, noNaN: true })), { maxLength: 8 }),
+  fc.boolean()
+).map(([runs, sorted]) => (sorted ? [...runs].sort((a, b) => a[2] - b[2] || b[3] - a[3]) : runs).flatMap(([place, ended, startMs, durationMs]) => [ended ? place : -1 - place, startMs, durationMs]))
+const stored = { sendMs: 0, omittedHooks: 0, hooksTimed: true }
+const hooks: fc.Arbitrary<HookSource> = fc.oneof(
+  fc.array(hook, { maxLength: 8 }).map(items => ({ items })),
+  fc.array(site, { maxLength: 5 }).chain(sites => runsFor(sites.length).map(runs => ({ stored: { v: RUNS_FORM as typeof RUNS_FORM, sites, runs, ...stored }, processSites: undefined }))),
+  fc.constantFrom(...PROCESS_SITE_LISTS).chain(sites => runsFor(sites.length).map(runs => ({ stored: { v: PROCESS_SITES_FORM as typeof PROCESS_SITES_FORM, runs, ...stored }, processSites: sites })))
+)
+const profile = fc.record({ record, panels, hooks })
 
 /** The request's spans with the random ids named by where they first appear; the ids the profiles gave kept. */
 function withIdsByPlace (request: DecodedRequest, given: Set<string>): DecodedRequest {
@@ -98,7 +118,7 @@ t.test('protobuf: the spans written straight from profiles decode as the trace o
     // Each profile twice: the second time every head is one made before.
     const twice = [...profiles, ...profiles]
     const direct = twice.map(one => encoding.encode(one))
-    const objects = twice.map(one => spanObjectFrames(profileTrace(one.record, one.panels, one.hooks)))
+    const objects = twice.map(one => spanObjectFrames(profileTrace(one.record, one.panels, hookItems(one.hooks, one.record.route))))
     bytes += direct.reduce((sum, one) => sum + one.frames.length, 0)
     const given = new Set(twice.flatMap(({ panels }) => panels.request?.trace === undefined ? [] : [panels.request.trace.traceId, panels.request.trace.parentSpanId]))
     const decoded = decodeProtobuf(Buffer.concat(encoding.request(direct))).map(request => withIdsByPlace(request, given))

@@ -6,7 +6,7 @@
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../profile.js'
 import type { TimelineItem } from '../../panels/timeline/schema.js'
 import { BoundedMemo } from '../../../../lib/bounded-memo.js'
-import { hookSpan, ns, requestAttributes, routeAttributes, runAttributes, serverError, serverSpanName, SPAN_KIND, spanEvents, sqlAttributes, statementSpanName, dbSystemOf, enclosingSpan, URL_MEMO_BOUNDS, urlAttributes, urlChars, urlPartsOf, type AttributeKey, type Attributes, type AttributeSink, type ExportedPanels, type SpanEvent, type UrlParts } from './span-content.js'
+import { hookSpan, ns, requestAttributes, routeAttributes, runAttributes, serverError, serverSpanName, SPAN_KIND, spanEvents, sqlAttributes, statementSpanName, dbSystemOf, enclosingSpan, runsOf, URL_MEMO_BOUNDS, urlAttributes, urlChars, urlPartsOf, type AttributeKey, type Attributes, type AttributeSink, type ExportedPanels, type SpanEvent, type UrlParts } from './span-content.js'
 import { TraceIds } from './trace-ids.js'
 
 export interface ExportSpan {
@@ -63,6 +63,7 @@ export function profileTrace (record: ProfileRecord, panels: ExportedPanels, hoo
   const trace = panels.request?.trace
   const statements = panels.db?.statements ?? []
   const spanCount = 1 + hooks.length + statements.length
+  const runs = runsOf(hooks)
   // One more slot for the remote parent's id, when the request came with one.
   const ids = new TraceIds(spanCount + (trace === undefined ? 0 : 1))
   const url = urlParts.get(record.url, urlPartsOf)
@@ -96,7 +97,7 @@ export function profileTrace (record: ProfileRecord, panels: ExportedPanels, hoo
     runAttributes(statement, attributes)
     spans.push({
       spanId: ids.span(spans.length),
-      parentSpanId: (spans[enclosingSpan(hooks, startNs)] as ExportSpan).spanId,
+      parentSpanId: (spans[enclosingSpan(runs, startNs)] as ExportSpan).spanId,
       name: statementSpanName(statement, system),
       kind: SPAN_KIND.client,
       startNs,
@@ -106,7 +107,7 @@ export function profileTrace (record: ProfileRecord, panels: ExportedPanels, hoo
       error: statement.error
     })
   }
-  for (const [slot, event] of spanEvents(panels, hooks, endNs)) addEvent(spans[slot] as ExportSpan, event)
+  for (const [slot, event] of spanEvents(panels, runs, endNs)) addEvent(spans[slot] as ExportSpan, event)
   ids.trace(trace?.traceId)
   return { ids: ids.bytes, traceState: trace?.traceState ?? '', startMs: Math.floor(record.id / ID_SLOTS_PER_MS), spans }
 }

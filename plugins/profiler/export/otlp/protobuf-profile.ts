@@ -7,10 +7,10 @@
 import { BoundedMemo } from '../../../../lib/bounded-memo.js'
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../profile.js'
 import type { DbStatement } from '../../panels/db/schema.js'
-import type { TimelineItem } from '../../panels/timeline/schema.js'
+import type { StoredRuns, StoredSite, TimelineItem } from '../../panels/timeline/schema.js'
 import { lengthPrefix, ProtoWriter, utf8Length, varintSize, WIRE_LENGTH, writeVarint } from './protobuf-writer.js'
 import { ANY_VALUE, delimitedSize, KEY_VALUE, SPAN, STATUS_ERROR, writeAttributes } from './protobuf-spans.js'
-import { hookSpan, ns, requestAttributes, routeAttributes, runAttributes, serverError, serverSpanName, SPAN_KIND, spanEvents, sqlAttributes, statementSpanName, dbSystemOf, enclosingSpan, URL_MEMO_BOUNDS, urlAttributes, urlPartsOf, type AttributeKey, type AttributeSink, type ExportedPanels, type SpanEvent, type UrlParts } from './span-content.js'
+import { hookSpan, ns, requestAttributes, routeAttributes, runAttributes, serverError, serverSpanName, SPAN_KIND, spanEvents, sqlAttributes, statementSpanName, dbSystemOf, enclosingSpan, hookItems, runsOf, URL_MEMO_BOUNDS, urlAttributes, urlPartsOf, type AttributeKey, type AttributeSink, type ExportedPanels, type HookSource, type SpanEvent, type UrlParts } from './span-content.js'
 import { SPAN_ID_BYTES, TRACE_ID_BYTES, TraceIds } from './trace-ids.js'
 
 const SCOPE_SPANS_SPANS = 2
@@ -182,18 +182,76 @@ function writeStatus (writer: ProtoWriter, message: string): void {
 /** The attributes of the trace being written (its writer set at each). */
 const attributes = new ProtoAttributes(headWriter)
 
-/** The spans of one kept profile written into `writer` (its timeline's hook and handler items given, in the timeline's order); how many. */
-export function writeProfileSpans (writer: ProtoWriter, record: ProfileRecord, panels: ExportedPanels, hooks: readonly TimelineItem[]): number {
+/** A profile's hook runs (three numbers each, stored runs' way) in the timeline's order, and the heads of their sites' spans. */
+interface HookSpans { runs: readonly number[], heads: HookHeads[] }
+
+/** Whether stored runs are in the timeline's order already (by start; at the same start, the longer first): most often they are. */
+function inOrder (runs: readonly number[]): boolean {
+  for (let at = 3; at + 2 < runs.length; at += 3) {
+    if (((runs[at - 2] as number) - (runs[at + 1] as number) || (runs[at + 2] as number) - (runs[at - 1] as number)) > 0) return false
+  }
+  return true
+}
+
+/** What a run names when its site is missing (as the timeline reads it). */
+const UNNAMED_SITE: StoredSite = ['', '', '']
+
+/** The heads of a process site's spans, by the site (a process's sites stay the same objects while it runs); a handler's by route too. */
+const siteHeadsMemo = new WeakMap<StoredSite, HookHeads | Map<string, HookHeads>>()
+const MAX_ROUTES_A_HANDLER = 1000
+
+function headsOfSite (site: StoredSite, route: string | null, remember: boolean): HookHeads {
+  const [hook, name, plugin] = site
+  const remembered = remember ? siteHeadsMemo.get(site) : undefined
+  if (hook !== 'handler') {
+    if (remembered !== undefined) return remembered as HookHeads
+    const heads = hookHeads({ kind: 'hook', type: hook, name, plugin, startMs: 0, durationMs: 0, ended: true })
+    if (remember) siteHeadsMemo.set(site, heads)
+    return heads
+  }
+  // A handler's plugin is its route (as the timeline reads it): its span is named after it.
+  const byRoute = (remembered as Map<string, HookHeads> | undefined) ?? new Map<string, HookHeads>()
+  if (remember && remembered === undefined) siteHeadsMemo.set(site, byRoute)
+  const routed = route ?? ''
+  let heads = byRoute.get(routed)
+  if (heads === undefined) {
+    heads = hookHeads({ kind: 'handler', type: 'handler', name, plugin: routed, startMs: 0, durationMs: 0, ended: true })
+    if (byRoute.size < MAX_ROUTES_A_HANDLER) byRoute.set(routed, heads)
+  }
+  return heads
+}
+
+/** The hook runs of a profile read as stored when they are in the timeline's order (no item a run), else through its items. */
+function hookSpansOf (source: HookSource, route: string | null): HookSpans {
+  if ('stored' in source && inOrder(source.stored.runs)) {
+    const own = 'sites' in source.stored
+    const sites = own ? (source.stored as StoredRuns).sites : source.processSites ?? []
+    const runs = source.stored.runs
+    const heads: HookHeads[] = []
+    for (let at = 0; at + 2 < runs.length; at += 3) {
+      const named = runs[at] as number
+      // A profile's own sites are its own objects: not remembered (its process's are).
+      heads.push(headsOfSite(sites[named >= 0 ? named : -1 - named] ?? UNNAMED_SITE, route, !own))
+    }
+    return { runs, heads }
+  }
+  const items = hookItems(source, route)
+  return { runs: runsOf(items), heads: items.map(hookHeads) }
+}
+
+/** The spans of one kept profile written into `writer`; how many. */
+export function writeProfileSpans (writer: ProtoWriter, record: ProfileRecord, panels: ExportedPanels, source: HookSource): number {
   const trace = panels.request?.trace
   const statements = panels.db?.statements ?? []
-  const spanCount = 1 + hooks.length + statements.length
+  const { runs, heads } = hookSpansOf(source, record.route)
+  const spanCount = 1 + heads.length + statements.length
   // One more slot for the remote parent's id, when the request came with one.
   const traceIds = new TraceIds(spanCount + (trace === undefined ? 0 : 1))
   traceIds.trace(trace?.traceId)
   const ids = traceIds.bytes
   const startMs = Math.floor(record.id / ID_SLOTS_PER_MS)
   const endNs = ns(record.durationMs)
-  const events = spanEvents(panels, hooks, endNs)
+  const events = spanEvents(panels, runs, endNs)
   attributes.writer = writer
 
   // The SERVER span.
@@ -209,16 +267,16 @@ export function writeProfileSpans (writer: ProtoWriter, record: ProfileRecord, p
   if (error !== null) writeStatus(writer, error)
   writer.close()
 
-  for (let index = 0; index < hooks.length; index++) {
-    const item = hooks[index] as TimelineItem
-    const startNs = ns(item.startMs)
-    const heads = hookHeads(item)
+  for (let index = 0; index < heads.length; index++) {
+    const site = heads[index] as HookHeads
+    const startNs = ns(runs[3 * index + 1] as number)
+    const endAtNs = startNs + ns(runs[3 * index + 2] as number)
     if (events.length === 0) {
-      writeHead(writer, heads.whole, ids, traceIds.span(index + 1), rootAt, startMs, startNs, startNs + ns(item.durationMs))
+      writeHead(writer, site.whole, ids, traceIds.span(index + 1), rootAt, startMs, startNs, endAtNs)
       continue
     }
     writer.open(SCOPE_SPANS_SPANS, SPAN_LENGTH_BYTES)
-    writeHead(writer, heads.head, ids, traceIds.span(index + 1), rootAt, startMs, startNs, startNs + ns(item.durationMs))
+    writeHead(writer, site.head, ids, traceIds.span(index + 1), rootAt, startMs, startNs, endAtNs)
     writeEvents(writer, events, index + 1, startMs)
     writer.close()
   }
@@ -227,9 +285,9 @@ export function writeProfileSpans (writer: ProtoWriter, record: ProfileRecord, p
   for (let index = 0; index < statements.length; index++) {
     const statement = statements[index] as DbStatement
     const startNs = ns(statement.startMs)
-    const parentAt = TRACE_ID_BYTES + enclosingSpan(hooks, startNs) * SPAN_ID_BYTES
+    const parentAt = TRACE_ID_BYTES + enclosingSpan(runs, startNs) * SPAN_ID_BYTES
     writer.open(SCOPE_SPANS_SPANS, SPAN_LENGTH_BYTES)
-    writeHead(writer, statementHeadOf(statement, system), ids, traceIds.span(1 + hooks.length + index), parentAt, startMs, startNs, startNs + ns(statement.durationMs))
+    writeHead(writer, statementHeadOf(statement, system), ids, traceIds.span(1 + heads.length + index), parentAt, startMs, startNs, startNs + ns(statement.durationMs))
     runAttributes(statement, attributes)
     if (statement.error !== null) writeStatus(writer, statement.error)
     writer.close()

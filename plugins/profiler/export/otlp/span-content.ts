@@ -5,7 +5,8 @@
 // the profile's token and link go under `profiler.*` (no convention exists for them).
 import { parseUrl } from '../../../../lib/parse-url.js'
 import type { ProfileRecord } from '../../profile.js'
-import type { TimelineItem } from '../../panels/timeline/schema.js'
+import { hookItemsOf } from '../../panels/timeline/collect.js'
+import type { StoredRuns, StoredSite, StoredSiteRuns, TimelineItem } from '../../panels/timeline/schema.js'
 import type { DbData, DbStatement } from '../../panels/db/schema.js'
 import type { RequestData } from '../../panels/request/schema.js'
 
@@ -199,28 +200,42 @@ export function runAttributes (statement: DbStatement, sink: AttributeSink): voi
   if (statement.error !== null) sink.string(KEYS.errorType, '_OTHER')
 }
 
+/** A profile's hook and handler runs: as the timeline stores them (its runs, and the sites they name when they are its process's), or as items. */
+export type HookSource = { stored: StoredRuns | StoredSiteRuns, processSites: readonly StoredSite[] | undefined } | { items: readonly TimelineItem[] }
+
+/** The runs as items, in the timeline's order. */
+export function hookItems (source: HookSource, route: string | null): readonly TimelineItem[] {
+  return 'items' in source ? source.items : hookItemsOf(source.stored, route, source.processSites)
+}
+
+/** Items' times as stored runs are: three numbers a run (its site, here 0; its start; its duration, ms). */
+export function runsOf (items: readonly TimelineItem[]): number[] {
+  const runs: number[] = []
+  for (const item of items) runs.push(0, item.startMs, item.durationMs)
+  return runs
+}
+
 /**
  * The slot of the hook or handler span running at `atNs` (the innermost: the last one in the
  * timeline's order), counting the SERVER span as 0 and the hooks from 1: where a statement or a
- * log line hangs.
+ * log line hangs. `runs`: three numbers a hook run (stored runs, runsOf), in the timeline's order.
  */
-export function enclosingSpan (hooks: readonly TimelineItem[], atNs: number): number {
+export function enclosingSpan (runs: readonly number[], atNs: number): number {
   let found = 0
-  for (let index = 0; index < hooks.length; index++) {
-    const item = hooks[index] as TimelineItem
-    const startNs = ns(item.startMs)
-    if (startNs <= atNs && atNs <= startNs + ns(item.durationMs)) found = index + 1
+  for (let at = 0; at + 2 < runs.length; at += 3) {
+    const startNs = ns(runs[at + 1] as number)
+    if (startNs <= atNs && atNs <= startNs + ns(runs[at + 2] as number)) found = at / 3 + 1
   }
   return found
 }
 
 /** The events of a profile's spans, with the slot (enclosingSpan's) of the span each goes to: log lines at warn and above, the exception on the SERVER span. */
-export function spanEvents (panels: ExportedPanels, hooks: readonly TimelineItem[], endNs: number): Array<[slot: number, event: SpanEvent]> {
+export function spanEvents (panels: ExportedPanels, runs: readonly number[], endNs: number): Array<[slot: number, event: SpanEvent]> {
   const events: Array<[number, SpanEvent]> = []
   for (const line of panels.logs?.lines ?? []) {
     if (!EXPORTED_LOG_LEVELS.has(line.level)) continue
     const atNs = ns(line.offsetMs)
-    events.push([enclosingSpan(hooks, atNs), { atNs, name: 'log', attributes: [['log.severity', line.level], ['log.message', line.message]] }])
+    events.push([enclosingSpan(runs, atNs), { atNs, name: 'log', attributes: [['log.severity', line.level], ['log.message', line.message]] }])
   }
   const exception = panels.exception ?? null
   if (exception !== null) {

@@ -3,12 +3,11 @@
 // Each trace is encoded once, when it is offered, as its spans' frames; a request is those frames
 // under one resource and one scope, put together when it is sent.
 import type { ProfileRecord } from '../../profile.js'
-import type { TimelineItem } from '../../panels/timeline/schema.js'
 import { profileTrace, type ExportSpan, type ExportTrace } from './profile-spans.js'
 import { writeProfileSpans } from './protobuf-profile.js'
 import { joinedNeighbours, lengthPrefix, ProtoWriter } from './protobuf-writer.js'
 import { isInt64, STATUS_ERROR, writeAttributes } from './protobuf-spans.js'
-import type { AttributeValue, Attributes, ExportedPanels } from './span-content.js'
+import { hookItems, type AttributeValue, type Attributes, type ExportedPanels, type HookSource } from './span-content.js'
 import { SPAN_ID_BYTES, TRACE_ID_BYTES } from './trace-ids.js'
 
 export interface EncodedTrace {
@@ -17,8 +16,8 @@ export interface EncodedTrace {
   spans: number
 }
 
-/** A kept profile to export: its row, its panels as collected, its timeline's hook and handler items (in the timeline's order). */
-interface ExportedProfile { record: ProfileRecord, panels: ExportedPanels, hooks: readonly TimelineItem[] }
+/** A kept profile to export: its row, its panels as collected, its timeline's hook and handler runs. */
+interface ExportedProfile { record: ProfileRecord, panels: ExportedPanels, hooks: HookSource }
 
 export interface TraceEncoding {
   contentType: string
@@ -114,7 +113,7 @@ export function jsonEncoding (resource: Record<string, string>, scope: ScopeInfo
   const comma = Buffer.from(',')
   return {
     contentType: 'application/json',
-    encode: ({ record, panels, hooks }) => jsonTrace(profileTrace(record, panels, hooks)),
+    encode: ({ record, panels, hooks }) => jsonTrace(profileTrace(record, panels, hookItems(hooks, record.route))),
     request: traces => {
       const parts: Buffer[] = [head]
       traces.forEach((trace, index) => {
