@@ -1,8 +1,8 @@
 // run-suite: shares a process
 // The protobuf export writes a profile's spans straight from the profile (protobuf-profile.ts), with
 // heads of spans encoded once and copied, its hook runs read as stored. Over generated profiles
-// (hook runs as items, as runs naming their own sites or their process's, in order or not, never
-// ended, naming a missing site; any Unicode in URLs, SQL,
+// (hook runs as items, as runs naming their own sites or their process's, in ms or in µs, in order
+// or not, never ended, naming a missing site; any Unicode in URLs, SQL,
 // parameters, headers, log lines and exceptions; unparseable URLs; unknown methods; hook sites,
 // statements and routes that come back with other kinds and engines; remote parents and tracestates;
 // long texts that fill the writer's arenas), the request it makes decodes with the decoder generated
@@ -14,7 +14,7 @@ import { isDeepStrictEqual } from 'node:util'
 import fc from 'fast-check'
 import t from 'tap'
 import type { ProfileRecord } from '../../plugins/profiler/profile.js'
-import { PROCESS_SITES_FORM, RUNS_FORM, type StoredSite, type TimelineItem } from '../../plugins/profiler/panels/timeline/schema.js'
+import { MICROSECOND_RUNS_FORM, RUNS_FORM, type StoredSite, type StoredSiteRuns, type TimelineItem } from '../../plugins/profiler/panels/timeline/schema.js'
 import { profileTrace } from '../../plugins/profiler/export/otlp/profile-spans.js'
 import { hookItems, type ExportedPanels, type HookSource } from '../../plugins/profiler/export/otlp/span-content.js'
 import { protobufEncoding } from '../../plugins/profiler/export/otlp/trace-encoding.js'
@@ -92,7 +92,12 @@ const stored = { sendMs: 0, omittedHooks: 0, hooksTimed: true }
 const hooks: fc.Arbitrary<HookSource> = fc.oneof(
   fc.array(hook, { maxLength: 8 }).map(items => ({ items })),
   fc.array(site, { maxLength: 5 }).chain(sites => runsFor(sites.length).map(runs => ({ stored: { v: RUNS_FORM as typeof RUNS_FORM, sites, runs, ...stored }, processSites: undefined }))),
-  fc.constantFrom(...PROCESS_SITE_LISTS).chain(sites => runsFor(sites.length).map(runs => ({ stored: { v: PROCESS_SITES_FORM as typeof PROCESS_SITES_FORM, runs, ...stored }, processSites: sites })))
+  // Their process's sites, the runs in ms (the first form) or in whole µs (MICROSECOND_RUNS_FORM).
+  fc.constantFrom(...PROCESS_SITE_LISTS).chain(sites => runsFor(sites.length).map(runs => ({ stored: { v: 3 as StoredSiteRuns['v'], runs, ...stored }, processSites: sites }))),
+  fc.constantFrom(...PROCESS_SITE_LISTS).chain(sites => runsFor(sites.length).map(runs => ({
+    stored: { v: MICROSECOND_RUNS_FORM as StoredSiteRuns['v'], runs: runs.map((value, at) => at % 3 === 0 ? value : Math.round(value * 1000)), ...stored },
+    processSites: sites
+  })))
 )
 const profile = fc.record({ record, panels, hooks })
 
