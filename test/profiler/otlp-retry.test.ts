@@ -8,7 +8,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Worker } from 'node:worker_threads'
 import type { FastifyInstance } from 'fastify'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { buildTestApp } from '../helpers/app.js'
 import { otlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js'
 import { startedWorkers } from '../helpers/started-workers.js'
@@ -46,6 +46,15 @@ async function sum (app: FastifyInstance, tokens: string[]): Promise<number> {
   let total = 0
   for (const token of tokens) total += await spansOf(app, token)
   return total
+}
+
+/** The bytes of a request of one poll's trace (the receiver's first): an app of its own sends one. */
+async function oneTraceBytes (t: Test, receiver: OtlpReceiver): Promise<number> {
+  const probe = await buildTestApp(t, { PROFILER_OTLP_ENDPOINT: receiver.url }, undefined, { profiler: { otlpTuning: { delayMs: 5 } } })
+  await poll(probe)
+  await probe.profileStore.flush()
+  await waitFor(() => receiver.received.length === 1, { what: 'one trace, to know its size' })
+  return receiver.received[0]?.body.length ?? 0
 }
 
 t.jobs = 2
@@ -162,11 +171,7 @@ t.test('a writer thread that dies with spans waiting: they are counted as droppe
 
 t.test('bounded in bytes: requests split at the request bound; traces that find the queue full are dropped and counted', async t => {
   const receiver = await otlpReceiver(t)
-  const probe = await buildTestApp(t, { PROFILER_OTLP_ENDPOINT: receiver.url }, undefined, { profiler: { otlpTuning: { delayMs: 5 } } })
-  await poll(probe)
-  await probe.profileStore.flush()
-  await waitFor(() => receiver.received.length === 1, { what: 'one trace, to know its size' })
-  const traceBytes = receiver.received[0]?.body.length ?? 0
+  const traceBytes = await oneTraceBytes(t, receiver)
   // Room for two traces a request; the queue holds all five made at once.
   const split = await buildTestApp(t, { PROFILER_OTLP_ENDPOINT: receiver.url }, undefined, { profiler: { otlpTuning: { delayMs: 200, maxRequestBytes: Math.floor(traceBytes * 2.5) } } })
   const five: string[] = []
@@ -190,6 +195,23 @@ t.test('bounded in bytes: requests split at the request bound; traces that find 
   t.match(page, `<p class="error-message" id="otlp-export">Kept profiles are sent as traces to ${receiver.url}/v1/traces (http/protobuf): 0 span(s) exported, ${droppedSpans} dropped, 0 waiting; failing since`, 'the listing page says it')
   const stored = (await listing(full)).tokens
   t.ok(dropped.every(token => stored.includes(token)), 'their profiles stored all the same')
+})
+
+t.test('a request\'s worth queued goes out at once, without waiting for the rest of the delay', async t => {
+  const receiver = await otlpReceiver(t)
+  const traceBytes = await oneTraceBytes(t, receiver)
+  // A delay no test waits for, and room for two traces a request.
+  const app = await buildTestApp(t, { PROFILER_OTLP_ENDPOINT: receiver.url }, undefined, { profiler: { otlpTuning: { delayMs: 600_000, maxRequestBytes: Math.floor(traceBytes * 2.5) } } })
+  // The first trace alone starts the delay (flush: offered to the export once stored)...
+  const first = await poll(app)
+  await app.profileStore.flush()
+  t.same(tokensTaken(receiver).includes(first), false, 'the first trace waits')
+  // ...three more make more than a request's worth: the first two go now.
+  const more = [await poll(app), await poll(app), await poll(app)]
+  await app.profileStore.flush()
+  await waitFor(() => tokensTaken(receiver).includes(first), { what: 'a request before the delay ends' })
+  t.same(tokensTaken(receiver).slice(1, 3), [first, more[0]], 'the oldest two, in one request')
+  t.ok((receiver.received.at(-1)?.body.length ?? 0) <= traceBytes * 2.5 + 512, 'within the request bound')
 })
 
 t.test('a collector that answers a byte at a time: the request ends at OTEL_EXPORTER_OTLP_TIMEOUT, is retried, nothing blocks', async t => {

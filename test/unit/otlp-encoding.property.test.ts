@@ -1,20 +1,25 @@
 // run-suite: shares a process
-// The OTLP encoders over generated traces: whatever the names, attribute values (any Unicode, any
-// number, booleans), ids, times (epoch ns past 2^53) and sizes, the protobuf body decodes with the
-// decoder generated from the official opentelemetry-proto definitions to exactly what was encoded,
-// and so does the JSON body read into the same generated type (test/helpers/otlp-decode.ts).
+// The OTLP encodings over generated traces of span objects: whatever the names, attribute values (any
+// Unicode, any number, booleans), ids, times (epoch ns past 2^53) and sizes, the protobuf body (the
+// protobuf writer, its attributes and the request around the spans, the spans written field by
+// field: test/helpers/otlp-span-objects.ts) decodes with the decoder generated from the official
+// opentelemetry-proto definitions to exactly what was encoded, and so does the JSON body read into
+// the same generated type (test/helpers/otlp-decode.ts). The spans the protobuf export writes
+// straight from profiles are compared with these: otlp-profile-encoding.property.test.ts.
 import { isDeepStrictEqual } from 'node:util'
 import fc from 'fast-check'
 import t from 'tap'
-import { jsonEncoding, protobufEncoding } from '../../plugins/profiler/export/otlp/trace-encoding.js'
-import type { Attributes, ExportSpan, ExportTrace } from '../../plugins/profiler/export/otlp/profile-spans.js'
+import { jsonEncoding, jsonTrace, protobufEncoding } from '../../plugins/profiler/export/otlp/trace-encoding.js'
+import type { ExportSpan, ExportTrace } from '../../plugins/profiler/export/otlp/profile-spans.js'
+import type { Attributes } from '../../plugins/profiler/export/otlp/span-content.js'
 import { decodeJson, decodeProtobuf, type DecodedRequest } from '../helpers/otlp-decode.js'
+import { spanObjectFrames } from '../helpers/otlp-span-objects.js'
 
 const bytes = (length: number): fc.Arbitrary<Buffer> => fc.uint8Array({ minLength: length, maxLength: length }).map(array => Buffer.from(array))
 const text = fc.string({ unit: 'grapheme', maxLength: 40 })
 const value = fc.oneof(text, fc.boolean(), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), fc.double({ noNaN: true, noDefaultInfinity: true }).filter(number => !Number.isSafeInteger(number) || number < 0))
 const attributes: fc.Arbitrary<Attributes> = fc.uniqueArray(fc.tuple(fc.string({ minLength: 1, maxLength: 20 }), value), { selector: ([key]) => key, maxLength: 8 })
-// A frozen list is one shared by spans (a hook site's): the protobuf encoding writes it once and copies its bytes after.
+// A frozen list is one shared by spans (a hook site's).
 const spanAttributes: fc.Arbitrary<Attributes> = fc.tuple(attributes, fc.boolean()).map(([list, shared]) => shared ? Object.freeze(list) as Attributes : list)
 const offset = fc.integer({ min: 0, max: 3_600_000_000_000 })
 type SpanBody = Omit<ExportSpan, 'spanId' | 'parentSpanId'>
@@ -70,15 +75,15 @@ function expected (traces: ExportTrace[], resourceAttributes: Record<string, str
   }
 }
 
-for (const [name, encodingOf, decode] of [['protobuf', protobufEncoding, decodeProtobuf], ['JSON', jsonEncoding, decodeJson]] as const) {
+for (const [name, encodingOf, encode, decode] of [['protobuf', protobufEncoding, spanObjectFrames, decodeProtobuf], ['JSON', jsonEncoding, jsonTrace, decodeJson]] as const) {
   t.test(`${name}: the official decoder reads back exactly what was encoded`, async t => {
     fc.assert(fc.property(fc.array(trace, { minLength: 1, maxLength: 3 }), resource, (traces, resourceAttributes) => {
       const encoding = encodingOf(resourceAttributes, { name: 'scope', version: '1.2.3' })
-      // Each trace encoded twice: the second time, a shared (frozen) attribute list is copied as first
-      // encoded, and so is a span of it (its template); then renamed: the same list, another span.
+      // Each trace encoded twice, then renamed (the same attribute lists, other spans): one request of
+      // many traces whose parts lie side by side in the writer's arena.
       const renamed = traces.map(one => ({ ...one, spans: one.spans.map(item => ({ ...item, name: `${item.name}!` })) }))
       const twice = [...traces, ...traces, ...renamed]
-      const body = Buffer.concat(encoding.request(twice.map(one => encoding.encode(one))))
+      const body = Buffer.concat(encoding.request(twice.map(one => encode(one))))
       const decoded = decode(body)
       if (isDeepStrictEqual(decoded, [expected(twice, resourceAttributes)])) return true
       t.same(decoded, [expected(twice, resourceAttributes)])
@@ -96,7 +101,7 @@ t.test('protobuf: one encoding for many requests, its arenas filling up in the m
   const bigTrace = traceOf(spanBody.chain(item => fc.tuple(long, long).map(([name, error]) => ({ ...item, name, error }))))
   let bytes = 0
   fc.assert(fc.property(fc.array(bigTrace, { minLength: 1, maxLength: 3 }), traces => {
-    const encoded = traces.map(one => encoding.encode(one))
+    const encoded = traces.map(one => spanObjectFrames(one))
     bytes += encoded.reduce((sum, one) => sum + one.frames.length, 0)
     const decoded = decodeProtobuf(Buffer.concat(encoding.request(encoded)))
     if (isDeepStrictEqual(decoded, [expected(traces, resourceAttributes)])) return true

@@ -72,6 +72,8 @@ export class OtlpExporter {
   private sending: Batch | null = null
   private attempt: Promise<void> | null = null
   private timer: NodeJS.Timeout | null = null
+  /** The timer running is one of no delay (a request's worth was queued). */
+  private sendingNow = false
   /** Cancels the request in flight when the service closes. */
   private readonly closing = new AbortController()
   private closed = false
@@ -152,10 +154,23 @@ export class OtlpExporter {
     this.queuedSpans += batch.spans
   }
 
+  /**
+   * Sends the next batch after the delay, or at once when a request's worth is queued: also when the
+   * delay's timer is running already (a busy service fills a request long before the delay ends, and
+   * traces held for the whole delay kept the writer's heap collecting in full: at 2,000 req/s, 7
+   * Mark-Compacts in 8 s when waiting for the 1 s delay, 0-1 when sent at once, as without export).
+   */
   private schedule (): void {
-    if (this.closed || this.timer !== null || this.sending !== null || this.queue.length === 0) return
+    if (this.closed || this.sending !== null || this.queue.length === 0) return
     const full = this.bytes >= this.tuning.maxRequestBytes
+    if (this.timer !== null) {
+      // With nothing being sent, the timer running is the delay's (a retry's runs while its batch is being sent).
+      if (!full || this.sendingNow) return
+      clearTimeout(this.timer)
+    }
+    this.sendingNow = full
     this.timer = setTimeout(() => {
+      this.sendingNow = false
       this.timer = null
       this.sending = this.nextBatch()
       this.send()

@@ -3,11 +3,10 @@
 import type { OtlpSettings } from '../../../../lib/otlp-environment.js'
 import type { ProfileRecord } from '../../profile.js'
 import { fromStoredPanels } from '../../panels/stored-panels.js'
-import { hookItemsOf } from '../../panels/timeline/collect.js'
 import { timelinePanel } from '../../panels/timeline/index.js'
-import { PROCESS_SITES, type StoredRuns, type StoredSite, type StoredSiteRuns, type TimelineData, type TimelineItem } from '../../panels/timeline/schema.js'
+import { PROCESS_SITES, type StoredRuns, type StoredSite, type StoredSiteRuns, type TimelineData } from '../../panels/timeline/schema.js'
 import { OtlpExporter, type ExportState, type ExportTuning } from './exporter.js'
-import { profileTrace, type ExportedPanels } from './profile-spans.js'
+import type { ExportedPanels, HookSource } from './span-content.js'
 import { jsonEncoding, protobufEncoding, type ScopeInfo } from './trace-encoding.js'
 
 export interface ExportSettings {
@@ -25,20 +24,16 @@ export interface ProfileExport {
   close: () => Promise<void>
 }
 
-/** The hook and handler runs of collected panels: the timeline's record read as its items would be, without building the rest of the timeline. */
-function hooksOf (panels: Record<string, unknown>, route: string | null): TimelineItem[] {
-  const timeline = panels[timelinePanel.name] as StoredRuns | StoredSiteRuns | undefined
-  if (timeline === undefined) return []
-  return hookItemsOf(timeline, route, panels[PROCESS_SITES] as StoredSite[] | undefined)
-}
-
 /** The panels the export reads and the timeline's hook runs; the collected panels as they are (a copy of a dozen keys cost more than the hooks' items). */
-function panelsOf ({ record, panels }: StoredForExport): [ExportedPanels, readonly TimelineItem[]] {
-  if (panels !== null) return [panels, hooksOf(panels, record.route)]
+function panelsOf ({ record, panels }: StoredForExport): [ExportedPanels, HookSource] {
+  if (panels !== null) {
+    const stored = panels[timelinePanel.name] as StoredRuns | StoredSiteRuns | undefined
+    return [panels, stored === undefined ? { items: [] } : { stored, processSites: panels[PROCESS_SITES] as StoredSite[] | undefined }]
+  }
   const row = { method: record.method, url: record.url, route: record.route, status: record.statusCode, durationMs: record.durationMs, queries: record.queryCount ?? 0, queryMs: record.queryMs ?? 0 }
   // A profile queued whole (seeded, imported) may hold an older stored form of the timeline: read back as a reader reads it.
   const read = fromStoredPanels(JSON.parse(record.panels) as Record<string, unknown>, row) as ExportedPanels & { timeline?: TimelineData }
-  return [read, (read.timeline?.items ?? []).filter(item => item.kind !== 'statement')]
+  return [read, { items: (read.timeline?.items ?? []).filter(item => item.kind !== 'statement') }]
 }
 
 /** `report` hears every change of the counts; `started` the first, before any profile is offered. */
@@ -48,7 +43,11 @@ export function startProfileExport (settings: ExportSettings, report: (state: Ex
   started(exporter.snapshot())
   return {
     offer: profiles => {
-      if (profiles.length > 0) exporter.offer(profiles.map(profile => () => encoding.encode(profileTrace(profile.record, ...panelsOf(profile)))))
+      if (profiles.length === 0) return
+      exporter.offer(profiles.map(profile => () => {
+        const [panels, hooks] = panelsOf(profile)
+        return encoding.encode({ record: profile.record, panels, hooks })
+      }))
     },
     close: async () => {
       await exporter.close()

@@ -35,7 +35,7 @@ export function utf8Length (value: string): number {
 }
 
 /** `value` (a non-negative integer up to 2^53) as a varint into `buffer` at `at`, which has room; the position after it. */
-function writeVarint (buffer: Buffer, at: number, value: number): number {
+export function writeVarint (buffer: Buffer, at: number, value: number): number {
   while (value >= 0x80) {
     buffer[at++] = (value % 128) | 0x80
     value = Math.floor(value / 128)

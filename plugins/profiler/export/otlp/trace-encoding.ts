@@ -2,9 +2,13 @@
 // collector/trace/v1/trace_service.proto, docs/specification.md "JSON Protobuf Encoding").
 // Each trace is encoded once, when it is offered, as its spans' frames; a request is those frames
 // under one resource and one scope, put together when it is sent.
-import { SPAN_ID_BYTES, TRACE_ID_BYTES, type AttributeValue, type Attributes, type ExportSpan, type ExportTrace } from './profile-spans.js'
+import type { ProfileRecord } from '../../profile.js'
+import { profileTrace, type ExportSpan, type ExportTrace } from './profile-spans.js'
+import { writeProfileSpans } from './protobuf-profile.js'
 import { joinedNeighbours, lengthPrefix, ProtoWriter } from './protobuf-writer.js'
-import { isInt64, STATUS_ERROR, writeAttributes, writeSpan } from './protobuf-spans.js'
+import { isInt64, STATUS_ERROR, writeAttributes } from './protobuf-spans.js'
+import { hookItems, type AttributeValue, type Attributes, type ExportedPanels, type HookSource } from './span-content.js'
+import { SPAN_ID_BYTES, TRACE_ID_BYTES } from './trace-ids.js'
 
 export interface EncodedTrace {
   /** The spans' frames: protobuf ScopeSpans.spans fields, or JSON span objects joined by commas. */
@@ -12,9 +16,12 @@ export interface EncodedTrace {
   spans: number
 }
 
+/** A kept profile to export: its row, its panels as collected, its timeline's hook and handler runs. */
+interface ExportedProfile { record: ProfileRecord, panels: ExportedPanels, hooks: HookSource }
+
 export interface TraceEncoding {
   contentType: string
-  encode: (trace: ExportTrace) => EncodedTrace
+  encode: (profile: ExportedProfile) => EncodedTrace
   /** The request body holding these traces' spans, as the buffers to write one after the other. */
   request: (traces: EncodedTrace[]) => Buffer[]
 }
@@ -42,10 +49,10 @@ export function protobufEncoding (resource: Record<string, string>, scope: Scope
   const scopeFrame = writer.take()
   return {
     contentType: 'application/x-protobuf',
-    encode: trace => {
+    encode: ({ record, panels, hooks }) => {
       writer.restart()
-      for (const span of trace.spans) writeSpan(writer, trace, span)
-      return { frames: writer.take(), spans: trace.spans.length }
+      const spans = writeProfileSpans(writer, record, panels, hooks)
+      return { frames: writer.take(), spans }
     },
     request: traces => {
       const scopeSpansLength = scopeFrame.length + traces.reduce((sum, trace) => sum + trace.frames.length, 0)
@@ -90,6 +97,12 @@ function jsonSpan (trace: ExportTrace, traceId: string, span: ExportSpan): Recor
   return json
 }
 
+/** A trace's spans as OTLP/JSON span objects joined by commas. */
+export function jsonTrace (trace: ExportTrace): EncodedTrace {
+  const traceId = trace.ids.toString('hex', 0, TRACE_ID_BYTES)
+  return { frames: Buffer.from(trace.spans.map(span => JSON.stringify(jsonSpan(trace, traceId, span))).join(',')), spans: trace.spans.length }
+}
+
 /**
  * application/json, as OTLP/JSON differs from proto3's JSON: ids in hex (not base64), enums as
  * integers, lowerCamelCase keys, 64-bit integers as decimal strings.
@@ -100,10 +113,7 @@ export function jsonEncoding (resource: Record<string, string>, scope: ScopeInfo
   const comma = Buffer.from(',')
   return {
     contentType: 'application/json',
-    encode: trace => {
-      const traceId = trace.ids.toString('hex', 0, TRACE_ID_BYTES)
-      return { frames: Buffer.from(trace.spans.map(span => JSON.stringify(jsonSpan(trace, traceId, span))).join(',')), spans: trace.spans.length }
-    },
+    encode: ({ record, panels, hooks }) => jsonTrace(profileTrace(record, panels, hookItems(hooks, record.route))),
     request: traces => {
       const parts: Buffer[] = [head]
       traces.forEach((trace, index) => {
