@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import { noNul } from '../../../../lib/postgres/text.js'
-import type { ProfileRecord } from '../../profile.js'
+import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../profile.js'
 import { ROW_COUNT_COLUMNS, ROW_COUNT_PG_TYPES, rowCountValues } from '../../row-counts.js'
 import { storedSearchForm } from '../url-search-form.js'
 import type { Partitions } from './partitions.js'
@@ -16,9 +16,26 @@ const PREPARED_SIZES = 8
 // The row's counts (row-counts.ts) follow the profiles' fixed columns: $12 on, one array each, then the trace id.
 const COUNTS = ROW_COUNT_COLUMNS.join(', ')
 const TRACE = 12 + ROW_COUNT_COLUMNS.length
-/** The parameters after the profiles' columns: the per-process panels, the URLs' search forms, the partitions' counts. */
-const [PROCESS_KEYS, PROCESS_PANELS, PROCESS_LAST_IDS, SEARCH_FORMS, COUNT_PARTITIONS, COUNT_ADDED] = Array.from({ length: 6 }, (_, i) => `$${TRACE + 1 + i}`)
-const FIXED_PARAMETERS = TRACE + 6
+/**
+ * The parameters after the profiles' columns: the per-process panels, the URLs' search forms, the
+ * partitions' counts, and the ids a key's newest-profile bound is raised in (NEWEST_BOUND).
+ */
+const [PROCESS_KEYS, PROCESS_PANELS, PROCESS_LAST_IDS, SEARCH_FORMS, COUNT_PARTITIONS, COUNT_ADDED, BOUND_IDS, PARTITION_IDS] = Array.from({ length: 8 }, (_, i) => `$${TRACE + 1 + i}`)
+const FIXED_PARAMETERS = TRACE + 8
+
+/**
+ * A URL's or IP's newest profile is a bound from above (`last_id`: the reader reads the partitions up
+ * to it, the sweep deletes the row once the horizon passes it), raised to the end of the ten seconds
+ * of ids the newer profile is in (never past its partition's end), not to the profile's id. Raised
+ * to each batch's newest id, a URL or IP seen in every batch had its row rewritten every batch, with
+ * new entries in each of its indexes (last_id is indexed: no HOT update), its trigrams' among them:
+ * half of the store statement's server time at PROFILER_SAMPLE=0.01, a fifth with every request
+ * kept (issue 38). A new key's row still has its exact ids: a URL seen once is swept as soon as its
+ * profile is pruned.
+ */
+const BOUND_MS = 10_000
+const NEWEST_BOUND = (newest: string, table: string): string => `GREATEST(${table}.last_id,
+      LEAST((${newest} / ${BOUND_IDS}::bigint + 1) * ${BOUND_IDS}::bigint, (${newest} / ${PARTITION_IDS}::bigint + 1) * ${PARTITION_IDS}::bigint) - 1)`
 
 /** The profiles' rows (their panels are in profile_data). */
 const PROFILE_ROWS = `profile_rows AS (INSERT INTO profiles (id, token, deployment, parent_token, type, ip, method, url, status_code, duration_ms, route,
@@ -36,10 +53,11 @@ const PROFILE_ROWS = `profile_rows AS (INSERT INTO profiles (id, token, deployme
  * instance writing into the partition takes, are held only while the rest commits. The parts of one
  * statement run in an order PostgreSQL does not promise: each part reads what the one before it
  * returned (a `count(*)` that is never negative), which makes the server finish that one first.
- * - The distinct URLs and IPs, with the oldest and newest profile of each (the reader's substring
- *   searches start there: migration 003; batches of other instances, or retried ones, may hold older
- *   ids), each URL with its search form (url-search-form.ts, the trigram index's: migration 012; a
- *   row written before that migration gets its form when its URL comes again).
+ * - The distinct URLs and IPs, with the oldest profile of each and a bound on the newest
+ *   (NEWEST_BOUND; the reader's substring searches start there: migration 003; batches of other
+ *   instances, or retried ones, may hold older ids), each URL with its search form
+ *   (url-search-form.ts, the trigram index's: migration 012; a row written before that migration
+ *   gets its form when its URL comes again).
  * - The per-process panels, once per key with the newest profile naming each (migration 008): always
  *   an update on conflict, never nothing, so that the row is locked until the batch commits and a
  *   sweep at the same time waits and then sees the new `last_id`. (None when no profile names any:
@@ -50,7 +68,7 @@ const PROFILE_ROWS = `profile_rows AS (INSERT INTO profiles (id, token, deployme
 const SHARED_ROWS = `url_rows AS (INSERT INTO profile_urls (hash, url, search_url, first_id, last_id)
   SELECT hashtextextended(url, 0), (array_agg(url ORDER BY url))[1], (array_agg(search_url ORDER BY url))[1], min(id), max(id)
   FROM unnest($1::bigint[], $8::text[], ${SEARCH_FORMS}::text[]) AS t (id, url, search_url) GROUP BY 1 ORDER BY 1
-  ON CONFLICT (hash) DO UPDATE SET first_id = LEAST(profile_urls.first_id, excluded.first_id), last_id = GREATEST(profile_urls.last_id, excluded.last_id),
+  ON CONFLICT (hash) DO UPDATE SET first_id = LEAST(profile_urls.first_id, excluded.first_id), last_id = ${NEWEST_BOUND('excluded.last_id', 'profile_urls')},
       search_url = CASE WHEN profile_urls.url = excluded.url THEN excluded.search_url ELSE profile_urls.search_url END
     WHERE excluded.first_id < profile_urls.first_id OR excluded.last_id > profile_urls.last_id
       OR (profile_urls.url = excluded.url AND profile_urls.search_url IS DISTINCT FROM excluded.search_url)
@@ -58,7 +76,7 @@ const SHARED_ROWS = `url_rows AS (INSERT INTO profile_urls (hash, url, search_ur
 ip_rows AS (INSERT INTO profile_ips (ip, first_id, last_id)
   SELECT ip, min(id), max(id) FROM unnest($1::bigint[], $6::text[]) AS t (id, ip)
   WHERE (SELECT count(*) FROM url_rows) >= 0 GROUP BY 1 ORDER BY 1
-  ON CONFLICT (ip) DO UPDATE SET first_id = LEAST(profile_ips.first_id, excluded.first_id), last_id = GREATEST(profile_ips.last_id, excluded.last_id)
+  ON CONFLICT (ip) DO UPDATE SET first_id = LEAST(profile_ips.first_id, excluded.first_id), last_id = ${NEWEST_BOUND('excluded.last_id', 'profile_ips')}
     WHERE excluded.first_id < profile_ips.first_id OR excluded.last_id > profile_ips.last_id
   RETURNING 1),
 process_rows AS (INSERT INTO profile_processes (key, panels, last_id)
@@ -119,7 +137,8 @@ export async function storeProfiles (client: pg.PoolClient, stored: ProfileRecor
     stored.map(p => noNul(p.ip)), stored.map(p => noNul(p.method)), urls, stored.map(p => p.statusCode),
     stored.map(p => p.durationMs), stored.map(p => p.route === null ? null : noNul(p.route)),
     ...ROW_COUNT_COLUMNS.map((_, index) => countValues.map(counts => counts[index])), stored.map(p => p.traceId ?? null),
-    ...processesOf(stored), urls.map(url => forms.get(url)), counts.numbers, counts.added
+    ...processesOf(stored), urls.map(url => forms.get(url)), counts.numbers, counts.added,
+    Math.min(BOUND_MS * ID_SLOTS_PER_MS, partitions.idsPerPartition), partitions.idsPerPartition
   ]
   const inline = stored.slice(0, DATA_ROWS_PER_STATEMENT)
   for (const profile of inline) values.push(profile.id, profile.token, profile.panels, profile.process?.key ?? null)
