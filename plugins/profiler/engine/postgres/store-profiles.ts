@@ -11,7 +11,16 @@ const DATA_ROWS_PER_STATEMENT = 1000
  * Batches of up to this many profiles are stored through a statement prepared for their size (one
  * name a size, a connection): at a low sampling rate nearly every batch holds one to a few.
  */
-const PREPARED_SIZES = 8
+const EXACT_SIZES = 8
+/**
+ * The rows a statement has room for: the batch's size up to EXACT_SIZES, then the next power of two
+ * (at most DATA_ROWS_PER_STATEMENT), the rows past the batch's NULL and left out. Every statement is
+ * then one of 15 texts, each prepared once per connection: a text for every size was parsed and
+ * planned for every batch, 0.6 ms of the server's time a batch of 94 profiles (issue 38).
+ */
+function roomFor (rows: number): number {
+  return rows <= EXACT_SIZES ? rows : Math.min(DATA_ROWS_PER_STATEMENT, 2 ** Math.ceil(Math.log2(rows)))
+}
 
 // The row's counts (row-counts.ts) follow the profiles' fixed columns: $12 on, one array each, then the trace id.
 const COUNTS = ROW_COUNT_COLUMNS.join(', ')
@@ -94,16 +103,22 @@ function dataValues (rows: number, from: number): string {
   return Array.from({ length: rows }, (_, row) => `($${from + row * 4}, $${from + row * 4 + 1}, $${from + row * 4 + 2}, $${from + row * 4 + 3})`).join(', ')
 }
 
-/** The statement storing `rows` profiles with their panels; the same text for the same size (prepared up to PREPARED_SIZES). */
+/** `rows` rows of profile_data's columns, typed, their parameters from `$from` on (four a row); those of NULL id are padding. */
+function paddedValues (rows: number, from: number): string {
+  return Array.from({ length: rows }, (_, row) => `($${from + row * 4}::bigint, $${from + row * 4 + 1}::text, $${from + row * 4 + 2}::text, $${from + row * 4 + 3}::text)`).join(', ')
+}
+
+/** The statement storing up to `room` profiles (roomFor) with their panels: one text a room, prepared. */
 const storeTexts = new Map<number, string>()
-function storeText (rows: number): string {
-  let text = storeTexts.get(rows)
+function storeText (room: number): string {
+  let text = storeTexts.get(room)
   if (text === undefined) {
     text = `WITH ${PROFILE_ROWS},
-data_rows AS (INSERT INTO profile_data (id, token, panels, process_key) VALUES ${dataValues(rows, FIXED_PARAMETERS + 1)}),
+data_rows AS (INSERT INTO profile_data (id, token, panels, process_key)
+  SELECT * FROM (VALUES ${paddedValues(room, FIXED_PARAMETERS + 1)}) AS v (id, token, panels, process_key) WHERE v.id IS NOT NULL),
 ${SHARED_ROWS}
 ${ADD_COUNTS}`
-    if (rows <= PREPARED_SIZES) storeTexts.set(rows, text)
+    storeTexts.set(room, text)
   }
   return text
 }
@@ -142,8 +157,9 @@ export async function storeProfiles (client: pg.PoolClient, stored: ProfileRecor
   ]
   const inline = stored.slice(0, DATA_ROWS_PER_STATEMENT)
   for (const profile of inline) values.push(profile.id, profile.token, profile.panels, profile.process?.key ?? null)
-  const text = storeText(inline.length)
-  await client.query(inline.length <= PREPARED_SIZES ? { name: `profiler_store_${inline.length}`, text, values } : { text, values })
+  const room = roomFor(inline.length)
+  for (let padding = inline.length; padding < room; padding++) values.push(null, null, null, null)
+  await client.query({ name: `profiler_store_${room}`, text: storeText(room), values })
   // The panels of a batch past one statement's rows.
   for (let start = DATA_ROWS_PER_STATEMENT; start < stored.length; start += DATA_ROWS_PER_STATEMENT) {
     const rows = stored.slice(start, start + DATA_ROWS_PER_STATEMENT)
