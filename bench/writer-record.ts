@@ -2,6 +2,7 @@
 // of this build with the profiler on and the inline writer, driven through app.inject(); every
 // 'write' request is kept as the writer receives it (v8.serialize: the hook runs' buffer included)
 // with the writer's settings, in one file, for the replays to feed to the writer service alone.
+// Arguments: file, requests, requests between event-loop turns, PROFILER_SAMPLE (1 by default).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,7 +15,7 @@ import type { WriterRequest, WriterSettings } from '../plugins/profiler/runtime/
 import { mixRequest } from './load.js'
 import { randomSource } from './seed.js'
 
-const [file = '', requestsArg = '20000', turnArg = '100'] = process.argv.slice(2)
+const [file = '', requestsArg = '20000', turnArg = '100', sampleArg = '1'] = process.argv.slice(2)
 const requests = Number(requestsArg)
 /** Requests between two turns of the event loop: the queue's 50 ms timer cuts the batches. */
 const turnEvery = Number(turnArg)
@@ -33,6 +34,7 @@ const config = loadConfig({
   LOG_LEVEL: 'silent',
   PROFILER: 'on',
   PROFILER_WRITER: 'inline',
+  PROFILER_SAMPLE: sampleArg,
   DATABASE_PATH: join(dir, 'app.sqlite'),
   PROFILER_DATABASE_PATH: join(dir, 'profiler.sqlite'),
   MAX_EVENT_LOOP_DELAY: '0ms'

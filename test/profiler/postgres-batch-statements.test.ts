@@ -57,7 +57,7 @@ async function statementsRun (counts: StatementCounts): Promise<{ total: number,
 }
 
 if (needsPostgres(t)) {
-  t.test('a batch of statistics-only requests: its stamp and the route statistics, in one transaction (6 statements with the look at the token claims)', async t => {
+  t.test('a batch of statistics-only requests: its stamp and the route statistics, in one transaction (5 statements: no look at the token claims)', async t => {
     const { app, counts, before } = await countedService(t, '0')
     for (let i = 0; i < BATCHES; i++) {
       for (let r = 0; r < 10; r++) await poll(app)
@@ -65,12 +65,13 @@ if (needsPostgres(t)) {
     }
     const { total, byText } = await statementsRun(counts)
     t.comment(`${BATCHES} batches of 10 statistics-only requests: ${total} statements\n${byText.join('\n')}`)
-    // BEGIN, the stamp (recorded, the older ones forgotten), the rows locked and written, COMMIT, the claims since.
-    t.ok(total <= BATCHES * 6, `${(total / BATCHES).toFixed(2)} statements a batch (at most 6)`)
+    // BEGIN, the stamp (recorded, the older ones forgotten), the rows locked and written, COMMIT. The
+    // claims of other instances are looked at between batches (a batch that claimed none looked too).
+    t.ok(total <= BATCHES * 5, `${(total / BATCHES).toFixed(2)} statements a batch (at most 5)`)
     t.same(await counted(app), { count: before.count + BATCHES * 10, kept: before.kept }, 'every request counted once, none kept')
   })
 
-  t.test('a batch of one kept profile: its claim, the route statistics and every row of the profile in one statement (7 with the look at the token claims)', async t => {
+  t.test('a batch of one kept profile: its claim, the route statistics and every row of the profile in one statement (6: no look at its own token claims)', async t => {
     const { app, counts, before } = await countedService(t, '1')
     for (let i = 0; i < BATCHES; i++) {
       if (await poll(app) === undefined) throw new Error('the request was not profiled')
@@ -78,8 +79,9 @@ if (needsPostgres(t)) {
     }
     const { total, byText } = await statementsRun(counts)
     t.comment(`${BATCHES} batches of one profile: ${total} statements\n${byText.join('\n')}`)
-    // BEGIN, the claim, the rows locked and written, the profile's rows, COMMIT, the claims since.
-    t.ok(total <= BATCHES * 7, `${(total / BATCHES).toFixed(2)} statements a batch (at most 7)`)
+    // BEGIN, the claim, the rows locked and written, the profile's rows, COMMIT. The claims since the
+    // last look are the batch's own (one instance): not read back (they were, a statement a batch).
+    t.ok(total <= BATCHES * 6, `${(total / BATCHES).toFixed(2)} statements a batch (at most 6)`)
     t.same(await counted(app), { count: before.count + BATCHES, kept: before.kept + BATCHES }, 'every request counted once and kept')
     t.equal((await listProfiles(app)).length, 3 + BATCHES, 'every profile listed')
   })

@@ -28,6 +28,11 @@ export class Partitions {
     return { n, lowId: n * this.partitionMs * ID_SLOTS_PER_MS, highId: (n + 1) * this.partitionMs * ID_SLOTS_PER_MS }
   }
 
+  /** The ids one partition holds. */
+  get idsPerPartition (): number {
+    return this.partitionMs * ID_SLOTS_PER_MS
+  }
+
   numberOf (id: number): number {
     return Math.floor(id / ID_SLOTS_PER_MS / this.partitionMs)
   }

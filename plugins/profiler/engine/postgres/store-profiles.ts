@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import { noNul } from '../../../../lib/postgres/text.js'
-import type { ProfileRecord } from '../../profile.js'
+import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../profile.js'
 import { ROW_COUNT_COLUMNS, ROW_COUNT_PG_TYPES, rowCountValues } from '../../row-counts.js'
 import { storedSearchForm } from '../url-search-form.js'
 import type { Partitions } from './partitions.js'
@@ -11,14 +11,40 @@ const DATA_ROWS_PER_STATEMENT = 1000
  * Batches of up to this many profiles are stored through a statement prepared for their size (one
  * name a size, a connection): at a low sampling rate nearly every batch holds one to a few.
  */
-const PREPARED_SIZES = 8
+const EXACT_SIZES = 8
+/**
+ * The rows a statement has room for: the batch's size up to EXACT_SIZES, then the next power of two
+ * (at most DATA_ROWS_PER_STATEMENT), the rows past the batch's NULL and left out. Every statement is
+ * then one of 15 texts, each prepared once per connection: a text for every size was parsed and
+ * planned for every batch, 0.6 ms of the server's time a batch of 94 profiles (issue 38).
+ */
+function roomFor (rows: number): number {
+  return rows <= EXACT_SIZES ? rows : Math.min(DATA_ROWS_PER_STATEMENT, 2 ** Math.ceil(Math.log2(rows)))
+}
 
 // The row's counts (row-counts.ts) follow the profiles' fixed columns: $12 on, one array each, then the trace id.
 const COUNTS = ROW_COUNT_COLUMNS.join(', ')
 const TRACE = 12 + ROW_COUNT_COLUMNS.length
-/** The parameters after the profiles' columns: the per-process panels, the URLs' search forms, the partitions' counts. */
-const [PROCESS_KEYS, PROCESS_PANELS, PROCESS_LAST_IDS, SEARCH_FORMS, COUNT_PARTITIONS, COUNT_ADDED] = Array.from({ length: 6 }, (_, i) => `$${TRACE + 1 + i}`)
-const FIXED_PARAMETERS = TRACE + 6
+/**
+ * The parameters after the profiles' columns: the per-process panels, the URLs' search forms, the
+ * partitions' counts, and the ids a key's newest-profile bound is raised in (NEWEST_BOUND).
+ */
+const [PROCESS_KEYS, PROCESS_PANELS, PROCESS_LAST_IDS, SEARCH_FORMS, COUNT_PARTITIONS, COUNT_ADDED, BOUND_IDS, PARTITION_IDS] = Array.from({ length: 8 }, (_, i) => `$${TRACE + 1 + i}`)
+const FIXED_PARAMETERS = TRACE + 8
+
+/**
+ * A URL's or IP's newest profile is a bound from above (`last_id`: the reader reads the partitions up
+ * to it, the sweep deletes the row once the horizon passes it), raised to the end of the ten seconds
+ * of ids the newer profile is in (never past its partition's end), not to the profile's id. Raised
+ * to each batch's newest id, a URL or IP seen in every batch had its row rewritten every batch, with
+ * new entries in each of its indexes (last_id is indexed: no HOT update), its trigrams' among them:
+ * half of the store statement's server time at PROFILER_SAMPLE=0.01, a fifth with every request
+ * kept (issue 38). A new key's row still has its exact ids: a URL seen once is swept as soon as its
+ * profile is pruned.
+ */
+const BOUND_MS = 10_000
+const NEWEST_BOUND = (newest: string, table: string): string => `GREATEST(${table}.last_id,
+      LEAST((${newest} / ${BOUND_IDS}::bigint + 1) * ${BOUND_IDS}::bigint, (${newest} / ${PARTITION_IDS}::bigint + 1) * ${PARTITION_IDS}::bigint) - 1)`
 
 /** The profiles' rows (their panels are in profile_data). */
 const PROFILE_ROWS = `profile_rows AS (INSERT INTO profiles (id, token, deployment, parent_token, type, ip, method, url, status_code, duration_ms, route,
@@ -36,10 +62,11 @@ const PROFILE_ROWS = `profile_rows AS (INSERT INTO profiles (id, token, deployme
  * instance writing into the partition takes, are held only while the rest commits. The parts of one
  * statement run in an order PostgreSQL does not promise: each part reads what the one before it
  * returned (a `count(*)` that is never negative), which makes the server finish that one first.
- * - The distinct URLs and IPs, with the oldest and newest profile of each (the reader's substring
- *   searches start there: migration 003; batches of other instances, or retried ones, may hold older
- *   ids), each URL with its search form (url-search-form.ts, the trigram index's: migration 012; a
- *   row written before that migration gets its form when its URL comes again).
+ * - The distinct URLs and IPs, with the oldest profile of each and a bound on the newest
+ *   (NEWEST_BOUND; the reader's substring searches start there: migration 003; batches of other
+ *   instances, or retried ones, may hold older ids), each URL with its search form
+ *   (url-search-form.ts, the trigram index's: migration 012; a row written before that migration
+ *   gets its form when its URL comes again).
  * - The per-process panels, once per key with the newest profile naming each (migration 008): always
  *   an update on conflict, never nothing, so that the row is locked until the batch commits and a
  *   sweep at the same time waits and then sees the new `last_id`. (None when no profile names any:
@@ -50,7 +77,7 @@ const PROFILE_ROWS = `profile_rows AS (INSERT INTO profiles (id, token, deployme
 const SHARED_ROWS = `url_rows AS (INSERT INTO profile_urls (hash, url, search_url, first_id, last_id)
   SELECT hashtextextended(url, 0), (array_agg(url ORDER BY url))[1], (array_agg(search_url ORDER BY url))[1], min(id), max(id)
   FROM unnest($1::bigint[], $8::text[], ${SEARCH_FORMS}::text[]) AS t (id, url, search_url) GROUP BY 1 ORDER BY 1
-  ON CONFLICT (hash) DO UPDATE SET first_id = LEAST(profile_urls.first_id, excluded.first_id), last_id = GREATEST(profile_urls.last_id, excluded.last_id),
+  ON CONFLICT (hash) DO UPDATE SET first_id = LEAST(profile_urls.first_id, excluded.first_id), last_id = ${NEWEST_BOUND('excluded.last_id', 'profile_urls')},
       search_url = CASE WHEN profile_urls.url = excluded.url THEN excluded.search_url ELSE profile_urls.search_url END
     WHERE excluded.first_id < profile_urls.first_id OR excluded.last_id > profile_urls.last_id
       OR (profile_urls.url = excluded.url AND profile_urls.search_url IS DISTINCT FROM excluded.search_url)
@@ -58,7 +85,7 @@ const SHARED_ROWS = `url_rows AS (INSERT INTO profile_urls (hash, url, search_ur
 ip_rows AS (INSERT INTO profile_ips (ip, first_id, last_id)
   SELECT ip, min(id), max(id) FROM unnest($1::bigint[], $6::text[]) AS t (id, ip)
   WHERE (SELECT count(*) FROM url_rows) >= 0 GROUP BY 1 ORDER BY 1
-  ON CONFLICT (ip) DO UPDATE SET first_id = LEAST(profile_ips.first_id, excluded.first_id), last_id = GREATEST(profile_ips.last_id, excluded.last_id)
+  ON CONFLICT (ip) DO UPDATE SET first_id = LEAST(profile_ips.first_id, excluded.first_id), last_id = ${NEWEST_BOUND('excluded.last_id', 'profile_ips')}
     WHERE excluded.first_id < profile_ips.first_id OR excluded.last_id > profile_ips.last_id
   RETURNING 1),
 process_rows AS (INSERT INTO profile_processes (key, panels, last_id)
@@ -76,16 +103,22 @@ function dataValues (rows: number, from: number): string {
   return Array.from({ length: rows }, (_, row) => `($${from + row * 4}, $${from + row * 4 + 1}, $${from + row * 4 + 2}, $${from + row * 4 + 3})`).join(', ')
 }
 
-/** The statement storing `rows` profiles with their panels; the same text for the same size (prepared up to PREPARED_SIZES). */
+/** `rows` rows of profile_data's columns, typed, their parameters from `$from` on (four a row); those of NULL id are padding. */
+function paddedValues (rows: number, from: number): string {
+  return Array.from({ length: rows }, (_, row) => `($${from + row * 4}::bigint, $${from + row * 4 + 1}::text, $${from + row * 4 + 2}::text, $${from + row * 4 + 3}::text)`).join(', ')
+}
+
+/** The statement storing up to `room` profiles (roomFor) with their panels: one text a room, prepared. */
 const storeTexts = new Map<number, string>()
-function storeText (rows: number): string {
-  let text = storeTexts.get(rows)
+function storeText (room: number): string {
+  let text = storeTexts.get(room)
   if (text === undefined) {
     text = `WITH ${PROFILE_ROWS},
-data_rows AS (INSERT INTO profile_data (id, token, panels, process_key) VALUES ${dataValues(rows, FIXED_PARAMETERS + 1)}),
+data_rows AS (INSERT INTO profile_data (id, token, panels, process_key)
+  SELECT * FROM (VALUES ${paddedValues(room, FIXED_PARAMETERS + 1)}) AS v (id, token, panels, process_key) WHERE v.id IS NOT NULL),
 ${SHARED_ROWS}
 ${ADD_COUNTS}`
-    if (rows <= PREPARED_SIZES) storeTexts.set(rows, text)
+    storeTexts.set(room, text)
   }
   return text
 }
@@ -119,12 +152,14 @@ export async function storeProfiles (client: pg.PoolClient, stored: ProfileRecor
     stored.map(p => noNul(p.ip)), stored.map(p => noNul(p.method)), urls, stored.map(p => p.statusCode),
     stored.map(p => p.durationMs), stored.map(p => p.route === null ? null : noNul(p.route)),
     ...ROW_COUNT_COLUMNS.map((_, index) => countValues.map(counts => counts[index])), stored.map(p => p.traceId ?? null),
-    ...processesOf(stored), urls.map(url => forms.get(url)), counts.numbers, counts.added
+    ...processesOf(stored), urls.map(url => forms.get(url)), counts.numbers, counts.added,
+    Math.min(BOUND_MS * ID_SLOTS_PER_MS, partitions.idsPerPartition), partitions.idsPerPartition
   ]
   const inline = stored.slice(0, DATA_ROWS_PER_STATEMENT)
   for (const profile of inline) values.push(profile.id, profile.token, profile.panels, profile.process?.key ?? null)
-  const text = storeText(inline.length)
-  await client.query(inline.length <= PREPARED_SIZES ? { name: `profiler_store_${inline.length}`, text, values } : { text, values })
+  const room = roomFor(inline.length)
+  for (let padding = inline.length; padding < room; padding++) values.push(null, null, null, null)
+  await client.query({ name: `profiler_store_${room}`, text: storeText(room), values })
   // The panels of a batch past one statement's rows.
   for (let start = DATA_ROWS_PER_STATEMENT; start < stored.length; start += DATA_ROWS_PER_STATEMENT) {
     const rows = stored.slice(start, start + DATA_ROWS_PER_STATEMENT)
