@@ -1,6 +1,10 @@
 // The order a run takes its files in: the longest first (by how long each took in the last run
 // that ran it), so that no long file starts last and runs alone while the other cores idle. A file
-// not seen before goes first. The record is a cache: deleting it only costs one run's order.
+// not seen before goes first. The record is a cache: deleting it only costs one run's order. A
+// clone that has none yet (CI's, a newcomer's first run) takes the durations of an idle run kept
+// with the sources (test/runner/durations.json): taken alphabetically, the long files that happened
+// to come last ran on while the other cores idled (an idle fresh clone: 214.7 s for the files, against
+// 201.6 s longest first, 29 Nov).
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 
@@ -10,13 +14,23 @@ function recordPath (root: string): string {
   return join(root, 'node_modules', '.cache', 'run-suite', 'durations.json')
 }
 
-export function readDurations (root: string): Durations {
+/** The durations of an idle run, kept with the sources: refreshed by copying a run's record there. */
+function keptPath (root: string): string {
+  return join(root, 'test', 'runner', 'durations.json')
+}
+
+function readRecord (path: string): Durations {
   try {
-    const parsed: unknown = JSON.parse(readFileSync(recordPath(root), 'utf8'))
+    const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'))
     return typeof parsed === 'object' && parsed !== null ? parsed as Durations : {}
   } catch {
     return {}
   }
+}
+
+/** The last runs' durations, over the kept ones for the files they have not run yet. */
+export function readDurations (root: string): Durations {
+  return { ...readRecord(keptPath(root)), ...readRecord(recordPath(root)) }
 }
 
 /** Keeps the new runs' durations (ms) beside the others' (of the files that still exist). */
