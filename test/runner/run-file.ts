@@ -193,7 +193,10 @@ async function runProcess (label: string, args: string[], groupFiles: string[], 
   result.durationMs = performance.now() - started
   result.stderrTail = stderr
 
-  if (timedOut) result.problem = `timed out after ${limitMs / 1000} s: killed with its process group`
+  // tap's own timer (TAP_TIMEOUT, or a root t.setTimeout: a group sets one for each file, and tells
+  // us a moment later) may run out just before ours: its handler ends the process by SIGALRM, as
+  // ours would have had it (a group's file that hung was reported as 'killed by SIGALRM' so, 29 Nov).
+  if (timedOut || exit.signal === 'SIGALRM') result.problem = `timed out after ${limitMs / 1000} s: killed with its process group`
   else if (exit.error !== undefined) result.problem = `could not start: ${exit.error.message}`
   else if (exit.signal !== null) result.problem = `killed by ${exit.signal}`
   else if (exit.code !== 0) result.problem = `exited with code ${String(exit.code)}`
