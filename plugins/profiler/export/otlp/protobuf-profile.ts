@@ -7,7 +7,8 @@
 import { BoundedMemo } from '../../../../lib/bounded-memo.js'
 import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../profile.js'
 import type { DbStatement } from '../../panels/db/schema.js'
-import { MICROSECOND_RUNS_FORM, type StoredRuns, type StoredSite, type TimelineItem } from '../../panels/timeline/schema.js'
+import { runsInMs } from '../../panels/timeline/collect.js'
+import type { StoredRuns, StoredSite, TimelineItem } from '../../panels/timeline/schema.js'
 import { lengthPrefix, ProtoWriter, utf8Length, varintSize, WIRE_LENGTH, writeVarint } from './protobuf-writer.js'
 import { ANY_VALUE, delimitedSize, KEY_VALUE, SPAN, STATUS_ERROR, writeAttributes } from './protobuf-spans.js'
 import { hookSpan, ns, requestAttributes, routeAttributes, runAttributes, serverError, serverSpanName, SPAN_KIND, spanEvents, sqlAttributes, statementSpanName, dbSystemOf, enclosingSpan, runsOf, URL_MEMO_BOUNDS, urlAttributes, urlPartsOf, type AttributeKey, type AttributeSink, type ExportedPanels, type HookSource, type SpanEvent, type UrlParts } from './span-content.js'
@@ -221,16 +222,6 @@ function inTimelineOrder (runs: readonly number[]): readonly number[] {
   return sorted
 }
 
-/** Runs stored in µs (MICROSECOND_RUNS_FORM) in ms, as the timeline reads them (the same doubles as ms stored). */
-function inMs (runs: readonly number[]): number[] {
-  const ms = runs.slice()
-  for (let at = 0; at + 2 < ms.length; at += 3) {
-    ms[at + 1] = (ms[at + 1] as number) / 1000
-    ms[at + 2] = (ms[at + 2] as number) / 1000
-  }
-  return ms
-}
-
 /** What a run names when its site is missing (as the timeline reads it). */
 const UNNAMED_SITE: StoredSite = ['', '', '']
 
@@ -264,7 +255,7 @@ function hookSpansOf (source: HookSource, route: string | null): HookSpans {
   if ('stored' in source) {
     const own = 'sites' in source.stored
     const sites = own ? (source.stored as StoredRuns).sites : source.processSites ?? []
-    const runs = inTimelineOrder(source.stored.v === MICROSECOND_RUNS_FORM ? inMs(source.stored.runs) : source.stored.runs)
+    const runs = inTimelineOrder(runsInMs(source.stored))
     const heads: HookHeads[] = []
     for (let at = 0; at + 2 < runs.length; at += 3) {
       const named = runs[at] as number

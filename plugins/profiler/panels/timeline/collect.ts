@@ -74,7 +74,7 @@ export function recordTimeline ({ capture, sitePlace }: CollectContext, hooks: T
 }
 
 /** The stored runs with their starts and durations in ms (MICROSECOND_RUNS_FORM's in µs: the same doubles roundMs gave). */
-function runsInMs (stored: StoredRuns | StoredSiteRuns): readonly number[] {
+export function runsInMs (stored: StoredRuns | StoredSiteRuns): readonly number[] {
   if (stored.v !== MICROSECOND_RUNS_FORM) return stored.runs
   return stored.runs.map((value, at) => at % 3 === 0 ? value : value / 1000)
 }
