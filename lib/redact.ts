@@ -66,19 +66,23 @@ const NESTED_NAME = /(?<![\w.%[\]+-])([\w.%[\]+-]+)=/g
 
 const CARD_DIGITS_MIN = 13
 
+/** Whether the pair whose '=' is at `at` in a text is one the full scan would keep as it is. */
+type PlainPair = (text: string, at: number) => boolean
+
 /**
  * A cheap scan first (most texts hold no secret, and a regular expression costs ten times more):
- * whether the text has an '=', "eyJ", "earer", a '://' with an '@' after it, or 13 digits in a row
- * (spaces and dashes allowed).
+ * whether the text has an '=' (but those `plainPair` says the full scan keeps), "eyJ", "earer", a
+ * '://' with an '@' after it, or 13 digits in a row (spaces and dashes allowed).
  */
-function mayHoldSecret (text: string): boolean {
+function mayHoldSecret (text: string, plainPair?: PlainPair): boolean {
   let digits = 0
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (c >= 48 && c <= 57) {
       if (++digits >= CARD_DIGITS_MIN) return true
     } else if (c === 61) { // '='
-      return true
+      if (plainPair === undefined || !plainPair(text, i)) return true
+      digits = 0
     } else if (c === 58 && text.startsWith('://', i)) {
       // A URL's user info needs an '@' after it (USER_INFO): without one, a URL alone (the
       // profiler's own X-Debug-Token-Link, a Referer) is no reason for the full scan.
@@ -90,6 +94,32 @@ function mayHoldSecret (text: string): boolean {
     }
   }
   return false
+}
+
+/** The most digits and dots a pair's value may have and be kept without the full scan: no card number fits. */
+const MAX_PLAIN_VALUE = CARD_DIGITS_MIN - 1
+/** The ASCII characters that end a pair's value (PAIR's `[^&\s"'#<>,;]`): & space tab LF CR " ' # < > , ; */
+const ENDS_VALUE: ReadonlySet<number> = new Set([38, 32, 9, 10, 13, 34, 39, 35, 60, 62, 44, 59])
+/** A character of a pair's name (PAIR's and NESTED_NAME's `[\w.%[\]+-]`). */
+const isNameChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 37 || c === 91 || c === 93 || c === 43 || c === 45
+
+/**
+ * For the '=' at `at`: '' when the pair's value is empty (the full scan keeps such a pair whatever
+ * its name), the pair's name (the run of name characters before the '=', as PAIR takes it) when its
+ * value is a number of at most MAX_PLAIN_VALUE digits and dots (a value that holds no secret), else
+ * null. Server-Timing's `dur=0.062;desc="2 queries"`, new in every response, is such a text.
+ */
+function plainPairName (text: string, at: number): string | null {
+  let end = at + 1
+  for (; end < text.length; end++) {
+    const c = text.charCodeAt(end)
+    if (ENDS_VALUE.has(c)) break
+    if (!((c >= 48 && c <= 57) || c === 46) || end - at > MAX_PLAIN_VALUE) return null
+  }
+  if (end === at + 1) return ''
+  let start = at
+  while (start > 0 && isNameChar(text.charCodeAt(start - 1))) start--
+  return text.slice(start, at)
 }
 
 /** The Luhn checksum of a digit string (payment-card numbers pass it). */
@@ -258,8 +288,14 @@ export class Redactor {
     return out
   }
 
+  /** A pair the full scan keeps: no value, or a short number under a name that is no secret's (plainPairName). */
+  private readonly plainPair = (text: string, at: number): boolean => {
+    const name = plainPairName(text, at)
+    return name !== null && (name === '' || !this.isSecretName(decodeQueryText(name)))
+  }
+
   private scan (text: string): string {
-    if (!mayHoldSecret(text)) return text
+    if (!mayHoldSecret(text, this.plainPair)) return text
     return this.scanned === null ? this.scanFully(text) : this.scanned.get(text, this.scanFully)
   }
 

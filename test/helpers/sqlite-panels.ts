@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { basename } from 'node:path'
 import BetterSqlite3, { type Database } from 'better-sqlite3'
 import { decodePanelsBlock } from '../../plugins/profiler/engine/sqlite/panels-block.js'
+import { parseStoredPanels } from '../../plugins/profiler/panels/stored-panels.js'
 
 export interface StoredPanelsRow { id: number, token: string, panels: string, processKey: string | null }
 
@@ -34,10 +35,10 @@ export function sqlitePanels (db: Database): StoredPanelsRow[] {
   return stored
 }
 
-/** One profile's panels, parsed (undefined when it has none stored). */
+/** One profile's panels as stored, by panel name whatever their form (undefined when it has none stored). */
 export function sqlitePanelsOf (db: Database, token: string): Record<string, any> | undefined {
   const row = sqlitePanels(db).find(stored => stored.token === token)
-  return row === undefined ? undefined : JSON.parse(row.panels)
+  return row === undefined ? undefined : parseStoredPanels(row.panels)
 }
 
 /**

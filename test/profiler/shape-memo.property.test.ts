@@ -11,7 +11,7 @@ import t from 'tap'
 import { HEADER_MEMO, NAME_MEMO, Redactor, TEXT_MEMO, type RedactionRules } from '../../lib/redact.js'
 import type { RequestCapture } from '../../plugins/profiler/capture/capture.js'
 import { FASTIFY_COMPLETED, FASTIFY_INCOMING } from '../../plugins/profiler/panels/logs/probe.js'
-import { fromStoredPanels } from '../../plugins/profiler/panels/stored-panels.js'
+import { fromStoredPanels, parseStoredPanels } from '../../plugins/profiler/panels/stored-panels.js'
 import { shapeProfile } from '../../plugins/profiler/writer/shape.js'
 import { hostileText } from '../helpers/hostile.js'
 
@@ -186,7 +186,7 @@ t.test('statements and messages with any whitespace: the timeline flattens and t
     // As a reader shows them: the timeline is built when read (panels/timeline/collect.ts).
     const { record } = shapeProfile(capture, redactor)
     const row = { method: record.method, url: record.url, route: record.route, status: record.statusCode, durationMs: record.durationMs, queries: record.queryCount ?? 0, queryMs: record.queryMs ?? 0 }
-    const panels = fromStoredPanels(JSON.parse(record.panels) as Record<string, unknown>, row) as Record<string, any>
+    const panels = fromStoredPanels(parseStoredPanels(record.panels), row) as Record<string, any>
     const statements: Array<{ sql: string, kind: string }> = panels.db.statements
     const items: Array<{ kind: string, name: string }> = panels.timeline.items
     statements.forEach(statement => {

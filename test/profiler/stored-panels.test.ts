@@ -5,6 +5,7 @@ import { buildTestApp } from '../helpers/app.js'
 import { profileJson } from '../helpers/profiler.js'
 import { PROCESS_SITES } from '../../plugins/profiler/panels/timeline/schema.js'
 import { sqlitePanels, sqlitePanelsOf } from '../helpers/sqlite-panels.js'
+import { STORED_BEFORE } from '../helpers/stored-before.js'
 
 const storedPanels = (app: { config: { profilerDatabasePath: string } }, token: string): Record<string, any> => {
   const db = new BetterSqlite3(app.config.profilerDatabasePath, { readonly: true })
@@ -175,5 +176,28 @@ t.test('the logs are stored with Fastify\'s own lines as their kind, offset and 
   for (const [form, logs, name] of [['whole', shown.panels.logs, 'def458'], ['whole, no sampledOut', beforeSampledOut, 'def459']] as const) {
     t.ok(enqueueShown(app, name, shown, { ...storedPanels(app, token), logs }))
     t.equal(JSON.stringify((await profileJson(app, name)).panels.logs), JSON.stringify(shown.panels.logs), `${form}: the same logs, key for key`)
+  }
+})
+
+t.test('the writer stores a profile\'s panel records as one array (no panel names, the performance and db panels as their values); the form before, an object by panel name, reads the same', async t => {
+  const app = await buildTestApp(t)
+  const ok = await app.inject({ method: 'POST', url: '/monitor/MonitorPooling', headers: { 'content-type': 'application/json' }, payload: '{"code":"ADV1002"}' })
+  const missing = await app.inject({ url: '/robots.txt' })
+  for (const [res, token] of [[ok, 'def460'], [missing, 'def461']] as const) {
+    const written = res.headers['x-debug-token'] as string
+    const shown = await profileJson(app, written)
+    const db = new BetterSqlite3(app.config.profilerDatabasePath, { readonly: true })
+    const text = sqlitePanels(db).find(stored => stored.token === written)?.panels as string
+    db.close()
+    const records = JSON.parse(text)
+    t.ok(Array.isArray(records) && records[0] === 1 && records.length === 8, 'an array: its form, then the request, performance, exception, router, db, logs and timeline records')
+    t.notOk(text.includes('"request"') || text.includes('"beforeHandlerMs"') || text.includes('"statements"'), 'neither the panels\' names nor the performance and db panels\' keys')
+    t.same(records[5][1].map((statement: unknown[]) => statement[0]), shown.panels.db.statements.map((statement: { sql: string }) => statement.sql), 'each statement as its values, its SQL first')
+    // As the release before stored them: an object by panel name, each panel without the row's values.
+    const stored = storedPanels(app, written)
+    const before = Object.fromEntries(Object.entries(stored).map(([name, record]) => [name, STORED_BEFORE[name]?.(shown.panels[name]) ?? record]))
+    t.ok(enqueueShown(app, token, shown, before, processOf(app, written)))
+    t.equal(JSON.stringify((await profileJson(app, token)).panels), JSON.stringify(shown.panels), `${shown.status}: the form before reads the same, key for key and in the same order`)
+    t.same(Object.keys(storedPanels(app, token)), ['request', 'performance', 'exception', 'router', 'db', 'logs', 'timeline'], 'stored as it came')
   }
 })

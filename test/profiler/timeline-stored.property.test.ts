@@ -9,7 +9,11 @@
 // writer stores the runs naming their sites in the process row (v 3); the form before it (v 2: the
 // runs with their sites), recorded from the same capture, reads back the same too. The logs panel,
 // stored with Fastify's own lines compact (v 2: panels/logs/stored-lines.ts), reads back equal to
-// what its collector gives for the same capture (what the code before stored whole).
+// what its collector gives for the same capture (what the code before stored whole). The request,
+// performance, exception, router and db panels, stored as records in one array since 29 November
+// 2026 (panels/stored-panels.ts), read back key for key as each panel's collector gives them for
+// the same capture stored in the form before (an object by panel name, each without the row's
+// values) and read back: generated query strings, headers and credentials too.
 import { deserialize, serialize } from 'node:v8'
 import type { FastifyInstance } from 'fastify'
 import fc from 'fast-check'
@@ -26,6 +30,9 @@ import { unpackRuns } from '../../plugins/profiler/panels/timeline/run-slab.js'
 import { logsPanel } from '../../plugins/profiler/panels/logs/index.js'
 import type { RequestLogs } from '../../plugins/profiler/panels/logs/probe.js'
 import { unpackLines } from '../../plugins/profiler/panels/logs/unpack-lines.js'
+import { unpackStatements } from '../../plugins/profiler/panels/db/unpack-statements.js'
+import { panels as declared } from '../../plugins/profiler/panels/index.js'
+import type { AnyPanel, PanelRowValues } from '../../plugins/profiler/panels/panel.js'
 import { Redactor, redactionRules } from '../../lib/redact.js'
 import { InlineWriter } from '../../plugins/profiler/writer/inline-writer.js'
 import { buildTestApp } from '../helpers/app.js'
@@ -34,6 +41,7 @@ import { hostileText } from '../helpers/hostile.js'
 import { profileJson } from '../helpers/profiler.js'
 import { storeEngines } from '../helpers/store-engines.js'
 import { timelineBefore } from '../helpers/timeline-before.js'
+import { STORED_BEFORE } from '../helpers/stored-before.js'
 
 /**
  * Every write request the inline writer is handed, as it is handed (copied before the writer reads
@@ -61,6 +69,7 @@ function handedCapture (token: string): { capture: RequestCapture, hooks: HookTi
   if (request === undefined || capture === undefined) throw new Error(`no capture of ${token} was handed to the writer`)
   unpackRuns(request.batch, request.runs)
   unpackLines(request.batch)
+  unpackStatements(request.batch)
   return { capture, hooks: capture.taken?.[timelineAt] as HookTimes | false | undefined, logs: capture.taken?.[logsAt] as RequestLogs | undefined }
 }
 
@@ -84,6 +93,25 @@ function shownFromRunsForm (token: string, panels: Record<string, any>, row: { r
 function logsBefore (token: string, app: FastifyInstance): unknown {
   const { capture, logs } = handedCapture(token)
   return logsPanel.collect({ capture, redactor: new Redactor(redactionRules(app.config)), url: '', responseBody: undefined, collected: () => undefined }, logs)
+}
+
+/** Those panels as their collectors give them for the capture the writer was handed, stored in the form before and read back as JSON: what the code before showed. */
+function recordedBefore (token: string, app: FastifyInstance, row: PanelRowValues): Record<string, string> {
+  const { capture } = handedCapture(token)
+  const redactor = new Redactor(redactionRules(app.config))
+  let responseBody: unknown
+  try {
+    responseBody = capture.responseText === undefined ? undefined : JSON.parse(capture.responseText)
+  } catch {}
+  const shown: Record<string, string> = {}
+  for (const name of Object.keys(STORED_BEFORE)) {
+    const panel = declared.find(declaredPanel => declaredPanel.name === name) as Extract<AnyPanel, { perProcess?: false }>
+    const taken = capture.taken?.[probedPanels.findIndex(probed => probed === panel)]
+    const collected = panel.collect({ capture, redactor, url: redactor.url(capture.rawUrl), responseBody, collected: () => undefined }, taken as never)
+    const stored = JSON.parse(JSON.stringify(STORED_BEFORE[name]?.(collected)))
+    shown[name] = JSON.stringify(panel.fromStored?.(stored, row, {}))
+  }
+  return shown
 }
 
 const busy = (ms: number): void => {
@@ -132,7 +160,11 @@ const request = fc.record({
   plan,
   early: fc.boolean(),
   hookThrows: fc.boolean(),
-  path: fc.constantFrom('/test/generated', '/test/generated', '/test/generated', '/monitor/MonitorPooling', '/nowhere')
+  path: fc.constantFrom('/test/generated', '/test/generated', '/test/generated', '/monitor/MonitorPooling', '/nowhere'),
+  query: fc.dictionary(hostileText(10, 2), hostileText(10, 2), { maxKeys: 2 }).map(values => new URLSearchParams(values).toString()),
+  // Header names as HTTP allows them, values of visible ASCII and spaces (what inject() sends), and credentials.
+  headers: fc.dictionary(fc.stringMatching(/^x-[a-z0-9-]{1,12}$/), fc.stringMatching(/^[\x21-\x7e][\x20-\x7e]{0,20}$/), { maxKeys: 3 }),
+  authorization: fc.option(fc.constantFrom('Bearer abc.def', 'Basic dXNlcjpwYXNz'), { nil: undefined })
 })
 
 const engines = storeEngines(t)
@@ -146,12 +178,19 @@ for (const engine of engines) {
       sampledOut: await buildTestApp(t, { ...await engine.fresh(t), PROFILER_SAMPLE: '0', PROFILER_SECRET: secret }, generatedRoutes)
     }
     let compared = 0
-    await fc.assert(fc.asyncProperty(request, fc.boolean(), async ({ plan, early, hookThrows, path }, out) => {
+    await fc.assert(fc.asyncProperty(request, fc.boolean(), async ({ plan, early, hookThrows, path, query, headers, authorization }, out) => {
       const app = out ? apps.sampledOut : apps.sampled
       const res = await app.inject({
         method: 'POST',
-        url: path,
-        headers: { 'content-type': 'application/json', ...(early ? { 'x-early': '1' } : {}), ...(hookThrows ? { 'x-hook-throws': '1' } : {}), 'x-wait': String(plan.waitMs) },
+        url: query === '' ? path : `${path}?${query}`,
+        headers: {
+          ...headers,
+          ...(authorization === undefined ? {} : { authorization }),
+          'content-type': 'application/json',
+          ...(early ? { 'x-early': '1' } : { 'x-early': '0' }),
+          ...(hookThrows ? { 'x-hook-throws': '1' } : { 'x-hook-throws': '0' }),
+          'x-wait': String(plan.waitMs)
+        },
         payload: JSON.stringify(plan)
       })
       // Left out by the sample and kept by no rule: nothing stored to compare.
@@ -168,6 +207,10 @@ for (const engine of engines) {
         throw new Error(`${path} -> ${res.statusCode}: the timeline stored with its own sites (v 2) reads back otherwise:\n${JSON.stringify(runsForm)}\n${JSON.stringify(before)}`)
       }
       if (PROCESS_SITES in shown.panels) throw new Error('the process\'s sites shown as a panel')
+      const row = { method: shown.method, url: shown.url, route: shown.route, status: shown.status, durationMs: shown.durationMs, queries: shown.queries, queryMs: shown.queryMs }
+      for (const [name, before] of Object.entries(recordedBefore(token, app, row))) {
+        if (JSON.stringify(shown.panels[name]) !== before) throw new Error(`${path} -> ${res.statusCode}: the ${name} panel read back differs from the one collected before:\n${JSON.stringify(shown.panels[name])}\n${before}`)
+      }
       const logs = logsBefore(token, app)
       if (JSON.stringify(shown.panels.logs) !== JSON.stringify(logs)) {
         throw new Error(`${path} -> ${res.statusCode}: the logs read back differ from the ones collected:\n${JSON.stringify(shown.panels.logs)}\n${JSON.stringify(logs)}`)

@@ -1,6 +1,6 @@
 // A stored profile's row as both engines read it (the same columns), and the profile it becomes.
 import { ID_SLOTS_PER_MS, type ProfileSummary, type StoredProfile } from '../profile.js'
-import { fromStoredPanels } from '../panels/stored-panels.js'
+import { fromStoredPanels, parseStoredPanels } from '../panels/stored-panels.js'
 import { ROW_COUNT_COLUMNS, summaryCounts, type RowCountColumns } from '../row-counts.js'
 
 /** A listing's row: the time is read from the id (start ms * 1024 + a counter). */
@@ -24,7 +24,7 @@ export function toSummary (row: SummaryRow): ProfileSummary {
 
 /** The profile's own panels and the per-process ones it names, as one object (the profile's own first). */
 function storedPanels (row: ProfileRow): Record<string, unknown> {
-  const own = JSON.parse(row.panels) as Record<string, unknown>
+  const own = parseStoredPanels(row.panels)
   if (row.process_panels === null) return own
   const perProcess = JSON.parse(row.process_panels) as Record<string, unknown>
   return { ...own, ...perProcess }

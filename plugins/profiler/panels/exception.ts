@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import { Type, type Static } from 'typebox'
-import type { Panel } from './panel.js'
+import type { CollectContext, Panel } from './panel.js'
 
 const ChainEntrySchema = Type.Object({
   name: Type.String(),
@@ -24,34 +24,36 @@ const ExceptionSchema = Type.Union([
 type ExceptionData = Static<typeof ExceptionSchema>
 type StoredException = Omit<NonNullable<ExceptionData>, 'statusCode' | 'statusText'> | null
 
+/** The error as stored, redacted: without its status (the row holds it). */
+function recordException ({ capture, redactor }: CollectContext): StoredException {
+  const error = capture.error
+  if (error === null) return null
+  return {
+    name: error.name,
+    message: redactor.text(error.message),
+    chain: error.chain.map(entry => {
+      const redacted: { name: string, message: string, stack?: string } = { name: entry.name, message: redactor.text(entry.message) }
+      if (entry.stack !== undefined) redacted.stack = redactor.text(entry.stack)
+      return redacted
+    })
+  }
+}
+
 /** Exception: the rendered error, its HTTP status, and the whole cause chain (stacks for 5xx outside production). */
 export const exceptionPanel: Panel<typeof ExceptionSchema, StoredException> = {
   name: 'exception',
   label: 'Exception',
   description: 'error, message, cause chain',
   schema: ExceptionSchema,
-  collect ({ capture, redactor }) {
-    const error = capture.error
-    if (error === null) return null
-    const statusCode = capture.statusCode
-    return {
-      name: error.name,
-      statusCode,
-      statusText: STATUS_CODES[statusCode] ?? '',
-      message: redactor.text(error.message),
-      chain: error.chain.map(entry => {
-        const redacted: { name: string, message: string, stack?: string } = { name: entry.name, message: redactor.text(entry.message) }
-        if (entry.stack !== undefined) redacted.stack = redactor.text(entry.stack)
-        return redacted
-      })
-    }
+  collect (context) {
+    const stored = recordException(context)
+    if (stored === null) return null
+    const { name, ...rest } = stored
+    const statusCode = context.capture.statusCode
+    return { name, statusCode, statusText: STATUS_CODES[statusCode] ?? '', ...rest }
   },
-  // The row holds the status.
-  toStored (data) {
-    if (data === null) return null
-    const { statusCode: _statusCode, statusText: _statusText, ...kept } = data
-    return kept
-  },
+  // Stored without the status: the row holds it.
+  record: recordException,
   fromStored (stored, row) {
     if (stored === null) return null
     const { name, ...rest } = stored

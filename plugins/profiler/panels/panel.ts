@@ -100,9 +100,9 @@ export interface PanelPage<S extends TSchema = TSchema> {
 }
 
 /**
- * One panel. `Stored` is what `toStored` leaves of the data; without `toStored` the data is stored
- * whole. A profile stored whole (seeded, or written before a value moved to the row) must read
- * the same through `fromStored`: a value the stored JSON holds is kept. `Taken` is what its probe
+ * One panel. `Stored` is what its `record` keeps (and what earlier forms kept); without `record`
+ * the data is stored whole. A profile stored whole (seeded, or written before a value moved to the
+ * row) must read the same through `fromStored`: a value the stored JSON holds is kept. `Taken` is what its probe
  * takes of each request on the request thread (panels/probe.ts); a panel without a probe reads the
  * capture every panel shares.
  *
@@ -120,9 +120,10 @@ export interface Panel<S extends TSchema = TSchema, Stored = Static<S>, Taken = 
   /** The row's counts this panel gives (the db panel's queries, the logs panel's warnings), from what its probe took. */
   rowCounts? (taken: Taken | undefined): Partial<PanelRowCounts>
   /**
-   * A panel built when it is read (the timeline): what the writer stores instead of collecting, its
-   * own inputs only (what other panels hold is not stored twice); `fromStored` builds the data from
-   * it and the panels read before it. Its `collect` gives the same data in one go.
+   * A panel built when it is read: what the writer stores instead of collecting, its own inputs
+   * only (what other panels or the row hold is not stored twice: the timeline), as compact as it
+   * reads back (values without their keys: performance, db); `fromStored` builds the data from it,
+   * the row and the panels read before it. Its `collect` gives the same data in one go.
    */
   record? (context: CollectContext, taken: Taken | undefined): Stored
 }
@@ -149,7 +150,6 @@ interface PanelDeclaration<S extends TSchema, Stored> {
   readonly description: string
   /** The panel's data, exactly: objects declare every property (tests check collect() against it). */
   readonly schema: S
-  toStored? (data: Static<S>): Stored
   /** `read`: the panels listed before this one, as read back (the timeline builds on db's, logs' and performance's). */
   fromStored? (stored: Stored, row: PanelRowValues, read: ReadPanels): Static<S>
   /** What the partial shows besides the data (human units, the cURL box); none: the data only. */
@@ -163,7 +163,7 @@ export type AnyPanel = Panel<TSchema, any, any> | ProcessPanel<TSchema, any>
 
 /** The data the panel's collector gave; undefined when the profile has none (stored before the panel existed). */
 export function panelData<S extends TSchema> (profile: { panels: Record<string, unknown> }, panel: Panel<S, any, any> | ProcessPanel<S, any>): Static<S> | undefined {
-  // The stored JSON is what this panel's collect() wrote (through toStored/fromStored): trusted,
+  // The stored JSON is what this panel's record() wrote (through fromStored): trusted,
   // not validated on reading (test/profiler/panel-schemas.property.test.ts checks the collectors).
   return profile.panels[panel.name] as Static<S> | undefined
 }

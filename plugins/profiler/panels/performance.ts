@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox'
 import { formatBytes, formatMs, roundMs } from '../units.js'
+import type { RequestCapture } from '../capture/capture.js'
 import type { Panel } from './panel.js'
 
 const PerformanceSchema = Type.Object({
@@ -14,34 +15,41 @@ const PerformanceSchema = Type.Object({
 }, { additionalProperties: false })
 export type PerformanceData = Static<typeof PerformanceSchema>
 
+/** The panel as stored from 29 November 2026: its values but the total, in the schema's order (before: an object without the total). */
+type PerformanceRecord = [beforeHandlerMs: number, handlerMs: number | null, sendingMs: number, heapUsedBytes: number, droppedProfiles: number]
+
+function performanceRecord (capture: RequestCapture): PerformanceRecord {
+  const handlerStart = capture.handlerStartMs ?? capture.sendStartMs
+  return [
+    roundMs(handlerStart),
+    capture.handlerStartMs === null ? null : roundMs(capture.sendStartMs - capture.handlerStartMs),
+    roundMs(capture.totalMs - capture.sendStartMs),
+    capture.heapUsedBytes,
+    capture.droppedProfiles
+  ]
+}
+
 /** The timeline's width in SVG user units; each phase gets its share of it. */
 const TIMELINE_WIDTH = 1000
 
 const round2 = (n: number): number => Math.round(n * 100) / 100
 
 /** Performance: total time, split into before the handler, in the handler and sending; heap at the end. */
-export const performancePanel: Panel<typeof PerformanceSchema, Omit<PerformanceData, 'totalMs'>> = {
+export const performancePanel: Panel<typeof PerformanceSchema, Omit<PerformanceData, 'totalMs'> | PerformanceRecord> = {
   name: 'performance',
   label: 'Performance',
   description: 'total time, before the handler, in the handler, sending, heap',
   schema: PerformanceSchema,
   collect ({ capture }) {
-    const handlerStart = capture.handlerStartMs ?? capture.sendStartMs
-    return {
-      totalMs: roundMs(capture.totalMs),
-      beforeHandlerMs: roundMs(handlerStart),
-      handlerMs: capture.handlerStartMs === null ? null : roundMs(capture.sendStartMs - capture.handlerStartMs),
-      sendingMs: roundMs(capture.totalMs - capture.sendStartMs),
-      heapUsedBytes: capture.heapUsedBytes,
-      droppedProfiles: capture.droppedProfiles
-    }
+    const [beforeHandlerMs, handlerMs, sendingMs, heapUsedBytes, droppedProfiles] = performanceRecord(capture)
+    return { totalMs: roundMs(capture.totalMs), beforeHandlerMs, handlerMs, sendingMs, heapUsedBytes, droppedProfiles }
   },
-  // The row holds the duration.
-  toStored ({ totalMs: _totalMs, ...kept }) {
-    return kept
-  },
+  // Stored as its values in the schema's order, without the duration (the row holds it).
+  record: ({ capture }) => performanceRecord(capture),
   fromStored (stored, row) {
-    return { totalMs: row.durationMs, ...stored }
+    if (!Array.isArray(stored)) return { totalMs: row.durationMs, ...stored }
+    const [beforeHandlerMs, handlerMs, sendingMs, heapUsedBytes, droppedProfiles] = stored
+    return { totalMs: row.durationMs, beforeHandlerMs, handlerMs, sendingMs, heapUsedBytes, droppedProfiles }
   },
   /**
    * Human units, and the phases laid end to end with widths proportional to their durations (SVG

@@ -37,11 +37,10 @@ export const routerPanel: Panel<typeof RouterSchema, StoredRouter> = {
     if (capture.matched === null) return { matched: null, failure: redactor.fields(capture.routingFailure) as Failure | null }
     return { matched: capture.matched, failure: null }
   },
-  // The row holds the route.
-  toStored (data) {
-    if (data.matched === null) return { ...data, matched: null }
-    const { route: _route, ...kept } = data.matched
-    return { ...data, matched: kept }
+  // Stored without the route: the row holds it.
+  record ({ capture, redactor }) {
+    if (capture.matched === null) return { matched: null, failure: redactor.fields(capture.routingFailure) as Failure | null }
+    return { matched: { method: capture.matched.method }, failure: null }
   },
   fromStored (stored, row) {
     if (stored.matched === null) return { ...stored, matched: null }

@@ -1,5 +1,5 @@
 // Runs in the writer thread, once per process: the per-process panels (panels/panel.ts,
-// ProcessPanel) collected, stored as the other panels are (toStored), and keyed by a hash of
+// ProcessPanel) collected, stored as their data, and keyed by a hash of
 // their JSON. The store keeps each key's row once; every profile of the process names the key.
 // The row also holds the hook sites the process's timelines name (PROCESS_SITES), each once, in the
 // order the writer met them: a site met later makes a new row (its JSON, so its key, changes), the
@@ -13,7 +13,6 @@ import type { HookSite } from '../panels/timeline/hook-runs.js'
 import { PROCESS_SITES, type StoredSite } from '../panels/timeline/schema.js'
 import type { ProcessPanels } from '../profile.js'
 import type { ProcessFacts } from '../runtime/writer-protocol.js'
-import { toStoredPanels } from '../panels/stored-panels.js'
 
 /** 128 bits of SHA-256: the same content, the same key; a different one never meets another's. */
 const KEY_HEX_DIGITS = 32
@@ -61,5 +60,5 @@ export function collectProcessPanels (facts: ProcessFacts, redactor: Redactor): 
     if (panel.perProcess === true) collected[panel.name] = panel.collect(context)
   }
   if (Object.keys(collected).length === 0) return null
-  return new ProcessRecord(toStoredPanels(collected))
+  return new ProcessRecord(collected)
 }

@@ -5,7 +5,7 @@ import type { Redactor } from '../../../lib/redact.js'
 import type { ProfileRecord } from '../profile.js'
 import type { ProcessRecord } from './process-panels.js'
 import { PROCESS_SITES } from '../panels/timeline/schema.js'
-import { toStoredPanels } from '../panels/stored-panels.js'
+import { storedPanelsText } from '../panels/stored-panels.js'
 import { profileDuration, type RequestCapture } from '../capture/capture.js'
 import { panels } from '../panels/index.js'
 import type { CollectContext, PanelRowCounts } from '../panels/panel.js'
@@ -25,10 +25,10 @@ function parseResponseBody (text: string | undefined): unknown {
 }
 
 /**
- * The profile of a captured request: redacted, with every panel's data JSON-encoded; the
- * per-process panels are not collected here but referenced (`process`: process-panels.ts).
- * With it, the panels' data as collected (`panels`, not encoded; a panel built when read as its
- * record): the OTLP export reads them in the writer thread instead of parsing back the JSON just written.
+ * The profile of a captured request: redacted, with every panel's record JSON-encoded (built into
+ * the panel's data when read: stored-panels.ts); the per-process panels are not collected here but
+ * referenced (`process`: process-panels.ts). With it, the records (`panels`, not encoded): the OTLP
+ * export reads them in the writer thread instead of parsing back the JSON just written.
  */
 export function shapeProfile (capture: RequestCapture, redactor: Redactor, process: ProcessRecord | null = null): { record: ProfileRecord, panels: Record<string, unknown> } {
   const collected: Record<string, unknown> = {}
@@ -45,7 +45,7 @@ export function shapeProfile (capture: RequestCapture, redactor: Redactor, proce
     if (panel.perProcess === true) continue
     const at = takenAt.get(panel)
     const taken = at === undefined ? undefined : capture.taken?.[at]
-    // A panel built when read stores its record, the others their data.
+    // A panel built when read stores its record (every panel of the index now), the others their data.
     collected[panel.name] = panel.record === undefined ? panel.collect(context, taken) : panel.record(context, taken)
     Object.assign(counts, panel.rowCounts?.(taken))
   }
@@ -61,7 +61,7 @@ export function shapeProfile (capture: RequestCapture, redactor: Redactor, proce
     durationMs: profileDuration(capture.totalMs),
     route: capture.route,
     // Stored without what the row holds (method, URL, status...): the readers put it back.
-    panels: JSON.stringify(toStoredPanels(collected)),
+    panels: storedPanelsText(collected),
     ...counts
   }
   // The request panel holds the whole trace; the row its id, for the search.

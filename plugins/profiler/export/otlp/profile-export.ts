@@ -2,8 +2,13 @@
 // in the chosen protocol and handed to the exporter. Runs in the writer thread (writer-service.ts).
 import type { OtlpSettings } from '../../../../lib/otlp-environment.js'
 import type { ProfileRecord } from '../../profile.js'
-import { fromStoredPanels } from '../../panels/stored-panels.js'
+import { fromStoredPanels, parseStoredPanels } from '../../panels/stored-panels.js'
 import { timelinePanel } from '../../panels/timeline/index.js'
+import { dbPanel } from '../../panels/db/index.js'
+import { statementOf, type DbRecord } from '../../panels/db/collect.js'
+import { exceptionPanel } from '../../panels/exception.js'
+import { logsPanel } from '../../panels/logs/index.js'
+import { requestPanel } from '../../panels/request/index.js'
 import { PROCESS_SITES, type StoredRuns, type StoredSite, type StoredSiteRuns, type TimelineData } from '../../panels/timeline/schema.js'
 import { OtlpExporter, type ExportState, type ExportTuning } from './exporter.js'
 import type { ExportedPanels, HookSource } from './span-content.js'
@@ -24,15 +29,18 @@ export interface ProfileExport {
   close: () => Promise<void>
 }
 
-/** The panels the export reads and the timeline's hook runs; the collected panels as they are (a copy of a dozen keys cost more than the hooks' items). */
+/** The panels the export reads and the timeline's hook runs; the records as they are but the db panel's statements. */
 function panelsOf ({ record, panels }: StoredForExport): [ExportedPanels, HookSource] {
   if (panels !== null) {
     const stored = panels[timelinePanel.name] as StoredRuns | StoredSiteRuns | undefined
-    return [panels, stored === undefined ? { items: [] } : { stored, processSites: panels[PROCESS_SITES] as StoredSite[] | undefined }]
+    // The records as the writer keeps them: the db panel's statements as the panel shows them (their values and kind).
+    const db = panels[dbPanel.name] as DbRecord | undefined
+    const exported = { request: panels[requestPanel.name], db: db === undefined ? undefined : { engine: db[0], statements: db[1].map(statementOf) }, logs: panels[logsPanel.name], exception: panels[exceptionPanel.name] } as ExportedPanels
+    return [exported, stored === undefined ? { items: [] } : { stored, processSites: panels[PROCESS_SITES] as StoredSite[] | undefined }]
   }
   const row = { method: record.method, url: record.url, route: record.route, status: record.statusCode, durationMs: record.durationMs, queries: record.queryCount ?? 0, queryMs: record.queryMs ?? 0 }
   // A profile queued whole (seeded, imported) may hold an older stored form of the timeline: read back as a reader reads it.
-  const read = fromStoredPanels(JSON.parse(record.panels) as Record<string, unknown>, row) as ExportedPanels & { timeline?: TimelineData }
+  const read = fromStoredPanels(parseStoredPanels(record.panels), row) as ExportedPanels & { timeline?: TimelineData }
   return [read, { items: (read.timeline?.items ?? []).filter(item => item.kind !== 'statement') }]
 }
 

@@ -76,27 +76,37 @@ function shapeParams (sql: string, params: unknown, redactor: Redactor): { param
   return { params: [], redacted }
 }
 
-function shapeStatement (statement: CapturedStatement, originMs: number, redactor: Redactor): DbStatement {
+/** A statement as stored from 29 November 2026: its values in the schema's order, but its kind (its SQL's first word, put back when read). */
+export type StatementRecord = [sql: string, params: DbStatement['params'], redacted: 0 | 1, startMs: number, durationMs: number, rows: number | null, error: string | null]
+
+/** What the store keeps of the panel (the row holds the query count and time): its engine and statements, each as its values. */
+export type DbRecord = [engine: DbData['engine'], statements: StatementRecord[]]
+
+function statementRecord (statement: CapturedStatement, originMs: number, redactor: Redactor): StatementRecord {
   const sql = redactor.text(statement.sql)
   const { params, redacted } = shapeParams(statement.sql, statement.params, redactor)
-  return {
+  return [
     sql,
-    kind: kindOf(sql),
     params,
-    redacted: redacted || sql !== statement.sql,
-    startMs: roundMs(statement.startMs - originMs),
-    durationMs: roundMs(statement.durationMs),
-    rows: statement.rows,
-    error: statement.error === null ? null : redactor.text(statement.error)
-  }
+    redacted || sql !== statement.sql ? 1 : 0,
+    roundMs(statement.startMs - originMs),
+    roundMs(statement.durationMs),
+    statement.rows,
+    statement.error === null ? null : redactor.text(statement.error)
+  ]
 }
 
-export function collectDb ({ capture, redactor }: CollectContext, captured: CapturedStatements | undefined): DbData {
-  if (captured === undefined) return { engine: null, queryCount: 0, queryMs: 0, statements: [] }
-  return {
-    engine: captured.engine,
-    queryCount: captured.count,
-    queryMs: roundMs(captured.totalMs),
-    statements: captured.statements.map(statement => shapeStatement(statement, capture.originMs, redactor))
-  }
+/** A stored statement as the panel shows it. */
+export function statementOf ([sql, params, redacted, startMs, durationMs, rows, error]: StatementRecord): DbStatement {
+  return { sql, kind: kindOf(sql), params, redacted: redacted === 1, startMs, durationMs, rows, error }
+}
+
+export function recordDb ({ capture, redactor }: CollectContext, captured: CapturedStatements | undefined): DbRecord {
+  if (captured === undefined) return [null, []]
+  return [captured.engine, captured.statements.map(statement => statementRecord(statement, capture.originMs, redactor))]
+}
+
+export function collectDb (context: CollectContext, captured: CapturedStatements | undefined): DbData {
+  const [engine, statements] = recordDb(context, captured)
+  return { engine, queryCount: captured?.count ?? 0, queryMs: roundMs(captured?.totalMs ?? 0), statements: statements.map(statementOf) }
 }

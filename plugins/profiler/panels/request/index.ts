@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import type { Panel } from '../panel.js'
-import { collectRequest } from './collect.js'
+import { collectRequest, recordRequest } from './collect.js'
 import { RequestSchema, type StoredRequest } from './schema.js'
 import { requestView } from './view.js'
 
@@ -13,11 +13,8 @@ export const requestPanel: Panel<typeof RequestSchema, StoredRequest> = {
   description: 'query, parsed body, request headers, route params, response status/headers/JSON body',
   schema: RequestSchema,
   collect: collectRequest,
-  // The row holds the method, URL, route and status (key order kept: the JSON answers show it).
-  toStored ({ method: _method, url: _url, route: _route, ...kept }) {
-    const { statusCode: _statusCode, statusText: _statusText, ...response } = kept.response
-    return { ...kept, response }
-  },
+  // Stored without what the row holds: the method, URL, route and status (key order kept: the JSON answers show it).
+  record: recordRequest,
   fromStored (stored, row) {
     return {
       method: row.method,
