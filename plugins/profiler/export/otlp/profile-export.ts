@@ -6,8 +6,8 @@ import { fromStoredPanels } from '../../panels/stored-panels.js'
 import { timelinePanel } from '../../panels/timeline/index.js'
 import { PROCESS_SITES, type StoredRuns, type StoredSite, type StoredSiteRuns, type TimelineData } from '../../panels/timeline/schema.js'
 import { OtlpExporter, type ExportState, type ExportTuning } from './exporter.js'
-import type { ExportedPanels, HookSource } from './span-content.js'
-import { jsonEncoding, protobufEncoding, type ScopeInfo } from './trace-encoding.js'
+import type { ExportedPanels } from './span-content.js'
+import { jsonEncoding, protobufEncoding, type ExportedProfile, type ScopeInfo } from './trace-encoding.js'
 
 export interface ExportSettings {
   otlp: OtlpSettings
@@ -24,16 +24,16 @@ export interface ProfileExport {
   close: () => Promise<void>
 }
 
-/** The panels the export reads and the timeline's hook runs; the collected panels as they are (a copy of a dozen keys cost more than the hooks' items). */
-function panelsOf ({ record, panels }: StoredForExport): [ExportedPanels, HookSource] {
+/** A stored profile as the export reads it: its panels and its timeline's hook runs; the collected panels as they are (a copy of a dozen keys cost more than the hooks' items). */
+function exportedProfile ({ record, panels }: StoredForExport): ExportedProfile {
   if (panels !== null) {
     const stored = panels[timelinePanel.name] as StoredRuns | StoredSiteRuns | undefined
-    return [panels, stored === undefined ? { items: [] } : { stored, processSites: panels[PROCESS_SITES] as StoredSite[] | undefined }]
+    return { record, panels, hooks: stored === undefined ? { items: [] } : { stored, processSites: panels[PROCESS_SITES] as StoredSite[] | undefined } }
   }
   const row = { method: record.method, url: record.url, route: record.route, status: record.statusCode, durationMs: record.durationMs, queries: record.queryCount ?? 0, queryMs: record.queryMs ?? 0 }
   // A profile queued whole (seeded, imported) may hold an older stored form of the timeline: read back as a reader reads it.
   const read = fromStoredPanels(JSON.parse(record.panels) as Record<string, unknown>, row) as ExportedPanels & { timeline?: TimelineData }
-  return [read, { items: (read.timeline?.items ?? []).filter(item => item.kind !== 'statement') }]
+  return { record, panels: read, hooks: { items: (read.timeline?.items ?? []).filter(item => item.kind !== 'statement') } }
 }
 
 /** `report` hears every change of the counts; `started` the first, before any profile is offered. */
@@ -44,10 +44,7 @@ export function startProfileExport (settings: ExportSettings, report: (state: Ex
   return {
     offer: profiles => {
       if (profiles.length === 0) return
-      exporter.offer(profiles.map(profile => () => {
-        const [panels, hooks] = panelsOf(profile)
-        return encoding.encode({ record: profile.record, panels, hooks })
-      }))
+      exporter.offer(profiles, exportedProfile)
     },
     close: async () => {
       await exporter.close()

@@ -126,17 +126,24 @@ function statementHeadOf (statement: DbStatement, system: string | null): SpanHe
   return made.system === system && made.kind === statement.kind ? made.head : make().head
 }
 
-/** The SERVER span's heads by method and route (and whether it has a remote parent); the first 1,000 kept. */
-const serverHeads = new Map<string, SpanHead>()
+/** The SERVER span's heads by route (null: none), then method: without and with a remote parent; the first 1,000 kept. */
+const serverHeads = new Map<string | null, Map<string, Array<SpanHead | undefined>>>()
+let serverHeadCount = 0
 const MAX_SERVER_HEADS = 1000
 
 function serverHeadOf (record: ProfileRecord, withParent: boolean): SpanHead {
-  // A method has no line break (an HTTP token): the key is unambiguous.
-  const key = `${withParent ? 'p' : '-'}${record.route === null ? 'n' : 'r'}${record.method}\n${record.route ?? ''}`
-  let head = serverHeads.get(key)
-  if (head === undefined) {
-    head = makeHead(serverSpanName(record), SPAN_KIND.server, withParent, sink => { routeAttributes(record, sink) })
-    if (serverHeads.size < MAX_SERVER_HEADS) serverHeads.set(key, head)
+  // Looked up by the record's own strings (no key made a profile).
+  const byMethod = serverHeads.get(record.route)
+  const heads = byMethod?.get(record.method)
+  const remembered = heads?.[withParent ? 1 : 0]
+  if (remembered !== undefined) return remembered
+  const head = makeHead(serverSpanName(record), SPAN_KIND.server, withParent, sink => { routeAttributes(record, sink) })
+  if (serverHeadCount < MAX_SERVER_HEADS) {
+    serverHeadCount++
+    const made = heads ?? [undefined, undefined]
+    made[withParent ? 1 : 0] = head
+    if (byMethod === undefined) serverHeads.set(record.route, new Map([[record.method, made]]))
+    else byMethod.set(record.method, made)
   }
   return head
 }
@@ -153,12 +160,13 @@ function urlBytesOf (text: string): UrlBytes | null {
   return { parts, bytes: Buffer.from(headWriter.take()) }
 }
 
-/** Writes a head, with the ids and times of its span put in. */
-function writeHead (writer: ProtoWriter, head: SpanHead, ids: Buffer, spanAt: number, parentAt: number, startMs: number, startNs: number, endNs: number): void {
+/** Writes a head, with the ids (`spanAt`, `parentAt`: from the trace's ids' base) and times of its span put in. */
+function writeHead (writer: ProtoWriter, head: SpanHead, ids: TraceIds, spanAt: number, parentAt: number, startMs: number, startNs: number, endNs: number): void {
   const at = writer.raw(head.bytes)
-  writer.patch(at + head.traceAt, ids, 0, TRACE_ID_BYTES)
-  writer.patch(at + head.spanAt, ids, spanAt, SPAN_ID_BYTES)
-  if (head.parentAt !== -1) writer.patch(at + head.parentAt, ids, parentAt, SPAN_ID_BYTES)
+  const base = ids.base
+  writer.patchId(at + head.traceAt, ids.view, base, TRACE_ID_BYTES)
+  writer.patchId(at + head.spanAt, ids.view, base + spanAt, SPAN_ID_BYTES)
+  if (head.parentAt !== -1) writer.patchId(at + head.parentAt, ids.view, base + parentAt, SPAN_ID_BYTES)
   writer.patchNanos(at + head.startAt, startMs, startNs)
   writer.patchNanos(at + head.endAt, startMs, endNs)
 }
@@ -276,7 +284,7 @@ export function writeProfileSpans (writer: ProtoWriter, record: ProfileRecord, p
   // One more slot for the remote parent's id, when the request came with one.
   const traceIds = new TraceIds(spanCount + (trace === undefined ? 0 : 1))
   traceIds.trace(trace?.traceId)
-  const ids = traceIds.bytes
+  const ids = traceIds
   const startMs = Math.floor(record.id / ID_SLOTS_PER_MS)
   const endNs = ns(record.durationMs)
   const events = spanEvents(panels, runs, endNs)
