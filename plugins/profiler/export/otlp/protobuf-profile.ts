@@ -233,22 +233,27 @@ function inTimelineOrder (runs: readonly number[]): readonly number[] {
 /** What a run names when its site is missing (as the timeline reads it). */
 const UNNAMED_SITE: StoredSite = ['', '', '']
 
-/** The heads of a process site's spans, by the site (a process's sites stay the same objects while it runs); a handler's by route too. */
-const siteHeadsMemo = new WeakMap<StoredSite, HookHeads | Map<string, HookHeads>>()
+/**
+ * What is remembered of each site of a process's list of sites (the same list, append-only, while it
+ * runs), by its place: its spans' heads, a handler's by route. One lookup a profile, not one a run.
+ */
+type SiteHeads = HookHeads | Map<string, HookHeads>
+const processSiteHeads = new WeakMap<readonly StoredSite[], Array<SiteHeads | undefined>>()
 const MAX_ROUTES_A_HANDLER = 1000
 
-function headsOfSite (site: StoredSite, route: string | null, remember: boolean): HookHeads {
+/** The heads of `site`'s spans; `memo` (null: not remembered) holds what is remembered of it. */
+function headsOfSite (site: StoredSite, route: string | null, memo: Array<SiteHeads | undefined> | null, place: number): HookHeads {
   const [hook, name, plugin] = site
-  const remembered = remember ? siteHeadsMemo.get(site) : undefined
+  const remembered = memo === null ? undefined : memo[place]
   if (hook !== 'handler') {
     if (remembered !== undefined) return remembered as HookHeads
     const heads = hookHeads({ kind: 'hook', type: hook, name, plugin, startMs: 0, durationMs: 0, ended: true })
-    if (remember) siteHeadsMemo.set(site, heads)
+    if (memo !== null) memo[place] = heads
     return heads
   }
   // A handler's plugin is its route (as the timeline reads it): its span is named after it.
   const byRoute = (remembered as Map<string, HookHeads> | undefined) ?? new Map<string, HookHeads>()
-  if (remember && remembered === undefined) siteHeadsMemo.set(site, byRoute)
+  if (memo !== null && remembered === undefined) memo[place] = byRoute
   const routed = route ?? ''
   let heads = byRoute.get(routed)
   if (heads === undefined) {
@@ -258,17 +263,31 @@ function headsOfSite (site: StoredSite, route: string | null, remember: boolean)
   return heads
 }
 
+/** What is remembered of the sites of a process's list. */
+function memoOf (sites: readonly StoredSite[]): Array<SiteHeads | undefined> {
+  let memo = processSiteHeads.get(sites)
+  if (memo === undefined) {
+    memo = []
+    processSiteHeads.set(sites, memo)
+  }
+  return memo
+}
+
 /** The hook runs of a profile read as stored (no item a run), or its items. */
 function hookSpansOf (source: HookSource, route: string | null): HookSpans {
   if ('stored' in source) {
     const own = 'sites' in source.stored
     const sites = own ? (source.stored as StoredRuns).sites : source.processSites ?? []
     const runs = inTimelineOrder(runsInMs(source.stored))
+    // A profile's own sites are its own objects: not remembered (its process's are).
+    const memo = own ? null : memoOf(sites)
     const heads: HookHeads[] = []
     for (let at = 0; at + 2 < runs.length; at += 3) {
       const named = runs[at] as number
-      // A profile's own sites are its own objects: not remembered (its process's are).
-      heads.push(headsOfSite(sites[named >= 0 ? named : -1 - named] ?? UNNAMED_SITE, route, !own))
+      const place = named >= 0 ? named : -1 - named
+      const site = sites[place]
+      // A missing site's place is not remembered: the list may hold it later.
+      heads.push(site === undefined ? headsOfSite(UNNAMED_SITE, route, null, 0) : headsOfSite(site, route, memo, place))
     }
     return { runs, heads }
   }
