@@ -114,7 +114,7 @@ export class OtlpExporter {
         lastReason = `a profile could not be encoded: ${(err as Error).message}`
         continue
       }
-      const bytes = encoding.pendingBytes() - before
+      let bytes = encoding.pendingBytes() - before
       if (this.closed || bytes > this.tuning.maxRequestBytes || this.bytes + bytes > this.tuning.maxQueueBytes) {
         encoding.unappend(before)
         dropped += spans
@@ -123,22 +123,20 @@ export class OtlpExporter {
       }
       // An entry is never over one request's bound: the traces before this one go first when it would be.
       if (before > 0 && before + bytes > entryBytes) {
-        this.enqueue(encoding.take(before, pendingSpans))
+        this.queue.push(encoding.take(before, pendingSpans))
         pendingSpans = 0
+        // Alone now: its bytes without what joined it to the ones before (JSON's comma).
+        bytes = encoding.pendingBytes()
       }
       pendingSpans += spans
       this.queuedSpans += spans
       this.bytes += bytes
     }
     const rest = encoding.pendingBytes()
-    if (rest > 0) this.enqueue(encoding.take(rest, pendingSpans))
+    if (rest > 0) this.queue.push(encoding.take(rest, pendingSpans))
     if (dropped > 0) this.drop(dropped, lastReason)
     else if (lastReason !== '') this.enter('failing', lastReason)
     this.schedule()
-  }
-
-  private enqueue (entry: EncodedTrace): void {
-    this.queue.push(entry)
   }
 
   /** What has become of the spans so far. */
