@@ -33,7 +33,7 @@ export interface ServerCpu extends CpuPerRequest {
  * (twice the writer's flush delay), so that the profiles counted and the writer's CPU read belong
  * to the same requests.
  */
-async function settledProfiles (store: RunStore): Promise<number> {
+export async function settledProfiles (store: RunStore): Promise<number> {
   let last = await store.profiles()
   for (let i = 0; i < 300; i++) {
     await new Promise(resolve => setTimeout(resolve, 100))

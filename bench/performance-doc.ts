@@ -22,7 +22,7 @@ export interface BenchResults {
   hookTiming?: { runsPerRequest: number, rounds: number, requests: number, untimedUs: number, timedUs: number, growthUs: number, perRunUs: number, ratio: number }
   sampling?: { rate: number, rounds: number, modes: Record<string, Cpu>, requestThreadAddedUs: { sampled001: number, logging: number }, allThreadsAddedUs: { sampled001: number, logging: number }, sampledMinusLoggingPerRoundUs: number[], holds: boolean }
   recording?: { rate: number, rounds: number, modes: Record<string, Cpu>, bytesOnDiskPerProfile: number | null, addedUs: Record<string, number>, holds: Array<{ line: string, holds: boolean | null }> }
-  otlp?: { rate: number, rounds: number, modes: Record<string, Cpu>, otelAddsUs: number, exportAddsUs: number, exportPerProfileUs: number, ratioToFastifyOtel: number | null, holds: { ratio: boolean, perProfile: boolean } }
+  otlp?: { rate: number, rounds: number, modes: Record<string, Cpu>, otelAddsUs: number, exportAddsUs: number, exportPerProfileUs: number, ratioToFastifyOtel: number | null, holds: { ratio: boolean, perProfile: boolean }, pairedPerProfileUs?: { all: number[] }, pairedSpreadUs?: number[] }
   search?: { sizes: { small: number, large: number }, rows: SearchRow[] }
   throughput?: Record<string, Mix>
   memory?: { requests: number, rssBeforeMB: number, rssAfterMB: number, growthMB: number, errors: number }
@@ -168,7 +168,9 @@ function otlp ({ sqlite }: Engines): string[] {
   const o = sqlite.otlp
   if (o === undefined) return missing('npm run bench -- --only=otlp')
   const all = Object.entries(o.modes).map(([mode, m]) => `${mode} ${num(m.totalUs)}`).join(', ')
-  return [`On SQLite (${whole(o.rate)} req/s, every request kept, ${o.rounds} rounds), µs a request on all threads: ${all}. The export adds ${signed(o.exportAddsUs)} (${signed(o.exportPerProfileUs)} a kept profile: ${o.holds.perProfile ? 'holds' : 'does not hold'}), ${o.ratioToFastifyOtel === null ? '-' : `${num(o.ratioToFastifyOtel, 2)}×`} what \`@fastify/otel\` adds (${signed(o.otelAddsUs)}: ${o.holds.ratio ? 'holds' : 'does not hold'}).`]
+  // The figure a kept profile comes from paired rounds (cpu-pair.ts), when the results have them.
+  const paired = o.pairedPerProfileUs === undefined ? '' : ` A kept profile's figure is the median of ${o.pairedPerProfileUs.all.length} paired rounds, the profiler with and without the export taking the load in turns (rounds: ${o.pairedPerProfileUs.all.map(value => signed(value)).join(', ')} µs); the modes above ran one after the other.`
+  return [`On SQLite (${whole(o.rate)} req/s, every request kept, ${o.rounds} rounds), µs a request on all threads: ${all}. The export adds ${signed(o.exportAddsUs)} (${signed(o.exportPerProfileUs)} a kept profile: ${o.holds.perProfile ? 'holds' : 'does not hold'}), ${o.ratioToFastifyOtel === null ? '-' : `${num(o.ratioToFastifyOtel, 2)}×`} what \`@fastify/otel\` adds (${signed(o.otelAddsUs)}: ${o.holds.ratio ? 'holds' : 'does not hold'}).${paired}`]
 }
 
 /** One table of both engines (or both stores): each mode's figures side by side. */

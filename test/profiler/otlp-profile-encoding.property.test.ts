@@ -17,8 +17,8 @@ import type { ProfileRecord } from '../../plugins/profiler/profile.js'
 import { MICROSECOND_RUNS_FORM, RUNS_FORM, type StoredSite, type StoredSiteRuns, type TimelineItem } from '../../plugins/profiler/panels/timeline/schema.js'
 import { profileTrace } from '../../plugins/profiler/export/otlp/profile-spans.js'
 import { hookItems, type ExportedPanels, type HookSource } from '../../plugins/profiler/export/otlp/span-content.js'
-import { protobufEncoding } from '../../plugins/profiler/export/otlp/trace-encoding.js'
-import { decodeProtobuf, type DecodedRequest } from '../helpers/otlp-decode.js'
+import { jsonEncoding, protobufEncoding, type EncodedTrace } from '../../plugins/profiler/export/otlp/trace-encoding.js'
+import { decodeJson, decodeProtobuf, type DecodedRequest } from '../helpers/otlp-decode.js'
 import { spanObjectFrames } from '../helpers/otlp-span-objects.js'
 
 const hex = (length: number): fc.Arbitrary<string> => fc.stringMatching(new RegExp(`^[0-9a-f]{${length}}$`))
@@ -137,4 +137,44 @@ t.test('protobuf: the spans written straight from profiles decode as the trace o
     return false
   }), { numRuns: 300 })
   t.ok(bytes > 4 * 256 * 1024, `${bytes} bytes encoded: past several arenas`)
+})
+
+t.test('profiles appended and taken in entries (the exporter\'s queue) decode as the same profiles encoded one by one; those unappended are gone', async t => {
+  const scope = { name: 'scope', version: '1.2.3' }
+  for (const [name, encodingOf, decode] of [['protobuf', protobufEncoding, decodeProtobuf], ['JSON', jsonEncoding, decodeJson]] as const) {
+    // One encoding over all runs (its arenas fill up), one for the one-by-one encoding.
+    const appending = encodingOf({ 'service.name': 'profiles' }, scope)
+    const single = encodingOf({ 'service.name': 'profiles' }, scope)
+    fc.assert(fc.property(fc.array(fc.record({ profile, kept: fc.boolean(), entryEnds: fc.boolean() }), { minLength: 1, maxLength: 6 }), steps => {
+      const entries: EncodedTrace[] = []
+      const kept: EncodedTrace[] = []
+      let spans = 0
+      for (const step of steps) {
+        const before = appending.pendingBytes()
+        const added = appending.append(step.profile)
+        if (!step.kept) {
+          appending.unappend(before)
+          if (appending.pendingBytes() !== before) return false
+          continue
+        }
+        kept.push(single.encode(step.profile))
+        spans += added
+        if (step.entryEnds) {
+          entries.push(appending.take(appending.pendingBytes(), spans))
+          spans = 0
+        }
+      }
+      if (appending.pendingBytes() > 0) entries.push(appending.take(appending.pendingBytes(), spans))
+      if (kept.length === 0) return entries.length === 0
+      const given = new Set(steps.flatMap(({ profile }) => profile.panels.request?.trace === undefined ? [] : [profile.panels.request.trace.traceId, profile.panels.request.trace.parentSpanId]))
+      const decoded = decode(Buffer.concat(appending.request(entries))).map(request => withIdsByPlace(request, given))
+      const expected = decode(Buffer.concat(single.request(kept))).map(request => withIdsByPlace(request, given))
+      const counts = [entries.reduce((sum, one) => sum + one.spans, 0), kept.reduce((sum, one) => sum + one.spans, 0)]
+      if (isDeepStrictEqual(decoded, expected) && counts[0] === counts[1] && appending.pendingBytes() === 0) return true
+      t.same(decoded, expected, name)
+      t.same(counts[0], counts[1], `${name}: the spans counted`)
+      return false
+    }), { numRuns: 150 })
+    t.pass(`${name}: appended, unappended and taken in entries as encoded one by one`)
+  }
 })

@@ -6,7 +6,7 @@
 // are dropped and counted: exported + dropped + queued is every span offered.
 import type { OtlpSettings } from '../../../../lib/otlp-environment.js'
 import type { ExportState } from '../../schemas.js'
-import type { EncodedTrace, TraceEncoding } from './trace-encoding.js'
+import type { EncodedTrace, ExportedProfile, TraceEncoding } from './trace-encoding.js'
 import { createPoster, type PostAnswer, type Poster } from './http-post.js'
 
 export type { ExportState }
@@ -41,6 +41,8 @@ export const DEFAULT_EXPORT_TUNING: ExportTuning = {
 const RETRYABLE = new Set([429, 502, 503, 504])
 /** Closing: the last queued spans get one try, this long at most. */
 const CLOSE_TIMEOUT_MS = 2000
+/** Neighbouring traces are queued together up to this many bytes (a request's bound if lower): one queue entry and one buffer for ~20 profiles. */
+const QUEUE_ENTRY_BYTES = 64 * 1024
 /** A signal that never aborts. */
 const NEVER = new AbortController().signal
 
@@ -91,28 +93,47 @@ export class OtlpExporter {
     this.state = { url: withoutCredentials(settings.url), protocol: settings.protocol, state: 'ok', since: null, reason: null, exportedSpans: 0, droppedSpans: 0, queuedSpans: 0 }
   }
 
-  /** Queues the traces of profiles just stored; never waits, never throws. */
-  offer (traces: Array<() => EncodedTrace>): void {
+  /**
+   * Queues the traces of profiles just stored (`toProfile` reads one); never waits, never throws.
+   * Each trace is judged alone (the request's bound, the queue's); those kept go in entries of up to
+   * 64 KiB of neighbouring traces, one buffer each, rather than one a trace.
+   */
+  offer<T> (items: readonly T[], toProfile: (item: T) => ExportedProfile): void {
+    const encoding = this.encoding
+    const entryBytes = Math.min(QUEUE_ENTRY_BYTES, this.tuning.maxRequestBytes)
     let dropped = 0
     let lastReason = ''
-    for (const encode of traces) {
-      let trace: EncodedTrace
+    let pendingSpans = 0
+    for (const item of items) {
+      const before = encoding.pendingBytes()
+      let spans: number
       try {
-        trace = encode()
+        spans = encoding.append(toProfile(item))
       } catch (err) {
+        encoding.unappend(before)
         lastReason = `a profile could not be encoded: ${(err as Error).message}`
         continue
       }
-      const bytes = trace.frames.length
+      let bytes = encoding.pendingBytes() - before
       if (this.closed || bytes > this.tuning.maxRequestBytes || this.bytes + bytes > this.tuning.maxQueueBytes) {
-        dropped += trace.spans
+        encoding.unappend(before)
+        dropped += spans
         lastReason = this.closed ? 'the export is closed' : bytes > this.tuning.maxRequestBytes ? `a trace of ${bytes} bytes is over one request's bound` : `the export queue is full (${this.tuning.maxQueueBytes} bytes): the collector is slower than the profiles, or down`
         continue
       }
-      this.queue.push(trace)
-      this.queuedSpans += trace.spans
+      // An entry is never over one request's bound: the traces before this one go first when it would be.
+      if (before > 0 && before + bytes > entryBytes) {
+        this.queue.push(encoding.take(before, pendingSpans))
+        pendingSpans = 0
+        // Alone now: its bytes without what joined it to the ones before (JSON's comma).
+        bytes = encoding.pendingBytes()
+      }
+      pendingSpans += spans
+      this.queuedSpans += spans
       this.bytes += bytes
     }
+    const rest = encoding.pendingBytes()
+    if (rest > 0) this.queue.push(encoding.take(rest, pendingSpans))
     if (dropped > 0) this.drop(dropped, lastReason)
     else if (lastReason !== '') this.enter('failing', lastReason)
     this.schedule()

@@ -11,8 +11,8 @@ import { logsPanel } from '../../panels/logs/index.js'
 import { requestPanel } from '../../panels/request/index.js'
 import { PROCESS_SITES, type StoredRuns, type StoredSite, type StoredSiteRuns, type TimelineData } from '../../panels/timeline/schema.js'
 import { OtlpExporter, type ExportState, type ExportTuning } from './exporter.js'
-import type { ExportedPanels, HookSource } from './span-content.js'
-import { jsonEncoding, protobufEncoding, type ScopeInfo } from './trace-encoding.js'
+import type { ExportedPanels } from './span-content.js'
+import { jsonEncoding, protobufEncoding, type ExportedProfile, type ScopeInfo } from './trace-encoding.js'
 
 export interface ExportSettings {
   otlp: OtlpSettings
@@ -29,19 +29,19 @@ export interface ProfileExport {
   close: () => Promise<void>
 }
 
-/** The panels the export reads and the timeline's hook runs; the records as they are but the db panel's statements. */
-function panelsOf ({ record, panels }: StoredForExport): [ExportedPanels, HookSource] {
+/** A stored profile as the export reads it: its panels (the records as they are but the db panel's statements) and its timeline's hook runs. */
+function exportedProfile ({ record, panels }: StoredForExport): ExportedProfile {
   if (panels !== null) {
     const stored = panels[timelinePanel.name] as StoredRuns | StoredSiteRuns | undefined
     // The records as the writer keeps them: the db panel's statements as the panel shows them (their values and kind).
     const db = panels[dbPanel.name] as DbRecord | undefined
     const exported = { request: panels[requestPanel.name], db: db === undefined ? undefined : { engine: db[0], statements: db[1].map(statementOf) }, logs: panels[logsPanel.name], exception: panels[exceptionPanel.name] } as ExportedPanels
-    return [exported, stored === undefined ? { items: [] } : { stored, processSites: panels[PROCESS_SITES] as StoredSite[] | undefined }]
+    return { record, panels: exported, hooks: stored === undefined ? { items: [] } : { stored, processSites: panels[PROCESS_SITES] as StoredSite[] | undefined } }
   }
   const row = { method: record.method, url: record.url, route: record.route, status: record.statusCode, durationMs: record.durationMs, queries: record.queryCount ?? 0, queryMs: record.queryMs ?? 0 }
   // A profile queued whole (seeded, imported) may hold an older stored form of the timeline: read back as a reader reads it.
   const read = fromStoredPanels(parseStoredPanels(record.panels), row) as ExportedPanels & { timeline?: TimelineData }
-  return [read, { items: (read.timeline?.items ?? []).filter(item => item.kind !== 'statement') }]
+  return { record, panels: read, hooks: { items: (read.timeline?.items ?? []).filter(item => item.kind !== 'statement') } }
 }
 
 /** `report` hears every change of the counts; `started` the first, before any profile is offered. */
@@ -52,10 +52,7 @@ export function startProfileExport (settings: ExportSettings, report: (state: Ex
   return {
     offer: profiles => {
       if (profiles.length === 0) return
-      exporter.offer(profiles.map(profile => () => {
-        const [panels, hooks] = panelsOf(profile)
-        return encoding.encode({ record: profile.record, panels, hooks })
-      }))
+      exporter.offer(profiles, exportedProfile)
     },
     close: async () => {
       await exporter.close()

@@ -126,17 +126,24 @@ function statementHeadOf (statement: DbStatement, system: string | null): SpanHe
   return made.system === system && made.kind === statement.kind ? made.head : make().head
 }
 
-/** The SERVER span's heads by method and route (and whether it has a remote parent); the first 1,000 kept. */
-const serverHeads = new Map<string, SpanHead>()
+/** The SERVER span's heads by route (null: none), then method: without and with a remote parent; the first 1,000 kept. */
+const serverHeads = new Map<string | null, Map<string, Array<SpanHead | undefined>>>()
+let serverHeadCount = 0
 const MAX_SERVER_HEADS = 1000
 
 function serverHeadOf (record: ProfileRecord, withParent: boolean): SpanHead {
-  // A method has no line break (an HTTP token): the key is unambiguous.
-  const key = `${withParent ? 'p' : '-'}${record.route === null ? 'n' : 'r'}${record.method}\n${record.route ?? ''}`
-  let head = serverHeads.get(key)
-  if (head === undefined) {
-    head = makeHead(serverSpanName(record), SPAN_KIND.server, withParent, sink => { routeAttributes(record, sink) })
-    if (serverHeads.size < MAX_SERVER_HEADS) serverHeads.set(key, head)
+  // Looked up by the record's own strings (no key made a profile).
+  const byMethod = serverHeads.get(record.route)
+  const heads = byMethod?.get(record.method)
+  const remembered = heads?.[withParent ? 1 : 0]
+  if (remembered !== undefined) return remembered
+  const head = makeHead(serverSpanName(record), SPAN_KIND.server, withParent, sink => { routeAttributes(record, sink) })
+  if (serverHeadCount < MAX_SERVER_HEADS) {
+    serverHeadCount++
+    const made = heads ?? [undefined, undefined]
+    made[withParent ? 1 : 0] = head
+    if (byMethod === undefined) serverHeads.set(record.route, new Map([[record.method, made]]))
+    else byMethod.set(record.method, made)
   }
   return head
 }
@@ -153,12 +160,13 @@ function urlBytesOf (text: string): UrlBytes | null {
   return { parts, bytes: Buffer.from(headWriter.take()) }
 }
 
-/** Writes a head, with the ids and times of its span put in. */
-function writeHead (writer: ProtoWriter, head: SpanHead, ids: Buffer, spanAt: number, parentAt: number, startMs: number, startNs: number, endNs: number): void {
+/** Writes a head, with the ids (`spanAt`, `parentAt`: from the trace's ids' base) and times of its span put in. */
+function writeHead (writer: ProtoWriter, head: SpanHead, ids: TraceIds, spanAt: number, parentAt: number, startMs: number, startNs: number, endNs: number): void {
   const at = writer.raw(head.bytes)
-  writer.patch(at + head.traceAt, ids, 0, TRACE_ID_BYTES)
-  writer.patch(at + head.spanAt, ids, spanAt, SPAN_ID_BYTES)
-  if (head.parentAt !== -1) writer.patch(at + head.parentAt, ids, parentAt, SPAN_ID_BYTES)
+  const base = ids.base
+  writer.patchId(at + head.traceAt, ids.view, base, TRACE_ID_BYTES)
+  writer.patchId(at + head.spanAt, ids.view, base + spanAt, SPAN_ID_BYTES)
+  if (head.parentAt !== -1) writer.patchId(at + head.parentAt, ids.view, base + parentAt, SPAN_ID_BYTES)
   writer.patchNanos(at + head.startAt, startMs, startNs)
   writer.patchNanos(at + head.endAt, startMs, endNs)
 }
@@ -225,22 +233,27 @@ function inTimelineOrder (runs: readonly number[]): readonly number[] {
 /** What a run names when its site is missing (as the timeline reads it). */
 const UNNAMED_SITE: StoredSite = ['', '', '']
 
-/** The heads of a process site's spans, by the site (a process's sites stay the same objects while it runs); a handler's by route too. */
-const siteHeadsMemo = new WeakMap<StoredSite, HookHeads | Map<string, HookHeads>>()
+/**
+ * What is remembered of each site of a process's list of sites (the same list, append-only, while it
+ * runs), by its place: its spans' heads, a handler's by route. One lookup a profile, not one a run.
+ */
+type SiteHeads = HookHeads | Map<string, HookHeads>
+const processSiteHeads = new WeakMap<readonly StoredSite[], Array<SiteHeads | undefined>>()
 const MAX_ROUTES_A_HANDLER = 1000
 
-function headsOfSite (site: StoredSite, route: string | null, remember: boolean): HookHeads {
+/** The heads of `site`'s spans; `memo` (null: not remembered) holds what is remembered of it. */
+function headsOfSite (site: StoredSite, route: string | null, memo: Array<SiteHeads | undefined> | null, place: number): HookHeads {
   const [hook, name, plugin] = site
-  const remembered = remember ? siteHeadsMemo.get(site) : undefined
+  const remembered = memo === null ? undefined : memo[place]
   if (hook !== 'handler') {
     if (remembered !== undefined) return remembered as HookHeads
     const heads = hookHeads({ kind: 'hook', type: hook, name, plugin, startMs: 0, durationMs: 0, ended: true })
-    if (remember) siteHeadsMemo.set(site, heads)
+    if (memo !== null) memo[place] = heads
     return heads
   }
   // A handler's plugin is its route (as the timeline reads it): its span is named after it.
   const byRoute = (remembered as Map<string, HookHeads> | undefined) ?? new Map<string, HookHeads>()
-  if (remember && remembered === undefined) siteHeadsMemo.set(site, byRoute)
+  if (memo !== null && remembered === undefined) memo[place] = byRoute
   const routed = route ?? ''
   let heads = byRoute.get(routed)
   if (heads === undefined) {
@@ -250,17 +263,31 @@ function headsOfSite (site: StoredSite, route: string | null, remember: boolean)
   return heads
 }
 
+/** What is remembered of the sites of a process's list. */
+function memoOf (sites: readonly StoredSite[]): Array<SiteHeads | undefined> {
+  let memo = processSiteHeads.get(sites)
+  if (memo === undefined) {
+    memo = []
+    processSiteHeads.set(sites, memo)
+  }
+  return memo
+}
+
 /** The hook runs of a profile read as stored (no item a run), or its items. */
 function hookSpansOf (source: HookSource, route: string | null): HookSpans {
   if ('stored' in source) {
     const own = 'sites' in source.stored
     const sites = own ? (source.stored as StoredRuns).sites : source.processSites ?? []
     const runs = inTimelineOrder(runsInMs(source.stored))
+    // A profile's own sites are its own objects: not remembered (its process's are).
+    const memo = own ? null : memoOf(sites)
     const heads: HookHeads[] = []
     for (let at = 0; at + 2 < runs.length; at += 3) {
       const named = runs[at] as number
-      // A profile's own sites are its own objects: not remembered (its process's are).
-      heads.push(headsOfSite(sites[named >= 0 ? named : -1 - named] ?? UNNAMED_SITE, route, !own))
+      const place = named >= 0 ? named : -1 - named
+      const site = sites[place]
+      // A missing site's place is not remembered: the list may hold it later.
+      heads.push(site === undefined ? headsOfSite(UNNAMED_SITE, route, null, 0) : headsOfSite(site, route, memo, place))
     }
     return { runs, heads }
   }
@@ -276,7 +303,7 @@ export function writeProfileSpans (writer: ProtoWriter, record: ProfileRecord, p
   // One more slot for the remote parent's id, when the request came with one.
   const traceIds = new TraceIds(spanCount + (trace === undefined ? 0 : 1))
   traceIds.trace(trace?.traceId)
-  const ids = traceIds.bytes
+  const ids = traceIds
   const startMs = Math.floor(record.id / ID_SLOTS_PER_MS)
   const endNs = ns(record.durationMs)
   const events = spanEvents(panels, runs, endNs)

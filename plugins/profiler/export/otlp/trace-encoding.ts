@@ -17,11 +17,23 @@ export interface EncodedTrace {
 }
 
 /** A kept profile to export: its row, its panels as collected, its timeline's hook and handler runs. */
-interface ExportedProfile { record: ProfileRecord, panels: ExportedPanels, hooks: HookSource }
+export interface ExportedProfile { record: ProfileRecord, panels: ExportedPanels, hooks: HookSource }
 
 export interface TraceEncoding {
   contentType: string
+  /** One profile's spans (with nothing appended and not taken). */
   encode: (profile: ExportedProfile) => EncodedTrace
+  /**
+   * Profiles' spans one after the other, taken together: append() writes one after those not taken
+   * yet and says how many spans; pendingBytes() is the bytes appended and not taken; unappend()
+   * drops what was appended after the first `bytes` of those (a trace not kept, one an error left
+   * halfway); take() makes the first `bytes` of them (with their `spans`) one EncodedTrace, a queue
+   * entry: no buffer, object or closure a profile.
+   */
+  append: (profile: ExportedProfile) => number
+  pendingBytes: () => number
+  unappend: (bytes: number) => void
+  take: (bytes: number, spans: number) => EncodedTrace
   /** The request body holding these traces' spans, as the buffers to write one after the other. */
   request: (traces: EncodedTrace[]) => Buffer[]
 }
@@ -47,13 +59,18 @@ export function protobufEncoding (resource: Record<string, string>, scope: Scope
   writer.string(SCOPE.version, scope.version)
   writer.close()
   const scopeFrame = writer.take()
+  const append = ({ record, panels, hooks }: ExportedProfile): number => writeProfileSpans(writer, record, panels, hooks)
   return {
     contentType: 'application/x-protobuf',
-    encode: ({ record, panels, hooks }) => {
+    encode: profile => {
       writer.restart()
-      const spans = writeProfileSpans(writer, record, panels, hooks)
+      const spans = append(profile)
       return { frames: writer.take(), spans }
     },
+    append,
+    pendingBytes: () => writer.offset,
+    unappend: bytes => { writer.rewind(bytes) },
+    take: (bytes, spans) => ({ frames: writer.take(bytes), spans }),
     request: traces => {
       const scopeSpansLength = scopeFrame.length + traces.reduce((sum, trace) => sum + trace.frames.length, 0)
       const scopeSpansPrefix = lengthPrefix(RESOURCE_SPANS.scopeSpans, scopeSpansLength)
@@ -111,9 +128,35 @@ export function jsonEncoding (resource: Record<string, string>, scope: ScopeInfo
   const head = Buffer.from(`{"resourceSpans":[{"resource":${JSON.stringify({ attributes: jsonAttributes(Object.entries(resource)) })},"scopeSpans":[{"scope":${JSON.stringify(scope)},"spans":[`)
   const tail = Buffer.from(']}]}]}')
   const comma = Buffer.from(',')
+  const encode = ({ record, panels, hooks }: ExportedProfile): EncodedTrace => jsonTrace(profileTrace(record, panels, hookItems(hooks, record.route)))
+  // Appended traces: each one's frames, and the bytes up to its end as taken (commas between).
+  let pending: EncodedTrace[] = []
+  let ends: number[] = []
+  const pendingBytes = (): number => ends[ends.length - 1] ?? 0
   return {
     contentType: 'application/json',
-    encode: ({ record, panels, hooks }) => jsonTrace(profileTrace(record, panels, hookItems(hooks, record.route))),
+    encode,
+    append: profile => {
+      const trace = encode(profile)
+      ends.push(pendingBytes() + (pending.length > 0 ? 1 : 0) + trace.frames.length)
+      pending.push(trace)
+      return trace.spans
+    },
+    pendingBytes,
+    unappend: bytes => {
+      while (pendingBytes() > bytes) {
+        ends.pop()
+        pending.pop()
+      }
+    },
+    take: (bytes, spans) => {
+      const count = ends.indexOf(bytes) + 1
+      const taken = pending.slice(0, count)
+      pending = pending.slice(count)
+      ends = ends.slice(count).map(end => end - bytes - 1)
+      const parts = taken.flatMap((trace, index) => index === 0 ? [trace.frames] : [comma, trace.frames])
+      return { frames: Buffer.concat(parts), spans }
+    },
     request: traces => {
       const parts: Buffer[] = [head]
       traces.forEach((trace, index) => {

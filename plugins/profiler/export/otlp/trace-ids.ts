@@ -11,32 +11,44 @@ export const SPAN_ID_BYTES = 8
  */
 const RANDOM_POOL_BYTES = 65_536
 let randomPool = Buffer.alloc(0)
+let randomPoolView = new DataView(randomPool.buffer, randomPool.byteOffset, 0)
 let randomPoolAt = 0
 
-function randomSlice (bytes: number): Buffer {
-  if (bytes > RANDOM_POOL_BYTES) return randomFillSync(Buffer.allocUnsafe(bytes))
-  if (randomPoolAt + bytes > randomPool.length) {
-    randomPool = randomFillSync(Buffer.allocUnsafe(RANDOM_POOL_BYTES))
-    randomPoolAt = 0
-  }
-  randomPoolAt += bytes
-  return randomPool.subarray(randomPoolAt - bytes, randomPoolAt)
+function newPool (bytes: number): void {
+  randomPool = randomFillSync(Buffer.allocUnsafeSlow(bytes))
+  randomPoolView = new DataView(randomPool.buffer, randomPool.byteOffset, randomPool.length)
+  randomPoolAt = 0
 }
 
 /**
- * A trace's ids: its trace id, then a slot of 8 bytes per span id. Random ids are made valid (not
- * all zero); the request's own are written in.
+ * A trace's ids: its trace id, then a slot of 8 bytes per span id, at `base` in `pool` (no buffer
+ * of its own: the protobuf encoding copies them from the pool through `view`). Random ids are made
+ * valid (not all zero); the request's own are written in. Offsets returned are from `base`.
  */
 export class TraceIds {
-  readonly bytes: Buffer
+  readonly pool: Buffer
+  readonly view: DataView
+  readonly base: number
+  private readonly length: number
   constructor (slots: number) {
-    this.bytes = randomSlice(TRACE_ID_BYTES + SPAN_ID_BYTES * slots)
+    const bytes = TRACE_ID_BYTES + SPAN_ID_BYTES * slots
+    if (randomPoolAt + bytes > randomPool.length) newPool(Math.max(RANDOM_POOL_BYTES, bytes))
+    this.pool = randomPool
+    this.view = randomPoolView
+    this.base = randomPoolAt
+    this.length = bytes
+    randomPoolAt += bytes
+  }
+
+  /** The ids as a buffer of their own (a view of the pool). */
+  get bytes (): Buffer {
+    return this.pool.subarray(this.base, this.base + this.length)
   }
 
   /** The trace id: the request's (hex), or the random one. */
   trace (hex: string | undefined): void {
     if (hex === undefined) this.nonZero(0)
-    else this.bytes.write(hex, 0, TRACE_ID_BYTES, 'hex')
+    else this.pool.write(hex, this.base, TRACE_ID_BYTES, 'hex')
   }
 
   /** Where slot `index`'s random span id lies. */
@@ -49,12 +61,12 @@ export class TraceIds {
   /** Where slot `index` lies, holding the span id given (hex). */
   given (index: number, hex: string): number {
     const at = TRACE_ID_BYTES + index * SPAN_ID_BYTES
-    this.bytes.write(hex, at, SPAN_ID_BYTES, 'hex')
+    this.pool.write(hex, this.base + at, SPAN_ID_BYTES, 'hex')
     return at
   }
 
   /** An all-zero id is invalid: one bit set makes sure. */
   private nonZero (at: number): void {
-    this.bytes[at] = (this.bytes[at] as number) | 1
+    this.pool[this.base + at] = (this.pool[this.base + at] as number) | 1
   }
 }
