@@ -8,7 +8,8 @@ import BetterSqlite3 from 'better-sqlite3'
 import t from 'tap'
 import type { StoreWriter } from '../../plugins/profiler/engine/contract.js'
 import { openStoreWriter } from '../../plugins/profiler/engine/open-writer.js'
-import { ID_SLOTS_PER_MS, type ProfileRecord } from '../../plugins/profiler/profile.js'
+import type { ProfileRecord } from '../../plugins/profiler/profile.js'
+import { monitorProfile } from '../helpers/monitor-profile.js'
 import { queryOn, SCHEMA_BYTES_SQL } from '../helpers/postgres.js'
 import { storeEngines, storeTarget } from '../helpers/store-engines.js'
 
@@ -66,19 +67,7 @@ for (const engine of engines) {
       for (let sent = 0; sent < count; sent += BATCH) {
         const batch: ProfileRecord[] = []
         for (let i = 0; i < BATCH; i++, n++) {
-          batch.push({
-            id: (startMs + n) * ID_SLOTS_PER_MS,
-            token: `g${n.toString(16).padStart(6, '0')}`,
-            parentToken: null,
-            type: 'request',
-            ip: '127.0.0.1',
-            method: 'POST',
-            url: `http://localhost/monitor/MonitorPooling?n=${n}`,
-            statusCode: 200,
-            durationMs: 1,
-            route: '/monitor/MonitorPooling',
-            panels: panelsOf(size)
-          })
+          batch.push(monitorProfile(n, startMs, 'g', panelsOf(size)))
         }
         await writer.write(batch)
         await writer.prune(startMs + n)

@@ -24,6 +24,12 @@ const POSTGRES: SqlDialect = {
     (SELECT coalesce(u.search_url, u.url) FROM profile_urls u WHERE u.hash = hashtextextended(p.url, 0) AND u.url = p.url), p.url) END`
 }
 const POSTGRES_ROLLUPS: RollupDialect = { ...POSTGRES, sum: column => `sum(${column})::bigint`, histograms: "string_agg(histogram, ''::bytea)" }
+/**
+ * The profile of a token, in `alias`'s table: by the id its claim names (profile_tokens' primary key),
+ * then its partition's id index (migration 019: no token index on the profiles). A claim outlives its
+ * profile until swept, hence the token checked on the row too.
+ */
+const BY_TOKEN = (alias: string, token: string): string => `${alias}.id = (SELECT profile_id FROM profile_tokens WHERE token = ${token}) AND ${alias}.token = ${token}`
 const DETAIL = `SELECT ${PROFILE_COLUMNS} FROM profiles p JOIN profile_data d ON d.token = p.token AND d.id = p.id ${PROCESS_JOIN}`
 /** pg_trgm answers LIKE '%term%' through its index from 3 characters on. */
 const MIN_TRIGRAM_LENGTH = 3
@@ -144,7 +150,7 @@ export class PostgresReader implements StoreReader {
   }
 
   async find (token: string): Promise<StoredProfile | undefined> {
-    return toStoredProfile((await this.query<ProfileRow>(`${DETAIL} WHERE p.token = $1 LIMIT 1`, [token]))[0])
+    return toStoredProfile((await this.query<ProfileRow>(`${DETAIL} WHERE ${BY_TOKEN('p', '$1')} LIMIT 1`, [token]))[0])
   }
 
   async latest (type: string): Promise<StoredProfile | undefined> {
@@ -154,9 +160,9 @@ export class PostgresReader implements StoreReader {
   async neighbours (token: string, type: string): Promise<{ previous: string | null, next: string | null }> {
     // Ids may repeat across instances: (id, token) orders every profile.
     const [previous, next] = await Promise.all([
-      this.query<{ token: string }>(`SELECT token FROM profiles WHERE type = $1 AND (id, token) < (SELECT id, token FROM profiles WHERE token = $2 LIMIT 1)
+      this.query<{ token: string }>(`SELECT token FROM profiles WHERE type = $1 AND (id, token) < (SELECT o.id, o.token FROM profiles o WHERE ${BY_TOKEN('o', '$2')} LIMIT 1)
         ORDER BY id DESC, token DESC LIMIT 1`, [type, token]),
-      this.query<{ token: string }>(`SELECT token FROM profiles WHERE type = $1 AND (id, token) > (SELECT id, token FROM profiles WHERE token = $2 LIMIT 1)
+      this.query<{ token: string }>(`SELECT token FROM profiles WHERE type = $1 AND (id, token) > (SELECT o.id, o.token FROM profiles o WHERE ${BY_TOKEN('o', '$2')} LIMIT 1)
         ORDER BY id, token LIMIT 1`, [type, token])
     ])
     return { previous: previous[0]?.token ?? null, next: next[0]?.token ?? null }

@@ -128,7 +128,14 @@ export class PostgresRetention extends Retention {
   private deletedSinceVacuum = 0
   private lastVacuum = 0
   private stopped = false
+  /** Partitions rows were deleted from, committed: the next VACUUM's. */
   private readonly vacuumPartitions = new Set<number>()
+  /**
+   * Partitions the transaction holding the retention lock deleted rows from, until it commits
+   * (lockedForDeletes): a VACUUM that ran before the commit left their space unusable, and the
+   * batch that followed grew the tables (issue 38: 9.3 MB at an 8 MiB bound in a loaded run).
+   */
+  private uncommitted = new Set<number>()
   /**
    * The statistics: their bytes as last measured; when their rows were last counted; whether this
    * instance is coarsening them, deleted rows since the last VACUUM FULL, and has one due (after the
@@ -158,13 +165,10 @@ export class PostgresRetention extends Retention {
     // The store's bytes, measured once in the step (when it gets that far) and used by all that
     // follows: nothing the step deletes comes before what reads them.
     let measured: StoreBytes | undefined
+    let deleted: Set<number> | undefined
     const removed = await inTransaction(this.pool, async client => {
-      if (wait) {
-        await client.query('SELECT pg_advisory_xact_lock($1)', [RETENTION_LOCK])
-      } else {
-        const locked = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [RETENTION_LOCK])
-        if (locked.rows[0]?.ok !== true) return false
-      }
+      deleted = await this.lockedForDeletes(client, wait)
+      if (deleted === undefined) return false
       // The statistics' own bound first (a primary-key range probe per span): their rows, not profiles.
       const expiredStats = await deleteExpiredRollups(client, now, this.limits.statsMaxAgeMs, BATCH)
       if (expiredStats > 0) {
@@ -201,6 +205,7 @@ export class PostgresRetention extends Retention {
       if (oldest.highId <= currentLow && await this.countOf(client, oldest) <= this.count / 2) return await this.dropPartition(client, oldest)
       return await this.pruneForSize(client, profiles, target)
     })
+    this.committed(deleted)
     // The rows coarsening deleted are given back to the file system: the table is rewritten (an
     // exclusive lock for as long as it takes to copy the rows left: within their share). Tried
     // again at a later step when another instance holds the retention lock or a reader the table.
@@ -216,7 +221,7 @@ export class PostgresRetention extends Retention {
       this.reclaimDue = false
       return true
     }
-    if (this.deletedSinceVacuum > 0 && (!removed || Date.now() - this.lastVacuum >= VACUUM_EVERY_MS)) {
+    if ((this.deletedSinceVacuum > 0 || this.vacuumPartitions.size > 0) && (!removed || Date.now() - this.lastVacuum >= VACUUM_EVERY_MS)) {
       await this.vacuum()
       measured = undefined // a VACUUM may have given pages back
     }
@@ -327,12 +332,36 @@ export class PostgresRetention extends Retention {
     const excess = Math.min(this.count + incoming - count, this.count - floor)
     if (excess <= 0) return
     budget.reached = true
+    let deleted: Set<number> | undefined
     const tokens = await inTransaction(this.pool, async client => {
-      await client.query('SELECT pg_advisory_xact_lock($1)', [RETENTION_LOCK])
+      deleted = await this.lockedForDeletes(client, true)
       return await this.deleteRows(client, Number.MAX_SAFE_INTEGER, excess, { sweep: true })
     })
+    this.committed(deleted)
     this.report(tokens)
+    // Waits for every VACUUM of this instance begun before it too (vacuum): the batch reuses the space.
     await this.vacuum()
+  }
+
+  /**
+   * Takes the retention lock for the caller's transaction (waits for it, or gives up: undefined);
+   * the partitions it deletes rows from are gathered apart until it commits (committed).
+   */
+  private async lockedForDeletes (client: pg.PoolClient, wait: boolean): Promise<Set<number> | undefined> {
+    if (wait) {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [RETENTION_LOCK])
+    } else {
+      const locked = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [RETENTION_LOCK])
+      if (locked.rows[0]?.ok !== true) return undefined
+    }
+    // Only the lock's holder deletes: the set is this transaction's until the next holder's.
+    this.uncommitted = new Set()
+    return this.uncommitted
+  }
+
+  /** The partitions a committed transaction deleted rows from, handed to the next VACUUM. */
+  private committed (deleted: Set<number> | undefined): void {
+    for (const n of deleted ?? []) this.vacuumPartitions.add(n)
   }
 
   /**
@@ -501,26 +530,31 @@ export class PostgresRetention extends Retention {
     }
   }
 
-  /** Plain VACUUM (not FULL: no exclusive lock) of the tables rows left, outside any transaction; an instance vacuuming them already makes this one skip. */
+  /**
+   * Plain VACUUM (not FULL: no exclusive lock) of the tables rows left, outside any transaction.
+   * Chained after this instance's VACUUM under way, the chain joined before anything is awaited: a
+   * caller (makeRoom, before a batch) resumes only once every table handed over before it is
+   * vacuumed, even those a background step took first. A table another session holds (an
+   * autovacuum, which the server cancels for a waiter after deadlock_timeout; another instance's
+   * VACUUM) is waited for, not skipped: SKIP_LOCKED left its space unusable and the batch grew it.
+   */
   private async vacuum (): Promise<void> {
     if (this.stopped) return
-    const tables = [...this.vacuumPartitions].flatMap(n => [`profiles_p${n}`, `profile_data_p${n}`])
+    const tables = [...[...this.vacuumPartitions].flatMap(n => [`profiles_p${n}`, `profile_data_p${n}`]), ...SIDE_TABLES]
     this.vacuumPartitions.clear()
     this.deletedSinceVacuum = 0
     this.lastVacuum = Date.now()
-    // A partition another instance dropped meanwhile is left out (VACUUM of a missing table fails).
-    const existing = (await this.pool.query<{ name: string }>('SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NOT NULL',
-      [[...tables, ...SIDE_TABLES]])).rows.map(row => row.name)
-    if (existing.length > 0) {
-      // After this instance's vacuum under way, not beside it: SKIP_LOCKED would skip the tables it
-      // holds, and the batch that follows would grow them instead of reusing their space.
-      const run = (this.vacuumRunning?.catch(() => {}) ?? Promise.resolve()).then(async () => await this.pool.query(`VACUUM (SKIP_LOCKED) ${existing.join(', ')}`))
-      this.vacuumRunning = run
-      try {
-        await run
-      } finally {
-        if (this.vacuumRunning === run) this.vacuumRunning = undefined
-      }
+    const run = (this.vacuumRunning?.catch(() => {}) ?? Promise.resolve()).then(async () => {
+      // A partition another instance dropped meanwhile is left out (VACUUM of a missing table fails).
+      const existing = (await this.pool.query<{ name: string }>('SELECT name FROM unnest($1::text[]) AS name WHERE to_regclass(name) IS NOT NULL',
+        [tables])).rows.map(row => row.name)
+      if (existing.length > 0) await this.pool.query(`VACUUM ${existing.join(', ')}`)
+    })
+    this.vacuumRunning = run
+    try {
+      await run
+    } finally {
+      if (this.vacuumRunning === run) this.vacuumRunning = undefined
     }
     // The first vacuum once the held count is reached: the bytes now are what that count takes.
     const budget = this.budget
@@ -594,7 +628,7 @@ export class PostgresRetention extends Retention {
     const newest = Math.max(...rows.map(row => row.id))
     await this.raiseHorizon(client, newest + 1)
     this.deletedSinceVacuum += rows.length
-    for (const row of rows) this.vacuumPartitions.add(this.partitions.numberOf(row.id))
+    for (const row of rows) this.uncommitted.add(this.partitions.numberOf(row.id))
     if (sweep) await this.sweepTokens(client)
     await takeFromCounts(client, this.partitions, rows.map(row => row.id))
     this.count = await storedCount(client)
