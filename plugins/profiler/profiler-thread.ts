@@ -7,8 +7,6 @@ import { readlinkSync, writeFileSync } from 'node:fs'
 import { threadWithoutPreloads } from './thread-preloads.js'
 import { PROFILER_THREAD_LIMITS } from './thread-heap.js'
 
-const THREAD_ENTRY = new URL('./thread-entry.js', import.meta.url)
-
 /** A thread that died is started again after 1 s, then 2, 4, ... 30 s while it keeps dying. */
 const FIRST_RESTART_DELAY_MS = 1000
 const MAX_RESTART_DELAY_MS = 30_000
@@ -164,8 +162,9 @@ export class ProfilerThread<Call, Message> {
   private start (): void {
     this.down = null
     const { url, workerData, handshake } = this.options
-    // Through thread-entry.js, which loads TypeBox first: `url` is its last argument.
-    const worker = new Worker(THREAD_ENTRY, { argv: [url.href], workerData, resourceLimits: PROFILER_THREAD_LIMITS, ...threadWithoutPreloads() })
+    // The thread's modules load no TypeBox (the panels' schemas are apart from their code:
+    // panels/panel-schemas.ts; test/profiler/thread-modules.test.ts keeps it so).
+    const worker = new Worker(url, { workerData, resourceLimits: PROFILER_THREAD_LIMITS, ...threadWithoutPreloads() })
     let failure = ''
     let opening = handshake !== undefined
     worker.on('message', (message: Message) => {

@@ -1,36 +1,36 @@
 // The counts a profile's row holds beside its panels, for the listing and the search: declared once
 // here (issue 41), and from here come the record's fields, the panels' row counts, the columns both
-// engines insert and select, and the listing's JSON schema. Adding one is its entry below, the panel
-// that gives it (Panel.rowCounts), and a migration adding the column on each engine.
-import { Type, type TSchema } from 'typebox'
+// engines insert and select, and the listing's JSON schema (schemas.ts builds it from `json`: this
+// module runs in the profiler's threads, which load no TypeBox). Adding one is its entry below, the
+// panel that gives it (Panel.rowCounts), and a migration adding the column on each engine.
 
-interface RowCount<Column extends string, Summary extends string, S extends TSchema> {
+interface RowCount<Column extends string, Summary extends string, Json extends 'integer' | 'number'> {
   /** The column of `profiles`, on both engines. */
   column: Column
   /** The key in the listing's rows (ProfileSummary), JSON and pages. */
   summary: Summary
-  /** Its schema in the listing's JSON. */
-  schema: S
+  /** Its type in the listing's JSON. */
+  json: Json
   /** PostgreSQL's type of the column (the writer's unnest() arrays). */
   pgType: 'integer' | 'float8'
 }
 
-function rowCount<const Column extends string, const Summary extends string, S extends TSchema> (count: RowCount<Column, Summary, S>): RowCount<Column, Summary, S> {
+function rowCount<const Column extends string, const Summary extends string, const Json extends 'integer' | 'number'> (count: RowCount<Column, Summary, Json>): RowCount<Column, Summary, Json> {
   return count
 }
 
 export const ROW_COUNTS = {
   /** Statements run on the advisors' database (the db panel). */
-  queryCount: rowCount({ column: 'query_count', summary: 'queries', schema: Type.Integer(), pgType: 'integer' }),
+  queryCount: rowCount({ column: 'query_count', summary: 'queries', json: 'integer', pgType: 'integer' }),
   /** Their total time in ms. */
-  queryMs: rowCount({ column: 'query_ms', summary: 'queryMs', schema: Type.Number(), pgType: 'float8' }),
+  queryMs: rowCount({ column: 'query_ms', summary: 'queryMs', json: 'number', pgType: 'float8' }),
   /** Log lines at warn the request wrote (the logs panel). */
-  logWarnings: rowCount({ column: 'log_warnings', summary: 'warnings', schema: Type.Integer(), pgType: 'integer' }),
+  logWarnings: rowCount({ column: 'log_warnings', summary: 'warnings', json: 'integer', pgType: 'integer' }),
   /** Log lines at error or above. */
-  logErrors: rowCount({ column: 'log_errors', summary: 'errors', schema: Type.Integer(), pgType: 'integer' })
+  logErrors: rowCount({ column: 'log_errors', summary: 'errors', json: 'integer', pgType: 'integer' })
 }
 
-type Counts = typeof ROW_COUNTS
+export type Counts = typeof ROW_COUNTS
 export type RowCountField = keyof Counts
 /** Each count by its record field (a panel's rowCounts, the record's). */
 export type RowCounts = Record<RowCountField, number>
@@ -56,10 +56,6 @@ export const ROW_COUNT_PG_TYPES: string[] = FIELDS.map(field => ROW_COUNTS[field
 export function rowCountValues (record: Partial<RowCounts>): number[] {
   return FIELDS.map(field => record[field] ?? 0)
 }
-
-/** The listing's count properties: schema by summary key. */
-export const SUMMARY_COUNT_SCHEMAS = Object.fromEntries(FIELDS.map(field => [ROW_COUNTS[field].summary, ROW_COUNTS[field].schema])) as
-  { [K in RowCountField as Counts[K]['summary']]: Counts[K]['schema'] }
 
 /** A read row's counts as the listing's keys. */
 export function summaryCounts (row: RowCountColumns): { [K in RowCountField as Counts[K]['summary']]: number } {

@@ -1,7 +1,11 @@
 // The profiler's JSON answers, one schema each; the types the store and the pages use come from
 // them. Keys are camelCase, like the business API (docs/profiler.md, "JSON twins").
-import { Type, type Static } from 'typebox'
-import { SUMMARY_COUNT_SCHEMAS } from './row-counts.js'
+import { Type, type Static, type TInteger, type TNumber } from 'typebox'
+import { ROW_COUNTS, type Counts, type RowCountField } from './row-counts.js'
+
+/** The listing's count properties (row-counts.ts): schema by summary key. */
+const SUMMARY_COUNT_SCHEMAS = Object.fromEntries(Object.values(ROW_COUNTS).map(count => [count.summary, count.json === 'integer' ? Type.Integer() : Type.Number()])) as
+  { [K in RowCountField as Counts[K]['summary']]: Counts[K]['json'] extends 'integer' ? TInteger : TNumber }
 
 /** One row of the search listing. */
 const ProfileSummarySchema = Type.Object({

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Two real instances (dist/server.js, deployments A and B) on one PostgreSQL store, both reading the
 // same alert rules (issue 40): one of them holds the store's lease and evaluates, so each
 // notification is sent once; killed with SIGKILL, the other takes over within about two

@@ -1,11 +1,12 @@
+// run-suite: shares a process
 // Issue 39, "Send profiles out as traces", first Proof line: with PROFILER_OTLP_ENDPOINT set, every
 // kept profile reaches a real OTLP/HTTP receiver on loopback as one trace, and the body decodes with
 // the decoder generated from the official opentelemetry-proto definitions (test/helpers/otlp-receiver.ts),
 // both encodings (protobuf by default, JSON on request), both store engines. The span tree, names,
 // attributes, ids and times are checked against the profile as the profiler's own JSON shows it;
 // the resource and headers against the OTEL_* variables; redaction against the stored profile.
-import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
+import type { FastifyInstance } from 'fastify'
 import { buildTestApp } from '../helpers/app.js'
 import type { DecodedRequest, DecodedSpan } from '../helpers/otlp-decode.js'
 import { otlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js'

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // Read faults, classified by the engine that has them: the profiler's SQLite file corrupted while
 // the server runs answers the profile store's 503 (never the advisors' database's), its reader is
 // reopened at most once per retry delay; and the advisors' database down is never the profiler's.

@@ -1,3 +1,4 @@
+// run-suite: shares a process
 // The profile store locked, unwritable, full, or impossible to open: business requests answer
 // normally, the fault is logged once, what cannot be kept is counted, and the profiler resumes
 // by itself when the fault clears. Each fault is a real one (another connection's lock, the

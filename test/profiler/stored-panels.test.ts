@@ -3,7 +3,7 @@ import BetterSqlite3 from 'better-sqlite3'
 import t from 'tap'
 import { buildTestApp } from '../helpers/app.js'
 import { profileJson } from '../helpers/profiler.js'
-import { PROCESS_SITES } from '../../plugins/profiler/panels/timeline/schema.js'
+import { PROCESS_SITES } from '../../plugins/profiler/panels/timeline/stored-form-constants.js'
 import { sqlitePanels, sqlitePanelsOf } from '../helpers/sqlite-panels.js'
 import { STORED_BEFORE } from '../helpers/stored-before.js'
 

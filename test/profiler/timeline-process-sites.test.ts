@@ -8,7 +8,8 @@
 // names it and deletes it with the last of them.
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
-import { PROCESS_SITES, type StoredSite } from '../../plugins/profiler/panels/timeline/schema.js'
+import { PROCESS_SITES } from '../../plugins/profiler/panels/timeline/stored-form-constants.js'
+import type { StoredSite } from '../../plugins/profiler/panels/timeline/schema.js'
 import { buildTestApp } from '../helpers/app.js'
 import { tokenOf } from '../helpers/debug-token.js'
 import { queryOn } from '../helpers/postgres.js'

@@ -16,15 +16,19 @@ export const SHARES_A_PROCESS = '// run-suite: shares a process'
 const BREAKS: Array<[string, RegExp]> = [
   // The patterns below know tap's root as `t`.
   ['imports tap\'s root under another name than t', /import\s+(?!t\b)[\w$]+(\s*,\s*\{[^}]*\})?\s+from\s+['"]tap['"]/],
-  // A file's t.jobs is fine: the group process runs its tests one at a time, as any file's.
-  ['sets something on tap\'s root (plan, hooks, timeout, end)', /^(await\s+)?t\.(plan|before|beforeEach|after|afterEach|teardown|setTimeout|autoend|end|bailout)\b/m],
+  // A file's t.jobs is fine: the group process runs its tests one at a time, as any file's. So is
+  // its root t.setTimeout: the group process sets .taprc's time at each file's start, and a file's
+  // own call then gives it its time from there (tap's timer and the runner's, told on the channel),
+  // as alone; the next file's start sets .taprc's again.
+  ['sets something on tap\'s root (plan, hooks, end)', /^(await\s+)?t\.(plan|before|beforeEach|after|afterEach|teardown|autoend|end|bailout)\b/m],
   ['starts a timer at the root', /^(await\s+)?(setTimeout|setInterval|setImmediate)\(/m],
   ['writes the environment', /process\.env(\.\w+|\[[^\]]*\])\s*(=(?!=)|\+=|\?\?=|\|\|=)|delete\s+process\.env|Object\.assign\(process\.env/],
   ['listens on the process or ends it', /process\.(on|once|addListener|prependListener|prependOnceListener|exit|chdir|umask|setUncaughtExceptionCaptureCallback)\(|process\.exitCode\s*=/],
   ['writes a global', /globalThis(\.\w+|\[[^\]]*\])\s*=(?!=)/],
-  // helpers/app.js's listeningApp(t) closes its app when the test given ends: no server outlives it.
-  ['listens on a port', /\.listen\(|helpers\/(otlp-receiver|webhook-receiver)\.js['"]/],
-  ['listens on the process (for workers)', /startedWorkers\(/],
+  // helpers/app.js's listeningApp(t), and the OTLP and webhook receivers of helpers/, close their
+  // server when the test given ends (tap's root: when the file ends, in a group too): no server
+  // outlives it. helpers/started-workers.js's listener on the process goes the same way.
+  ['listens on a port', /\.listen\(/],
   // helpers/profiler-cli.js starts the command line only to run it to its end (profilerBin resolves
   // once the child has exited and its output closed): nothing it starts outlives the file's test.
   // Nor does a child_process import of synchronous calls only (execFileSync: run to its end), nor

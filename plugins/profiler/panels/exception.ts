@@ -1,27 +1,7 @@
 import { STATUS_CODES } from 'node:http'
-import { Type, type Static } from 'typebox'
+import type { ExceptionData, ExceptionSchema } from './exception-schema.js'
 import type { CollectContext, Panel } from './panel.js'
 
-const ChainEntrySchema = Type.Object({
-  name: Type.String(),
-  message: Type.String(),
-  /** For 5xx outside production only. */
-  stack: Type.Optional(Type.String())
-}, { additionalProperties: false })
-
-/** Null when the request raised no error. */
-const ExceptionSchema = Type.Union([
-  Type.Object({
-    name: Type.String(),
-    statusCode: Type.Integer(),
-    statusText: Type.String(),
-    message: Type.String(),
-    /** The error and each of its causes, outermost first. */
-    chain: Type.Array(ChainEntrySchema)
-  }, { additionalProperties: false }),
-  Type.Null()
-])
-type ExceptionData = Static<typeof ExceptionSchema>
 type StoredException = Omit<NonNullable<ExceptionData>, 'statusCode' | 'statusText'> | null
 
 /** The error as stored, redacted: without its status (the row holds it). */
@@ -44,7 +24,6 @@ export const exceptionPanel: Panel<typeof ExceptionSchema, StoredException> = {
   name: 'exception',
   label: 'Exception',
   description: 'error, message, cause chain',
-  schema: ExceptionSchema,
   collect (context) {
     const stored = recordException(context)
     if (stored === null) return null

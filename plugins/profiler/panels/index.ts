@@ -9,8 +9,9 @@ import { routerPanel } from './router.js'
 import { timelinePanel } from './timeline/index.js'
 
 /**
- * Every panel, in menu order. A new panel: its module (schema, collector, view, partial, and its
- * probe when it takes something of each request on the request thread) and one line here. A
+ * Every panel, in menu order. A new panel: its module (collector, view, partial, and its probe
+ * when it takes something of each request on the request thread), one line here, and its schema's
+ * line in panel-schemas.ts (a sibling file of the panel's: the threads load no TypeBox). A
  * panel's collector may read the data of the panels above it (the timeline reads db's and logs').
  */
 export const panels: readonly AnyPanel[] = [

@@ -1,6 +1,8 @@
 // A profiler panel, after Symfony's DataCollector, declared once: its name and label, the schema
-// of its data (the type comes from it), how it collects that data from a finished request, what
-// it leaves out of the stored JSON because the profile's row holds it, and its view for the page.
+// of its data (the type comes from it; the schema itself is in panel-schemas.ts, not on the panel:
+// the profiler's threads run the panels' code, and TypeBox with the schemas was half a thread's
+// start), how it collects that data from a finished request, what it leaves out of the stored
+// JSON because the profile's row holds it, and its view for the page.
 import type pg from 'pg'
 import type { Static, TSchema } from 'typebox'
 import type { Redactor } from '../../../lib/redact.js'
@@ -148,8 +150,6 @@ interface PanelDeclaration<S extends TSchema, Stored> {
   readonly label: string
   /** What `description` says of the panel to MCP clients (get_profile). */
   readonly description: string
-  /** The panel's data, exactly: objects declare every property (tests check collect() against it). */
-  readonly schema: S
   /** `read`: the panels listed before this one, as read back (the timeline builds on db's, logs' and performance's). */
   fromStored? (stored: Stored, row: PanelRowValues, read: ReadPanels): Static<S>
   /** What the partial shows besides the data (human units, the cURL box); none: the data only. */

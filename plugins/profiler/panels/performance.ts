@@ -1,19 +1,9 @@
-import { Type, type Static } from 'typebox'
 import { formatBytes, formatMs, roundMs } from '../units.js'
 import type { RequestCapture } from '../capture/capture.js'
 import type { Panel } from './panel.js'
+import type { PerformanceData, PerformanceSchema } from './performance-schema.js'
 
-const PerformanceSchema = Type.Object({
-  totalMs: Type.Number(),
-  beforeHandlerMs: Type.Number(),
-  /** Null when no handler ran (routing failures, body errors). */
-  handlerMs: Type.Union([Type.Number(), Type.Null()]),
-  sendingMs: Type.Number(),
-  heapUsedBytes: Type.Integer(),
-  /** Profiles the store could not keep since the process started. */
-  droppedProfiles: Type.Integer()
-}, { additionalProperties: false })
-export type PerformanceData = Static<typeof PerformanceSchema>
+export type { PerformanceData } from './performance-schema.js'
 
 /** The panel as stored from 29 November 2026: its values but the total, in the schema's order (before: an object without the total). */
 type PerformanceRecord = [beforeHandlerMs: number, handlerMs: number | null, sendingMs: number, heapUsedBytes: number, droppedProfiles: number]
@@ -39,7 +29,6 @@ export const performancePanel: Panel<typeof PerformanceSchema, Omit<PerformanceD
   name: 'performance',
   label: 'Performance',
   description: 'total time, before the handler, in the handler, sending, heap',
-  schema: PerformanceSchema,
   collect ({ capture }) {
     const [beforeHandlerMs, handlerMs, sendingMs, heapUsedBytes, droppedProfiles] = performanceRecord(capture)
     return { totalMs: roundMs(capture.totalMs), beforeHandlerMs, handlerMs, sendingMs, heapUsedBytes, droppedProfiles }

@@ -7,7 +7,7 @@
 // Profiles stored whole (seeded) read the same too: a value they hold is kept.
 import { panels as declared } from './index.js'
 import type { PanelRowValues } from './panel.js'
-import { PROCESS_SITES } from './timeline/schema.js'
+import { PROCESS_SITES } from './timeline/stored-form-constants.js'
 
 type Panels = Record<string, unknown>
 

@@ -4,7 +4,7 @@
 import type { Redactor } from '../../../lib/redact.js'
 import type { ProfileRecord } from '../profile.js'
 import type { ProcessRecord } from './process-panels.js'
-import { PROCESS_SITES } from '../panels/timeline/schema.js'
+import { PROCESS_SITES } from '../panels/timeline/stored-form-constants.js'
 import { storedPanelsText } from '../panels/stored-panels.js'
 import { profileDuration, type RequestCapture } from '../capture/capture.js'
 import { panels } from '../panels/index.js'

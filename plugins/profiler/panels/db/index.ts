@@ -2,7 +2,7 @@ import type { Panel } from '../panel.js'
 import { collectDb, recordDb, statementOf, type DbRecord } from './collect.js'
 import { explainPage } from './explain.js'
 import { dbProbe, type TakenStatements } from './probe.js'
-import { DbSchema, type StoredDb } from './schema.js'
+import type { DbSchema, StoredDb } from './schema.js'
 import { dbView } from './view.js'
 import { roundMs } from '../../units.js'
 
@@ -11,7 +11,6 @@ export const dbPanel: Panel<typeof DbSchema, StoredDb | DbRecord, TakenStatement
   name: 'db',
   label: 'Database',
   description: "statements run on the advisors' database: SQL, redacted parameters, kind, time (ms), rows, error; query count and time",
-  schema: DbSchema,
   probe: dbProbe,
   collect: collectDb,
   rowCounts (taken) {

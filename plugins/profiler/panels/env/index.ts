@@ -1,6 +1,6 @@
 import type { ProcessPanel } from '../panel.js'
 import { collectEnv } from './collect.js'
-import { EnvSchema } from './schema.js'
+import type { EnvSchema } from './schema.js'
 import { envView } from './view.js'
 
 /** Environment: the service's version and commit, Node and Fastify, the deployment, the configuration. Per process: stored once, referenced by each profile. */
@@ -9,7 +9,6 @@ export const envPanel: ProcessPanel<typeof EnvSchema> = {
   label: 'Environment',
   description: 'the process that recorded the request: service version, commit (null: not built from a checkout), Node and Fastify versions, deployment, NODE_ENV, start time, effective configuration (secrets and URL passwords redacted)',
   perProcess: true,
-  schema: EnvSchema,
   collect: collectEnv,
   view: envView
 }

@@ -1,37 +1,16 @@
 import { format } from 'node:util'
-import { Type, type Static } from 'typebox'
 import type { Redactor } from '../../../../lib/redact.js'
 import type { RequestCapture } from '../../capture/capture.js'
 import { formatMs, roundMs } from '../../units.js'
 import type { CollectContext, Panel } from '../panel.js'
 import { FASTIFY_COMPLETED, FASTIFY_INCOMING, LINE_SLOTS, logsProbe, type CapturedLine, type RequestLogs } from './probe.js'
+import type { LogLine, LogsData, LogsSchema } from './schema.js'
 import { compactFastifyLine, fromStoredLine, LINES_FORM, toStoredLine, type StoredLogs } from './stored-lines.js'
 
 /** pino's levels, lowest first, and their numbers. */
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const
 type Level = typeof LEVELS[number]
 const LEVEL_NUMBERS: Record<Level, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 }
-
-const LineSchema = Type.Object({
-  /** Milliseconds since the request began. */
-  offsetMs: Type.Number(),
-  level: Type.Union([Type.Literal('trace'), Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error'), Type.Literal('fatal')]),
-  /** The message, its %s/%d/%j placeholders filled in, redacted; empty when the call had none. */
-  message: Type.String(),
-  /** The call's own fields (`request.log.info({ code }, ...)`, Fastify's `req`, `res`, `err`), redacted; null: none. */
-  fields: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])
-}, { additionalProperties: false })
-
-const LogsSchema = Type.Object({
-  /** The request's first lines at PROFILER_LOG_LEVEL and above, in order (100 and 16 KiB at most). */
-  lines: Type.Array(LineSchema),
-  /** The lines after those: logged, not kept. */
-  omitted: Type.Integer(),
-  /** true: the sample (PROFILER_SAMPLE) left the request out and a rule kept it: only its warnings and errors were captured. */
-  sampledOut: Type.Boolean()
-}, { additionalProperties: false })
-type LogsData = Static<typeof LogsSchema>
-type LogLine = Static<typeof LineSchema>
 
 /** A custom level's number is shown as the named level at or below it. */
 function levelName (level: number): Level {
@@ -83,7 +62,6 @@ export const logsPanel: Panel<typeof LogsSchema, LogsData | StoredLogs<LogLine>,
   name: 'logs',
   label: 'Logs',
   description: 'the log lines the request wrote (request.log, Fastify\'s own), in order: offset ms, level, message, fields (redacted); omitted: lines past the caps; sampledOut: the sample left the request out (a rule kept it), so only its warnings and errors were captured',
-  schema: LogsSchema,
   probe: logsProbe,
   collect: logsOf,
   // Stored with Fastify's own lines as their kind, offset and own value (stored-lines.ts): the row holds the rest.

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { Panel } from '../panel.js'
 import { collectRequest, recordRequest } from './collect.js'
-import { RequestSchema, type StoredRequest } from './schema.js'
+import type { RequestSchema, StoredRequest } from './schema.js'
 import { requestView } from './view.js'
 
 export type { RequestData } from './schema.js'
@@ -11,7 +11,6 @@ export const requestPanel: Panel<typeof RequestSchema, StoredRequest> = {
   name: 'request',
   label: 'Request / Response',
   description: 'query, parsed body, request headers, route params, response status/headers/JSON body',
-  schema: RequestSchema,
   collect: collectRequest,
   // Stored without what the row holds: the method, URL, route and status (key order kept: the JSON answers show it).
   record: recordRequest,

@@ -5,7 +5,7 @@ import type { CollectContext, Panel } from '../panel.js'
 import { performancePanel } from '../performance.js'
 import { recordTimeline, timelineOf } from './collect.js'
 import { timelineProbe, type TakenHookTimes } from './probe.js'
-import { TimelineSchema, type StoredItem, type StoredTimeline, type TimelineItem } from './schema.js'
+import type { TimelineSchema, StoredItem, StoredTimeline, TimelineItem } from './schema.js'
 import { timelineView } from './view.js'
 
 /** An item read back from the items' form: stored as its values, or whole (before 27 November 2026). */
@@ -28,7 +28,6 @@ export const timelinePanel: Panel<typeof TimelineSchema, StoredTimeline, TakenHo
   name: 'timeline',
   label: 'Timeline',
   description: 'where the time went: the phases, each Fastify hook run and the handler (type, function name, plugin), each statement (SQL start), start and duration in ms; log lines as ticks (offset ms, level, message start); omitted: past the caps',
-  schema: TimelineSchema,
   probe: timelineProbe,
   collect: collectTimeline,
   // Stored: the hook runs as numbers; the rest is the db, logs and performance panels' and the row's.

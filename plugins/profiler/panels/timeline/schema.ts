@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox'
+import type { MICROSECOND_RUNS_FORM, RUNS_FORM } from './stored-form-constants.js'
 
 /** A span of the request: a hook's run, the handler, or a statement on the advisors' database. */
 const ItemSchema = Type.Object({
@@ -54,9 +55,6 @@ export type StoredItem = [kind: TimelineItem['kind'], type: string, name: string
 /** The timeline as stored from 27 November 2026 to 29 November 2026: without the duration (the row holds it), its items as StoredItem (or objects, as stored before 27 November). */
 type StoredItems = Omit<TimelineData, 'totalMs' | 'items'> & { items: Array<StoredItem | TimelineItem> }
 
-/** The version of StoredRuns (the forms before it have no `v`). */
-export const RUNS_FORM = 2
-
 /** A hook site as stored: the hook (or "handler"), the function's name, the plugin. */
 export type StoredSite = [hook: string, name: string, plugin: string]
 
@@ -80,20 +78,6 @@ export interface StoredRuns {
 
 /** The first version of StoredSiteRuns (its runs in ms, as StoredRuns'; written until MICROSECOND_RUNS_FORM). */
 type ProcessSitesForm = 3
-
-/**
- * Where the per-process record (writer/process-panels.ts) keeps its process's sites, in the order
- * the writer first met them: a list that only grows, so a place in it names the same site for
- * every profile that names a row holding it. Read back among the panels, dropped once they are built.
- */
-export const PROCESS_SITES = 'timelineSites'
-
-/**
- * The version of StoredSiteRuns whose runs' starts and durations are whole microseconds (from 29
- * November 2026, issue 38): JSON writes an integer in a third of the time it takes for the same
- * value in ms (0.804 and 804 are the same double read back: roundMs keeps ms to the µs).
- */
-export const MICROSECOND_RUNS_FORM = 4
 
 /**
  * The timeline as stored from 29 November 2026 by a writer with per-process panels: StoredRuns
