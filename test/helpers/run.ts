@@ -5,8 +5,12 @@ import { packageRoot } from '../../paths.js'
 
 export interface RunResult { code: number | null, stdout: string, stderr: string }
 
-/** This test process's preloads (.taprc node-arg: test/preload-typebox.cts), for the node processes it starts. */
-export const nodeArgs = process.execArgv.filter(arg => arg.startsWith('--require='))
+/**
+ * The node processes a test starts preload TypeBox (test/preload-typebox.cts): the entry points they
+ * start (server.js, the scripts) use it. Named here, not taken from this process's own preloads:
+ * the runner gives those only to a test process that uses TypeBox itself (test/runner/typebox-preload.ts).
+ */
+export const nodeArgs = [`--require=${join(packageRoot, 'dist', 'test', 'preload-typebox.cjs')}`]
 
 /**
  * Starts a built entry point (dist/...) with an environment of our own (PATH only, plus `env`).

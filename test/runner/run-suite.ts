@@ -15,6 +15,7 @@ import { inGroups } from './groups.js'
 import { loadSuiteConfig } from './suite-config.js'
 import { makeTempFolder, removeTempFolder } from './temp-folder.js'
 import { selectTestFiles } from './test-files.js'
+import { apartByTypebox, preloadsFor } from './typebox-preload.js'
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`
 const cpu = (result: FileResult): string => result.cpuSeconds === null ? '' : `, ${result.cpuSeconds.toFixed(1)} s CPU`
@@ -54,10 +55,12 @@ const selected = selectTestFiles(config.root, args.filter(arg => !arg.startsWith
 const total = selected.length
 if (total === 0) throw new Error('no test files to run')
 // The files that say they may share a process and pass its check go several to a process
-// (shared-process.ts, groups.ts); one such file alone runs alone.
+// (shared-process.ts, groups.ts); those that never reach TypeBox apart from those that do, so that
+// their processes go without its preload (typebox-preload.ts); one such file alone runs alone.
 const sharing = alone ? { shared: [], alone: selected, refused: [] } : sortBySharing(config.root, selected)
-const sharedAlone = sharing.shared.length < 2 ? sharing.shared : []
-const groups = sharing.shared.length < 2 ? [] : inGroups(sharing.shared, durations)
+const sharers = apartByTypebox(sharing.shared, config.root)
+const sharedAlone = sharers.filter(files => files.length < 2).flat()
+const groups = sharers.filter(files => files.length >= 2).flatMap(files => inGroups(files, durations))
 const queue = [...groups, ...longestFirst([...sharing.alone, ...sharedAlone], durations).map(file => [file])]
   .sort((a, b) => timeOf(b, durations) - timeOf(a, durations))
 console.log(`# ${total} test file(s) in ${queue.length + sharing.refused.length} process(es), ${Math.min(jobs, queue.length)} at a time (plain node, no coverage: npm run test:coverage for that)`)
@@ -91,7 +94,7 @@ function report (result: FileResult, how = ''): void {
   if (failed) printFailure(result)
 }
 async function runAlone (file: string): Promise<void> {
-  const result = await runFile(file, { ...config, timeoutMs, childId: ++childId, tempFolder })
+  const result = await runFile(file, { ...config, nodeArgs: preloadsFor([file], config.root, config.nodeArgs), timeoutMs, childId: ++childId, tempFolder })
   if (result.cpuSeconds !== null) processCpu.push(result.cpuSeconds)
   report(result)
 }
@@ -102,7 +105,7 @@ async function worker (): Promise<void> {
       await runAlone(only)
       continue
     }
-    const group = await runGroup(files, { ...config, timeoutMs, childId: ++childId, tempFolder })
+    const group = await runGroup(files, { ...config, nodeArgs: preloadsFor(files, config.root, config.nodeArgs), timeoutMs, childId: ++childId, tempFolder })
     if (group.result.cpuSeconds !== null) processCpu.push(group.result.cpuSeconds)
     if (group.whole) {
       for (const part of group.parts) report(part, ' in a shared process')
