@@ -41,8 +41,13 @@ export const DEFAULT_EXPORT_TUNING: ExportTuning = {
 const RETRYABLE = new Set([429, 502, 503, 504])
 /** Closing: the last queued spans get one try, this long at most. */
 const CLOSE_TIMEOUT_MS = 2000
-/** Neighbouring traces are queued together up to this many bytes (a request's bound if lower): one queue entry and one buffer for ~20 profiles. */
+/** Neighbouring traces are queued together up to this many bytes: one queue entry and one buffer for ~20 profiles. */
 const QUEUE_ENTRY_BYTES = 64 * 1024
+/**
+ * And up to this share of a request's bound: a request takes whole entries, so an entry as large as
+ * a request left the rest of the request empty (the oldest trace sent alone while the next ones fit).
+ */
+const ENTRIES_A_REQUEST = 8
 /** A signal that never aborts. */
 const NEVER = new AbortController().signal
 
@@ -100,7 +105,7 @@ export class OtlpExporter {
    */
   offer<T> (items: readonly T[], toProfile: (item: T) => ExportedProfile): void {
     const encoding = this.encoding
-    const entryBytes = Math.min(QUEUE_ENTRY_BYTES, this.tuning.maxRequestBytes)
+    const entryBytes = Math.min(QUEUE_ENTRY_BYTES, Math.floor(this.tuning.maxRequestBytes / ENTRIES_A_REQUEST))
     let dropped = 0
     let lastReason = ''
     let pendingSpans = 0
